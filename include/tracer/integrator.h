@@ -1,0 +1,227 @@
+// @file integrator.h: the stages of the wavefront path tracer as per-item functions.
+//
+// Unidirectional path tracing with next-event estimation and multiple importance sampling (power
+// heuristic, Veach 1997), Russian roulette, and a maximum depth. The CPU renderer and the CUDA kernels
+// both call these functions; they differ only in how they loop over queues and push results.
+#pragma once
+#include "tracer/light.h"
+#include "tracer/rng.h"
+
+namespace tracer {
+
+struct RenderParams {
+  int32_t width, height;
+  uint32_t seed;
+  int32_t maxDepth;      // number of bounces; 0 shows emitters and the environment only
+  int32_t rouletteDepth; // Russian roulette starts at this depth
+  float clamp;           // firefly clamp on each contribution's max component; <= 0 means off
+  uint32_t sampleBase;   // first sample index of this pass
+  uint32_t samplesPerPass;
+  int32_t guideLights;   // 1: tile-guided emitter choice (scene.tiles), 0: by power
+  int32_t recordTileStats; // 1: shadow rays from primary hits carry (tile, cluster) for statistics
+};
+
+// ---- film: fixed-point accumulation -------------------------------------------------------------------
+// Each pixel sums its samples in 64-bit fixed point (2^-20 resolution). Integer addition is associative,
+// so the image does not depend on the order in which threads add: the same seed gives the same image on
+// the CPU, and the GPU's optimised and naive variants give bit-identical images. Contributions are
+// capped at kFilmMaxSample, far above any physical value, to keep sums from overflowing.
+constexpr double kFilmScale = 1048576.0;
+constexpr float kFilmMaxSample = 1.0e7f;
+
+struct FilmView {
+  unsigned long long* sum;   // 3 per pixel
+  unsigned long long* dropped;  // count of non-finite samples dropped
+  int32_t width, height;
+};
+
+TRACER_HD unsigned long long ToFixed(float v) {
+  if (!(v > 0.0f)) return 0ull;
+  if (v > kFilmMaxSample) v = kFilmMaxSample;
+  return static_cast<unsigned long long>(static_cast<double>(v) * kFilmScale + 0.5);
+}
+
+TRACER_HD void AtomicAddU64(unsigned long long* p, unsigned long long v) {
+#if TRACER_ON_DEVICE
+  atomicAdd(p, v);
+#else
+  __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+// Adds one contribution; a non-finite one is counted and dropped. clamp > 0 caps its max component.
+TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pixel, Vec3 c) {
+  if (!IsFinite(c)) {
+    AtomicAddU64(film.dropped, 1ull);
+    return;
+  }
+  if (rp.clamp > 0.0f) {
+    float m = MaxComponent(c);
+    if (m > rp.clamp) c = c * (rp.clamp / m);
+  }
+  if (IsBlack(c)) return;
+  unsigned long long* s = film.sum + 3ull * pixel;
+  unsigned long long r = ToFixed(c.x), g = ToFixed(c.y), b = ToFixed(c.z);
+  if (r) AtomicAddU64(s + 0, r);
+  if (g) AtomicAddU64(s + 1, g);
+  if (b) AtomicAddU64(s + 2, b);
+}
+
+// ---- generate -----------------------------------------------------------------------------------------
+// Work item w of a pass covers pixel w % (width*height) and sample sampleBase + w / (width*height).
+TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t work, Ray& ray, PathState& ps) {
+  uint64_t pixels = static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
+  uint32_t pixel = static_cast<uint32_t>(work % pixels);
+  uint32_t sample = rp.sampleBase + static_cast<uint32_t>(work / pixels);
+  PathRng rng{rp.seed, pixel, sample};
+  int px = static_cast<int>(pixel % static_cast<uint32_t>(rp.width));
+  int py = static_cast<int>(pixel / static_cast<uint32_t>(rp.width));
+  ray = s.camera.Generate(px, py, rng.Get(kDimPixelX), rng.Get(kDimPixelY));
+  ps.throughput = Vec3(1.0f);
+  ps.bsdfPdf = 0.0f;
+  ps.pixel = pixel;
+  ps.sample = sample;
+  ps.depth = 0;
+  ps.flags = kPathSpecular;  // the camera "bounce" counts as specular: emitters seen directly get full weight
+}
+
+// ---- miss -----------------------------------------------------------------------------------------------
+TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps) {
+  FilmAdd(film, rp, ps.pixel, ps.throughput * s.environment);
+}
+
+// ---- shade ----------------------------------------------------------------------------------------------
+struct ShadeOutput {
+  bool continues;
+  Ray next;
+  PathState nextState;
+  bool hasShadow;
+  Shadow shadow;         // ray.index = pixel; cluster of the sampled emitter when recording tile statistics, else -1
+  Vec3 emitted;          // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
+};
+
+template <bool kLdg>
+TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, const Ray& ray, const HitRecord& hit,
+                                const PathState& ps) {
+  ShadeOutput out;
+  out.continues = false;
+  out.hasShadow = false;
+  out.shadow.cluster = -1;
+  out.emitted = Vec3(0.0f);
+  const Surface sf = GetSurface<kLdg>(s, hit);
+  Vec3 le;
+  const SurfaceBsdf bsdf = GetBsdf<kLdg>(s, sf, le);
+  const Vec3 wo = -ray.d;
+  const PathRng rng{rp.seed, ps.pixel, ps.sample};
+  const int tile = rp.guideLights ? TileOfPixel(s.tiles, ps.pixel, rp.width) : -1;
+
+  // Emission reached by the previous BSDF sample, MIS-weighted against light sampling.
+  if (!IsBlack(le) && Dot(sf.ng, wo) > 0.0f) {
+    float w = 1.0f;
+    if (!(ps.flags & kPathSpecular)) {
+      int e = s.triEmitter[hit.tri];
+      Vec3 v0, v1, v2;
+      LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
+      float triArea = TriangleArea(v0, v1, v2);
+      float cosL = Dot(sf.ng, wo);
+      float pdfLight = (e >= 0 && triArea > 0.0f) ? EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL : 0.0f;
+      w = PowerHeuristic(ps.bsdfPdf, pdfLight);
+    }
+    out.emitted = ps.throughput * le * w;
+  }
+  if (static_cast<int32_t>(ps.depth) >= rp.maxDepth) return out;
+
+  // Shading frame on the side of the incoming ray (two-sided surfaces), except for dielectrics,
+  // which need to know whether the ray enters or leaves.
+  const bool dielectric = bsdf.cls == kDielectric;
+  Vec3 n = sf.ns, ng = sf.ng;
+  if (!dielectric && Dot(ng, wo) < 0.0f) {
+    n = -n;
+    ng = -ng;
+  }
+  const Frame frame = Frame::FromNormal(n);
+  const Vec3 woL = frame.ToLocal(wo);
+  const uint32_t d = ps.depth;
+
+  // Next-event estimation: one point on one emitter, MIS-weighted against BSDF sampling.
+  if (!IsDeltaClass(bsdf.cls) && s.numEmitters > 0) {
+    LightSample ls = SampleLight<kLdg>(s, tile, rng.Bounce(d, kDimLightPick), rng.Bounce(d, kDimLightU),
+                                       rng.Bounce(d, kDimLightV));
+    Vec3 toL = ls.p - sf.p;
+    float dist2 = Dot(toL, toL);
+    if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
+      float dist = sqrtf(dist2);
+      Vec3 wi = toL / dist;
+      float cosL = -Dot(ls.n, wi);
+      Vec3 wiL = frame.ToLocal(wi);
+      if (cosL > 0.0f && Dot(wi, ng) > 0.0f) {
+        Vec3 f = BsdfEval(bsdf, woL, wiL);
+        if (!IsBlack(f)) {
+          float pdfLight = ls.pdfArea * dist2 / cosL;
+          float pdfBsdf = BsdfPdf(bsdf, woL, wiL);
+          float w = PowerHeuristic(pdfLight, pdfBsdf);
+          Vec3 c = ps.throughput * f * ls.le * (fabsf(wiL.z) * w / pdfLight);
+          if (!IsBlack(c)) {
+            out.hasShadow = true;
+            Ray& sr = out.shadow.ray;
+            sr.o = OffsetRayOrigin(sf.p, ng, wi);
+            Vec3 toL2 = ls.p - sr.o;
+            float d2 = Length(toL2);
+            sr.d = toL2 / d2;
+            sr.tmax = d2 * (1.0f - 1e-4f);
+            sr.index = static_cast<int32_t>(ps.pixel);
+            out.shadow.contribution = c;
+            if (rp.recordTileStats && d == 0 && s.tiles.numClusters > 0) {
+              out.shadow.cluster = s.tiles.emitterCluster[s.triEmitter[ls.tri]];
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Sample the BSDF for the continuation.
+  BsdfSample bs = BsdfSampleDir(bsdf, woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU),
+                                rng.Bounce(d, kDimBsdfV));
+  if (!bs.valid || bs.pdf <= 0.0f) return out;
+  Vec3 wi = frame.ToWorld(bs.wi);
+  Vec3 beta = ps.throughput * bs.f * (fabsf(bs.wi.z) / bs.pdf);
+  if (IsBlack(beta) || !IsFinite(beta)) return out;
+  // A reflected direction must leave on the side it came from, a refracted one on the other.
+  if (!dielectric && Dot(wi, ng) <= 0.0f) return out;
+
+  // Russian roulette on the throughput.
+  if (static_cast<int32_t>(d) + 1 >= rp.rouletteDepth) {
+    float q = Fminf(MaxComponent(beta), 0.95f);
+    if (rng.Bounce(d, kDimRoulette) >= q) return out;
+    beta = beta / q;
+  }
+  out.continues = true;
+  out.next.o = OffsetRayOrigin(sf.p, sf.ng, wi);
+  out.next.d = wi;
+  out.next.tmax = kInf;
+  out.next.index = 0;
+  out.nextState = ps;
+  out.nextState.throughput = beta;
+  out.nextState.bsdfPdf = bs.delta ? 0.0f : bs.pdf;
+  out.nextState.depth = d + 1;
+  out.nextState.flags = bs.delta ? kPathSpecular : 0u;
+  return out;
+}
+
+// ---- shadow: an unoccluded shadow ray delivers its contribution ---------------------------------------------
+template <bool kLdg>
+TRACER_HD bool ShadowItemVisible(const SceneView& s, const Shadow& sh) {
+  return TraverseBvh<true, kLdg>(s.bvh, sh.ray).tri < 0;
+}
+
+// ---- intersect -------------------------------------------------------------------------------------
+// Returns the material class of the hit surface, or -1 for a miss.
+template <bool kLdg>
+TRACER_HD int32_t ClassOfHit(const SceneView& s, const HitRecord& hit) {
+  if (hit.tri < 0) return -1;
+  int32_t m = TriangleMaterial<kLdg>(s, hit.tri);
+  return LoadRO<kLdg>(&s.materials[m].info.x);
+}
+
+}  // namespace tracer
