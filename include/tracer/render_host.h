@@ -1,0 +1,83 @@
+// @file render_host.h: what a render is asked to do and what it returns, for the CPU and CUDA renderers.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tracer/integrator.h"
+#include "tracer/scene_data_host.h"
+
+namespace tracer {
+
+enum class Compaction { kWarpAggregated, kPerThreadAtomic, kNone };
+enum class LightSampling { kPower, kTiles };
+enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx };
+
+struct RenderOptions {
+  int width = 512, height = 512;
+  int spp = 64;
+  uint32_t seed = 1;
+  int maxDepth = 8;
+  int rouletteDepth = 3;
+  float clamp = 0.0f;
+  int threads = 0;               // CPU: 0 = all cores
+  long long pathsInFlight = 0;   // 0 = automatic
+  double timeLimit = 0.0;        // seconds; 0 = none; checked at pass boundaries
+  bool quiet = false;
+  // GPU variants, each the naive twin of an optimisation
+  bool naiveLayout = false;
+  Compaction compaction = Compaction::kWarpAggregated;
+  bool singleShadeKernel = false;  // one shade kernel switching on the material instead of per-class queues
+  bool plainLoads = false;         // BVH and scene through plain loads instead of the read-only path
+  bool pageableReadback = false;
+  // light sampling
+  LightSampling lightSampling = LightSampling::kPower;
+  int lightClusters = 256;
+  int tileSize = 16;
+  float tileGuideMix = 0.5f;
+  MinPlusKernel minPlus = MinPlusKernel::kTiled;
+  bool naiveReduction = false;
+  bool collectStats = false;  // read queue sizes back each bounce (profiling)
+};
+
+struct RenderStats {
+  uint64_t extensionRays = 0;   // closest-hit rays traced (primary included)
+  uint64_t primaryRays = 0;
+  uint64_t shadowRays = 0;
+  uint64_t droppedSamples = 0;  // non-finite contributions counted and dropped
+  std::vector<uint64_t> livePerBounce;  // rays entering intersect at each bounce (when collected)
+  double seconds = 0.0;         // rendering only, not loading or building
+  std::vector<std::pair<std::string, double>> kernelMs;  // per stage, summed (GPU: CUDA events)
+  double activeLanesShade = 0.0;  // average active lanes per warp in the shade kernels (GPU, collected)
+  size_t peakDeviceBytes = 0;
+};
+
+struct RenderResult {
+  std::vector<float> rgb;  // linear radiance, width*height*3, row 0 at the top
+  int width = 0, height = 0;
+  int sppDone = 0;
+  std::string backend;     // "cpu" or "cuda (GPU name)"
+  RenderStats stats;
+};
+
+// Called after each pass with (samples per pixel done, samples per pixel asked for, rays so far).
+// Returning false stops the render at that pass boundary.
+using ProgressFn = std::function<bool(int sppDone, int sppTotal, const RenderStats&)>;
+
+// Film in fixed point, 3 per pixel; also the checkpoint format's payload.
+struct HostFilm {
+  int width = 0, height = 0;
+  std::vector<unsigned long long> sum;
+  unsigned long long dropped = 0;
+  int sppDone = 0;
+  void Reset(int w, int h);
+  std::vector<float> Resolve() const;  // sum / scale / sppDone
+};
+
+// Samples per pixel per pass: enough work to fill a pool of `pool` paths a few times.
+int SamplesPerPass(long long pixels, long long pool, int sppRemaining);
+
+RenderResult RenderCpu(const SceneData& scene, const RenderOptions& options, const ProgressFn& progress = {});
+
+}  // namespace tracer

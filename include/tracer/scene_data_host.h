@@ -1,0 +1,39 @@
+// @file scene_data_host.h: the renderable scene in host memory: BVH, per-triangle shading in BVH order,
+// materials, textures and the emitter tables, laid out exactly as the device copy is. View() points a
+// SceneView at these vectors for the CPU renderer; the CUDA renderer uploads the same vectors.
+#pragma once
+#include <vector>
+
+#include "tracer/bvh_build.h"
+#include "tracer/scene_host.h"
+#include "tracer/scene_view.h"
+
+namespace tracer {
+
+// Builds an alias table for weights (Vose 1991). Weights must be >= 0 with a positive sum.
+std::vector<AliasEntry> BuildAliasTable(const std::vector<double>& weights);
+
+struct SceneData {
+  Bvh bvh;
+  std::vector<TriShading> shading;
+  std::vector<Material> materials;
+  std::vector<Float4> texels;
+  std::vector<TextureInfo> textures;
+  std::vector<AliasEntry> lightAlias;
+  std::vector<int32_t> emitterTri;
+  std::vector<int32_t> triEmitter;
+  std::vector<double> emitterPower;  // luminance(Ke) * area * pi, for statistics and clustering
+  Vec3 boundsMin, boundsMax;
+  Camera camera;
+  Vec3 environment;
+
+  SceneView View() const;  // host pointers; tiles empty
+};
+
+SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
+                         const BvhBuildOptions& bvhOptions = {});
+
+// Reorders the emitters (and their tables) by a permutation, for clustering: newOrder[i] = old emitter.
+void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);
+
+}  // namespace tracer

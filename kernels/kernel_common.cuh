@@ -1,0 +1,36 @@
+// @file kernel_common.cuh: what every stage kernel needs: its thread index, the buffers of its mode,
+// and the dispatch from run-time switches to template arguments.
+#pragma once
+#include "kernels/launch.h"
+#include "tracer/cuda_host.h"
+#include "tracer/queue_device.cuh"
+
+namespace tracer {
+
+constexpr unsigned kBlock = 128;
+
+TRACER_DEVICE int ThreadIndex() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+
+// Without compaction every stage works in place on buffer 0; with it, rays and paths ping-pong.
+template <Compaction C> TRACER_DEVICE int CurBuffer(int cur) { return C == Compaction::kNone ? 0 : cur; }
+
+template <Compaction C> constexpr PushMode PushModeOf() {
+  return C == Compaction::kPerThreadAtomic ? PushMode::kPerThread : PushMode::kWarpAggregated;
+}
+
+// Calls f(std::integral_constant<Compaction, C>{}) for the run-time compaction mode.
+template <typename F>
+void DispatchCompaction(Compaction c, F&& f) {
+  switch (c) {
+    case Compaction::kWarpAggregated: f(std::integral_constant<Compaction, Compaction::kWarpAggregated>{}); break;
+    case Compaction::kPerThreadAtomic: f(std::integral_constant<Compaction, Compaction::kPerThreadAtomic>{}); break;
+    case Compaction::kNone: f(std::integral_constant<Compaction, Compaction::kNone>{}); break;
+  }
+}
+template <typename F>
+void DispatchBool(bool b, F&& f) {
+  if (b) f(std::true_type{});
+  else f(std::false_type{});
+}
+
+}  // namespace tracer

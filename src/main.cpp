@@ -1,0 +1,291 @@
+// @file main.cpp: the tracer command line: parse flags, load the scene, render on the GPU or the CPU, write.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cxxopts.hpp>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "tracer/image_io.h"
+#include "tracer/render_host.h"
+#include "tracer/scene_data_host.h"
+#include "tracer/scene_host.h"
+#if defined(TRACER_HAVE_CUDA)
+#include "tracer/cuda_renderer.h"
+#endif
+
+using namespace tracer;
+
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Vec3 ParseVec3(const std::string& flag, const std::string& s) {
+  Vec3 v;
+  char extra;
+  std::string t = s;
+  for (char& c : t)
+    if (c == ',') c = ' ';
+  std::istringstream in(t);
+  if (!(in >> v.x >> v.y >> v.z) || (in >> extra) || !IsFinite(v))
+    throw UsageError("--" + flag + " expects three finite numbers x,y,z, got '" + s + "'");
+  return v;
+}
+
+// Frames the scene's bounding sphere in the vertical field of view, looking down -z.
+Camera FramedCamera(const Scene& scene, float fovY, int w, int h) {
+  Vec3 c = (scene.boundsMin + scene.boundsMax) * 0.5f;
+  float r = 0.5f * Length(scene.boundsMax - scene.boundsMin);
+  float half = 0.5f * fovY * kPi / 180.0f;
+  if (w < h) half = std::atan(std::tan(half) * static_cast<float>(w) / static_cast<float>(h));
+  float dist = r / std::sin(half) * 1.05f;
+  return Camera::LookAt(c + Vec3(0.0f, 0.0f, dist), c, Vec3(0.0f, 1.0f, 0.0f), fovY, w, h);
+}
+
+volatile std::sig_atomic_t gSignal = 0;
+void OnSignal(int sig) {
+  if (gSignal != 0) std::_Exit(128 + sig);  // a second signal: stop at once
+  gSignal = sig;
+}
+
+std::string FormatDuration(double s) {
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cxxopts::Options cli("tracer", "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
+                                 "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr or .pfm (linear).");
+  cli.positional_help("SCENE.obj").show_positional_help();
+  // clang-format off
+  cli.add_options()
+    ("scene", "OBJ scene to render", cxxopts::value<std::string>())
+    ("o,output", "output image: .png, .hdr or .pfm (written atomically)", cxxopts::value<std::string>()->default_value("output/render.png"))
+    ("h,help", "print this help and exit");
+  cli.add_options("Camera (default: SCENE.camera beside the OBJ, else framed on the scene's bounds)")
+    ("eye", "camera position x,y,z", cxxopts::value<std::string>())
+    ("look-at", "point the camera looks at x,y,z", cxxopts::value<std::string>())
+    ("up", "up vector x,y,z", cxxopts::value<std::string>()->default_value("0,1,0"))
+    ("fov", "vertical field of view in degrees", cxxopts::value<float>())
+    ("width", "image width in pixels", cxxopts::value<int>()->default_value("512"))
+    ("height", "image height in pixels", cxxopts::value<int>()->default_value("512"));
+  cli.add_options("Rendering")
+    ("spp", "samples per pixel (default: 1024 on the GPU, 64 on the CPU)", cxxopts::value<int>())
+    ("seed", "random seed; the same seed gives the same image", cxxopts::value<uint32_t>()->default_value("1"))
+    ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"))
+    ("exposure", "exposure in stops, applied to PNG output", cxxopts::value<float>()->default_value("0"))
+    ("env", "constant environment radiance r,g,b for rays that leave the scene", cxxopts::value<std::string>()->default_value("0,0,0"))
+    ("clamp", "firefly clamp: cap each contribution's max component (0 = off)", cxxopts::value<float>()->default_value("0"))
+    ("time", "stop at the first pass boundary after this many seconds of rendering (0 = no limit)", cxxopts::value<double>()->default_value("0"))
+    ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
+    ("threads", "CPU renderer threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
+    ("q,quiet", "no progress bar or summary on stderr")
+    ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder");
+  cli.add_options("Naive twins of the GPU optimisations (same image, slower)")
+    ("naive-layout", "array-of-structs ray/hit/path state with float3 fields and 4-byte loads")
+    ("naive-compaction", "one atomicAdd per thread when pushing to queues")
+    ("no-compaction", "keep dead paths in place and launch every stage over the whole pool")
+    ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
+    ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
+    ("pageable-readback", "read the film back through pageable instead of pinned host memory");
+  cli.add_options("Light sampling")
+    ("light-sampling", "power (alias table over emitter power) or tiles (guided by the min-plus tile pass)", cxxopts::value<std::string>()->default_value("power"))
+    ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
+    ("tile-size", "screen tile size in pixels for tile guiding", cxxopts::value<int>()->default_value("16"))
+    ("tile-guide-mix", "weight alpha of the tile-guided pdf against the power pdf, in [0, 1)", cxxopts::value<float>()->default_value("0.5"))
+    ("naive-minplus", "use the naive (uncoalesced) min-plus propagation kernel");
+  // clang-format on
+  cli.parse_positional({"scene"});
+
+  RenderOptions opt;
+  std::string scenePath, outPath, backend;
+  float exposure = 0.0f;
+  Vec3 env;
+  bool explicitCamera = false;
+  Vec3 eye, lookAt, up;
+  float fov = 0.0f;
+  bool haveFov = false;
+  LoadOptions loadOptions;
+  bool sppGiven = false;
+  try {
+    auto r = cli.parse(argc, argv);
+    if (r.count("help")) {
+      std::cout << cli.help() << "\nExit status: 0 success, 1 scene or render error, 2 usage error, 130/143 interrupted.\n";
+      return 0;
+    }
+    if (!r.count("scene")) throw UsageError("no scene given (try --help)");
+    scenePath = r["scene"].as<std::string>();
+    outPath = r["output"].as<std::string>();
+    opt.width = r["width"].as<int>();
+    opt.height = r["height"].as<int>();
+    if (opt.width <= 0 || opt.height <= 0 || opt.width > 32768 || opt.height > 32768)
+      throw UsageError("--width and --height must be between 1 and 32768");
+    sppGiven = r.count("spp") > 0;
+    if (sppGiven) {
+      opt.spp = r["spp"].as<int>();
+      if (opt.spp <= 0) throw UsageError("--spp must be at least 1");
+    }
+    opt.seed = r["seed"].as<uint32_t>();
+    opt.maxDepth = r["max-depth"].as<int>();
+    if (opt.maxDepth < 0 || opt.maxDepth > 1000) throw UsageError("--max-depth must be between 0 and 1000");
+    exposure = r["exposure"].as<float>();
+    env = ParseVec3("env", r["env"].as<std::string>());
+    if (env.x < 0 || env.y < 0 || env.z < 0) throw UsageError("--env must not be negative");
+    opt.clamp = r["clamp"].as<float>();
+    if (!(opt.clamp >= 0.0f)) throw UsageError("--clamp must be >= 0");
+    opt.timeLimit = r["time"].as<double>();
+    if (!(opt.timeLimit >= 0.0)) throw UsageError("--time must be >= 0");
+    backend = r["backend"].as<std::string>();
+    if (backend != "auto" && backend != "cpu" && backend != "cuda") throw UsageError("--backend must be auto, cpu or cuda");
+    opt.threads = r["threads"].as<int>();
+    if (opt.threads < 0) throw UsageError("--threads must be >= 0");
+    opt.pathsInFlight = r["paths-in-flight"].as<long long>();
+    if (opt.pathsInFlight < 0 || opt.pathsInFlight > (1LL << 28)) throw UsageError("--paths-in-flight must be between 0 and 2^28");
+    opt.quiet = r.count("quiet") > 0;
+    loadOptions.allowOutsidePaths = r.count("allow-outside-paths") > 0;
+    opt.naiveLayout = r.count("naive-layout") > 0;
+    if (r.count("naive-compaction") && r.count("no-compaction")) throw UsageError("--naive-compaction and --no-compaction exclude each other");
+    if (r.count("naive-compaction")) opt.compaction = Compaction::kPerThreadAtomic;
+    if (r.count("no-compaction")) opt.compaction = Compaction::kNone;
+    opt.singleShadeKernel = r.count("single-shade-kernel") > 0;
+    opt.plainLoads = r.count("plain-loads") > 0;
+    opt.pageableReadback = r.count("pageable-readback") > 0;
+    std::string ls = r["light-sampling"].as<std::string>();
+    if (ls == "power") opt.lightSampling = LightSampling::kPower;
+    else if (ls == "tiles") opt.lightSampling = LightSampling::kTiles;
+    else throw UsageError("--light-sampling must be power or tiles");
+    opt.lightClusters = r["light-clusters"].as<int>();
+    if (opt.lightClusters < 1 || opt.lightClusters > 4096) throw UsageError("--light-clusters must be between 1 and 4096");
+    opt.tileSize = r["tile-size"].as<int>();
+    if (opt.tileSize < 1 || opt.tileSize > 1024) throw UsageError("--tile-size must be between 1 and 1024");
+    opt.tileGuideMix = r["tile-guide-mix"].as<float>();
+    if (!(opt.tileGuideMix >= 0.0f && opt.tileGuideMix < 1.0f)) throw UsageError("--tile-guide-mix must be in [0, 1)");
+    if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
+    if (r.count("eye") || r.count("look-at")) {
+      if (!(r.count("eye") && r.count("look-at"))) throw UsageError("--eye and --look-at go together");
+      explicitCamera = true;
+      eye = ParseVec3("eye", r["eye"].as<std::string>());
+      lookAt = ParseVec3("look-at", r["look-at"].as<std::string>());
+      if (Length(lookAt - eye) == 0.0f) throw UsageError("--eye and --look-at must differ");
+    }
+    up = ParseVec3("up", r["up"].as<std::string>());
+    if (r.count("fov")) {
+      fov = r["fov"].as<float>();
+      haveFov = true;
+      if (!(fov > 0.0f && fov < 180.0f)) throw UsageError("--fov must be between 0 and 180 degrees");
+    }
+    if (FormatFromPath(outPath) == ImageFormat::kUnknown)
+      throw UsageError("--output " + outPath + ": unknown extension (use .png, .hdr or .pfm)");
+    // The output folder must exist and be writable before we spend time rendering.
+    std::string dir = outPath.find('/') == std::string::npos ? "." : outPath.substr(0, outPath.find_last_of('/'));
+    if (dir.empty()) dir = "/";
+    if (access(dir.c_str(), W_OK) != 0) throw UsageError("--output " + outPath + ": folder '" + dir + "' does not exist or is not writable");
+  } catch (const UsageError& e) {
+    std::cerr << "tracer: usage error: " << e.what() << "\n";
+    return 2;
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "tracer: usage error: " << e.what() << " (try --help)\n";
+    return 2;
+  }
+
+  try {
+    // Backend: the GPU when asked for or available, else the CPU, saying which.
+    bool useCuda = false;
+#if defined(TRACER_HAVE_CUDA)
+    if (backend != "cpu") {
+      std::string why;
+      useCuda = CudaAvailable(why);
+      if (!useCuda && backend == "cuda") {
+        std::cerr << "tracer: error: --backend cuda, but no usable CUDA device: " << why << "\n";
+        return 1;
+      }
+      if (!useCuda) std::cerr << "tracer: no usable CUDA device (" << why << "); rendering on the CPU\n";
+    }
+#else
+    if (backend == "cuda") {
+      std::cerr << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
+      return 1;
+    }
+    if (backend == "auto") std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
+#endif
+    if (!sppGiven) opt.spp = useCuda ? 1024 : 64;
+
+    auto tLoad = std::chrono::steady_clock::now();
+    Scene scene = LoadScene(scenePath, loadOptions);
+    if (!opt.quiet) std::cerr << scene.Summary() << "\n";
+    Camera camera;
+    if (explicitCamera) {
+      camera = Camera::LookAt(eye, lookAt, up, haveFov ? fov : 45.0f, opt.width, opt.height);
+    } else if (scene.camera.valid) {
+      camera = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, haveFov ? fov : scene.camera.fovY,
+                              opt.width, opt.height);
+    } else {
+      camera = FramedCamera(scene, haveFov ? fov : 45.0f, opt.width, opt.height);
+    }
+    SceneData data = BuildSceneData(scene, camera, env);
+    double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tLoad).count();
+    if (!opt.quiet)
+      std::fprintf(stderr, "loaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", loadSeconds, data.bvh.nodes.size(),
+                   data.bvh.depth);
+
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    const bool showBar = !opt.quiet && isatty(STDERR_FILENO);
+    ProgressFn progress = [&](int done, int total, const RenderStats& st) {
+      if (showBar) {
+        double rays = static_cast<double>(st.extensionRays + st.shadowRays);
+        double eta = done > 0 ? st.seconds * (total - done) / done : 0.0;
+        int width = 30, filled = static_cast<int>(width * static_cast<double>(done) / total);
+        std::fprintf(stderr, "\r[%s%s] %d/%d spp  %.1f Mrays/s  ETA %s   ", std::string(filled, '#').c_str(),
+                     std::string(width - filled, '.').c_str(), done, total, rays / std::max(st.seconds, 1e-9) / 1e6,
+                     FormatDuration(eta).c_str());
+        std::fflush(stderr);
+      }
+      return gSignal == 0;
+    };
+    RenderResult result;
+#if defined(TRACER_HAVE_CUDA)
+    if (useCuda) result = RenderCuda(data, opt, progress);
+    else
+#endif
+      result = RenderCpu(data, opt, progress);
+    if (showBar) std::fprintf(stderr, "\n");
+    if (result.sppDone <= 0) {
+      std::cerr << "tracer: interrupted before the first pass finished; no image written\n";
+      return gSignal ? 128 + gSignal : 1;
+    }
+    WriteImage(outPath, result.rgb, result.width, result.height, exposure);
+    const RenderStats& st = result.stats;
+    double samples = static_cast<double>(result.width) * result.height * result.sppDone;
+    if (!opt.quiet) {
+      std::fprintf(stderr, "rendered on %s: %d spp in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
+                   result.backend.c_str(), result.sppDone, st.seconds, samples / st.seconds / 1e6,
+                   (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
+                   st.shadowRays / st.seconds / 1e6);
+      if (st.droppedSamples) std::fprintf(stderr, "warning: %llu non-finite samples were dropped\n", static_cast<unsigned long long>(st.droppedSamples));
+      std::fprintf(stderr, "wrote %s\n", outPath.c_str());
+    }
+    if (gSignal) {
+      std::fprintf(stderr, "tracer: interrupted; wrote the image so far (%d spp)\n", result.sppDone);
+      return 128 + gSignal;
+    }
+    return 0;
+  } catch (const SceneError& e) {
+    std::cerr << "tracer: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tracer: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,125 @@
+// @file scene_data.cpp: turns a loaded Scene into the flat, BVH-ordered arrays that rendering reads.
+#include "tracer/scene_data_host.h"
+
+#include <numeric>
+#include <stdexcept>
+
+#include "tracer/light.h"
+
+namespace tracer {
+
+std::vector<AliasEntry> BuildAliasTable(const std::vector<double>& weights) {
+  const size_t n = weights.size();
+  std::vector<AliasEntry> table(n);
+  double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  if (n == 0 || !(total > 0.0)) throw std::invalid_argument("alias table needs a positive total weight");
+  // Vose's method: split bins into those below and above the average, and pair them up.
+  std::vector<double> scaled(n);
+  std::vector<size_t> small, large;
+  for (size_t i = 0; i < n; ++i) {
+    scaled[i] = weights[i] / total * static_cast<double>(n);
+    table[i].pmf = static_cast<float>(weights[i] / total);
+    table[i].alias = static_cast<int32_t>(i);
+    table[i].pad = 0.0f;
+    (scaled[i] < 1.0 ? small : large).push_back(i);
+  }
+  while (!small.empty() && !large.empty()) {
+    size_t s = small.back(), l = large.back();
+    small.pop_back();
+    table[s].prob = static_cast<float>(scaled[s]);
+    table[s].alias = static_cast<int32_t>(l);
+    scaled[l] = (scaled[l] + scaled[s]) - 1.0;
+    if (scaled[l] < 1.0) {
+      large.pop_back();
+      small.push_back(l);
+    }
+  }
+  for (size_t i : large) table[i].prob = 1.0f;
+  for (size_t i : small) table[i].prob = 1.0f;  // only left over through rounding
+  return table;
+}
+
+static Float4 F4(Vec3 v, float w) { return Float4{v.x, v.y, v.z, w}; }
+
+SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
+                         const BvhBuildOptions& bvhOptions) {
+  SceneData d;
+  d.bvh = BuildBvh(scene.positions, bvhOptions);
+  d.boundsMin = scene.boundsMin;
+  d.boundsMax = scene.boundsMax;
+  d.camera = camera;
+  d.environment = environment;
+
+  const size_t n = scene.NumTriangles();
+  d.shading.resize(n);
+  d.triEmitter.assign(n, -1);
+  std::vector<double> power;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t t = static_cast<size_t>(d.bvh.order[k]);
+    const Vec3* nn = &scene.normals[3 * t];
+    const float* uv = &scene.uvs[6 * t];
+    const int32_t mat = scene.triMaterial[t];
+    d.shading[k] = TriShading{F4(nn[0], FloatFromBits(static_cast<uint32_t>(mat))), F4(nn[1], uv[0]), F4(nn[2], uv[1]),
+                              Float4{uv[2], uv[3], uv[4], uv[5]}};
+    const HostMaterial& m = scene.materials[static_cast<size_t>(mat)];
+    if (m.IsEmissive()) {
+      const Vec3* p = &scene.positions[3 * t];
+      double area = TriangleArea(p[0], p[1], p[2]);
+      double pw = static_cast<double>(Luminance(m.ke)) * area * kPi;
+      if (area > 0.0 && pw > 0.0) {  // zero-area or black emitters are never sampled
+        d.triEmitter[k] = static_cast<int32_t>(d.emitterTri.size());
+        d.emitterTri.push_back(static_cast<int32_t>(k));
+        power.push_back(pw);
+      }
+    }
+  }
+  d.emitterPower = power;
+  if (!power.empty()) d.lightAlias = BuildAliasTable(power);
+
+  for (const HostMaterial& m : scene.materials) {
+    Material g;
+    g.kd = F4(m.kd, FloatFromBits(static_cast<uint32_t>(m.texture)));
+    g.ks = F4(m.ks, m.alpha);
+    g.ke = F4(m.ke, m.ior);
+    g.info = Int4{static_cast<int32_t>(m.cls), m.IsEmissive() ? 1 : 0, 0, 0};
+    d.materials.push_back(g);
+  }
+  for (const Texture& t : scene.textures) {
+    d.textures.push_back(TextureInfo{static_cast<int32_t>(d.texels.size()), t.width, t.height, 0});
+    d.texels.insert(d.texels.end(), t.texels.begin(), t.texels.end());
+  }
+  return d;
+}
+
+void PermuteEmitters(SceneData& d, const std::vector<int32_t>& newOrder) {
+  std::vector<int32_t> tri(newOrder.size());
+  std::vector<double> power(newOrder.size());
+  for (size_t i = 0; i < newOrder.size(); ++i) {
+    tri[i] = d.emitterTri[static_cast<size_t>(newOrder[i])];
+    power[i] = d.emitterPower[static_cast<size_t>(newOrder[i])];
+    d.triEmitter[static_cast<size_t>(tri[i])] = static_cast<int32_t>(i);
+  }
+  d.emitterTri = tri;
+  d.emitterPower = power;
+  d.lightAlias = BuildAliasTable(power);
+}
+
+SceneView SceneData::View() const {
+  SceneView v{};
+  v.bvh = bvh.View();
+  v.shading = shading.data();
+  v.materials = materials.data();
+  v.texels = texels.data();
+  v.textures = textures.data();
+  v.lightAlias = lightAlias.data();
+  v.emitterTri = emitterTri.data();
+  v.triEmitter = triEmitter.data();
+  v.numEmitters = static_cast<int32_t>(emitterTri.size());
+  v.numMaterials = static_cast<int32_t>(materials.size());
+  v.camera = camera;
+  v.environment = environment;
+  v.tiles = TileGuideView{};
+  return v;
+}
+
+}  // namespace tracer

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# @file setup.sh: installs the Debian packages tracer needs (when missing) and builds it into build/.
+# Sourced by the other scripts. Honours CMAKE_CUDA_ARCHITECTURES, TRACER_BUILD_DIR and TRACER_JOBS.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${TRACER_BUILD_DIR:-$root/build}
+jobs=${TRACER_JOBS:-2}
+packages=(cmake g++ make libglm-dev libcxxopts-dev libstb-dev libtinyobjloader-dev libgtest-dev libembree-dev xz-utils)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to apt-get install ${missing[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake_args=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release)
+[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
+[ -n "${TRACER_CMAKE_ARGS:-}" ] && read -r -a extra <<<"$TRACER_CMAKE_ARGS" && cmake_args+=("${extra[@]}")
+cmake "${cmake_args[@]}" >/dev/null
+cmake --build "$build" -j "$jobs"

@@ -1,0 +1,156 @@
+// @file render_gpu_test.cu: the CUDA renderer against the CPU reference (label "gpu"; skips without a device).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "image_compare.h"
+#include "test_util.h"
+#include "tracer/cuda_renderer.h"
+#include "tracer/scene_host.h"
+
+using namespace tracer;
+
+namespace {
+
+#define TRACER_REQUIRE_GPU()                                              \
+  do {                                                                    \
+    std::string why_;                                                     \
+    if (!CudaAvailable(why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
+  } while (0)
+
+SceneData Data(const std::string& path, int w, int h) {
+  Scene scene = LoadScene(path);
+  Camera cam;
+  if (scene.camera.valid) {
+    cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
+  } else {  // McGuire's boxes: camera in front of the opening, as in their README
+    cam = Camera::LookAt(Vec3(0.0f, 1.0f, 3.4f), Vec3(0.0f, 1.0f, 0.0f), Vec3(0, 1, 0), 39.3f, w, h);
+  }
+  return BuildSceneData(scene, cam, Vec3(0.0f));
+}
+
+// GPU and CPU images agree block by block (16x16 pixels) within 4 standard errors, and are finite.
+// The standard errors come from 6 independent seeds per renderer, so each block's z is roughly Student-t
+// with ~10 degrees of freedom: 4 is then a ~0.3% per-block false alarm; a bias of a few percent fails.
+void ExpectAgreement(const std::string& path, int spp) {
+  const int w = 64, h = 64, seeds = 6;
+  SceneData data = Data(path, w, h);
+  RenderOptions opt;
+  opt.width = w;
+  opt.height = h;
+  opt.spp = spp;
+  auto cpu = test::RenderBlocks([&](unsigned s) { RenderOptions o = opt; o.seed = s; return RenderCpu(data, o).rgb; },
+                                seeds, w, h, 16);
+  auto gpu = test::RenderBlocks([&](unsigned s) { RenderOptions o = opt; o.seed = s; return RenderCuda(data, o).rgb; },
+                                seeds, w, h, 16);
+  size_t worst = 0;
+  double z = test::MaxBlockZ(cpu, gpu, &worst);
+  std::printf("%s: max block z = %.2f (block %zu: cpu %.4f +- %.4f, gpu %.4f +- %.4f)\n", path.c_str(), z, worst,
+              cpu.mean[worst], cpu.standardError[worst], gpu.mean[worst], gpu.standardError[worst]);
+  EXPECT_TRUE(cpu.allFinite);
+  EXPECT_TRUE(gpu.allFinite);
+  EXPECT_LT(z, 4.0);
+}
+
+}  // namespace
+
+TEST(GpuAgreement, CornellBox) {
+  TRACER_REQUIRE_GPU();
+  ExpectAgreement(test::ProjectScenesDir() + "/cornell.obj", 32);
+}
+TEST(GpuAgreement, SphereBox) {
+  TRACER_REQUIRE_GPU();
+  TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Sphere.obj");
+  ExpectAgreement(path, 32);
+}
+TEST(GpuAgreement, WaterBox) {
+  TRACER_REQUIRE_GPU();
+  TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Water.obj");
+  ExpectAgreement(path, 32);
+}
+
+// Mean radiance of the Cornell box at 1024 spp, GPU against CPU, within 0.5%.
+TEST(GpuAgreement, CornellMeanAt1024spp) {
+  TRACER_REQUIRE_GPU();
+  SceneData data = Data(test::ProjectScenesDir() + "/cornell.obj", 64, 64);
+  RenderOptions opt;
+  opt.width = opt.height = 64;
+  opt.spp = 1024;
+  auto mean = [](const std::vector<float>& v) {
+    double s = 0;
+    for (float x : v) s += x;
+    return s / v.size();
+  };
+  double c = mean(RenderCpu(data, opt).rgb);
+  opt.seed = 99;  // independent samples, so the comparison is not trivially exact
+  double g = mean(RenderCuda(data, opt).rgb);
+  std::printf("Cornell mean radiance at 1024 spp: cpu %.6f gpu %.6f (rel. diff %.4f%%)\n", c, g, 100.0 * (g - c) / c);
+  EXPECT_NEAR(g, c, 0.005 * c);
+}
+
+// Every naive twin renders the same image as the optimised path. The film sums in fixed point and every
+// path draws its own random numbers, so where the arithmetic is identical the images are bit-identical.
+TEST(GpuVariants, NaiveTwinsRenderTheSameImage) {
+  TRACER_REQUIRE_GPU();
+  SceneData data = Data(test::ProjectScenesDir() + "/cornell.obj", 48, 40);
+  RenderOptions base;
+  base.width = 48;
+  base.height = 40;
+  base.spp = 16;
+  base.pathsInFlight = 4096;  // several passes and regeneration
+  RenderResult ref = RenderCuda(data, base);
+  auto same = [&](RenderOptions o, const char* what) {
+    RenderResult r = RenderCuda(data, o);
+    EXPECT_EQ(0, std::memcmp(ref.rgb.data(), r.rgb.data(), ref.rgb.size() * 4)) << what << " changed the image";
+  };
+  RenderOptions o = base;
+  o.naiveLayout = true;
+  same(o, "--naive-layout");
+  o = base;
+  o.compaction = Compaction::kPerThreadAtomic;
+  same(o, "--naive-compaction");
+  o = base;
+  o.compaction = Compaction::kNone;
+  same(o, "--no-compaction");
+  o = base;
+  o.singleShadeKernel = true;
+  same(o, "--single-shade-kernel");
+  o = base;
+  o.plainLoads = true;
+  same(o, "--plain-loads");
+  o = base;
+  o.pageableReadback = true;
+  same(o, "--pageable-readback");
+  o = base;
+  o.naiveLayout = true;
+  o.compaction = Compaction::kNone;
+  same(o, "--naive-layout --no-compaction");
+}
+
+TEST(GpuVariants, SameSeedSameImage) {
+  TRACER_REQUIRE_GPU();
+  SceneData data = Data(test::ProjectScenesDir() + "/cornell.obj", 32, 32);
+  RenderOptions o;
+  o.width = o.height = 32;
+  o.spp = 8;
+  RenderResult a = RenderCuda(data, o), b = RenderCuda(data, o);
+  EXPECT_EQ(0, std::memcmp(a.rgb.data(), b.rgb.data(), a.rgb.size() * 4));
+}
+
+TEST(GpuStats, CompactionKeepsWarpsFull) {
+  TRACER_REQUIRE_GPU();
+  SceneData data = Data(test::ProjectScenesDir() + "/cornell.obj", 128, 128);
+  RenderOptions o;
+  o.width = o.height = 128;
+  o.spp = 16;
+  o.collectStats = true;
+  RenderResult packed = RenderCuda(data, o);
+  o.compaction = Compaction::kNone;
+  RenderResult sparse = RenderCuda(data, o);
+  std::printf("active lanes per shade warp: compacted %.1f, no compaction %.1f\n", packed.stats.activeLanesShade,
+              sparse.stats.activeLanesShade);
+  EXPECT_GT(packed.stats.activeLanesShade, 28.0);
+  EXPECT_LT(sparse.stats.activeLanesShade, packed.stats.activeLanesShade);
+  ASSERT_GE(packed.stats.livePerBounce.size(), 2u);
+  EXPECT_GT(packed.stats.livePerBounce[0], packed.stats.livePerBounce.back());
+}

@@ -1,0 +1,121 @@
+// @file render_test.cpp: whole-integrator tests on the CPU renderer: the white furnace (known answer),
+// reproducibility of a seed, and basic sanity of the Cornell box.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_util.h"
+#include "tracer/render_host.h"
+#include "tracer/scene_host.h"
+
+using namespace tracer;
+
+namespace {
+
+SceneData LoadData(const std::string& path, int w, int h) {
+  Scene scene = LoadScene(path);
+  EXPECT_TRUE(scene.camera.valid) << path << " should ship a camera file";
+  Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
+  return BuildSceneData(scene, cam, Vec3(0.0f));
+}
+
+struct ImageStats {
+  double mean, standardError;
+};
+
+// Mean over all pixels and channels, and its standard error estimated from the spread of
+// independent renders with different seeds (pixels within one render are not independent enough).
+ImageStats MeanOverSeeds(const SceneData& data, RenderOptions opt, int seeds) {
+  std::vector<double> means;
+  for (int s = 0; s < seeds; ++s) {
+    opt.seed = 1000u + static_cast<uint32_t>(s);
+    RenderResult r = RenderCpu(data, opt);
+    double sum = 0.0;
+    for (float v : r.rgb) {
+      EXPECT_TRUE(std::isfinite(v));
+      sum += v;
+    }
+    means.push_back(sum / static_cast<double>(r.rgb.size()));
+  }
+  double m = 0.0, v = 0.0;
+  for (double x : means) m += x;
+  m /= seeds;
+  for (double x : means) v += (x - m) * (x - m);
+  v /= (seeds - 1);
+  return ImageStats{m, std::sqrt(v / seeds)};
+}
+
+// The white furnace: inside a closed surface of albedo rho that emits Le everywhere, the radiance is
+// Le / (1 - rho) in every direction (the Neumann series Le * sum rho^k). The test's tolerance is the
+// issue's 1%; it also requires the standard error to be well below that, so a pass is not luck. With
+// max depth 200 the truncated tail rho^201 is below 1e-19 of the answer.
+void FurnaceTest(const char* file, double rho) {
+  SceneData data = LoadData(test::ProjectScenesDir() + "/" + file, 24, 24);
+  RenderOptions opt;
+  opt.width = opt.height = 24;
+  opt.spp = 64;
+  opt.maxDepth = 200;
+  ImageStats st = MeanOverSeeds(data, opt, 6);
+  const double expected = 1.0 / (1.0 - rho);
+  std::printf("furnace rho=%.1f: mean %.5f, expected %.5f, standard error %.5f\n", rho, st.mean, expected,
+              st.standardError);
+  EXPECT_LT(st.standardError, 0.003 * expected) << "too noisy for the 1% check to mean anything";
+  EXPECT_NEAR(st.mean, expected, 0.01 * expected);
+}
+
+}  // namespace
+
+TEST(Furnace, Albedo05) { FurnaceTest("furnace_05.obj", 0.5); }
+TEST(Furnace, Albedo08) { FurnaceTest("furnace_08.obj", 0.8); }
+
+// Without next-event estimation's help (max depth 0), the furnace shows exactly Le: checks the emission term alone.
+TEST(Furnace, DepthZeroSeesEmissionOnly) {
+  SceneData data = LoadData(test::ProjectScenesDir() + "/furnace_08.obj", 8, 8);
+  RenderOptions opt;
+  opt.width = opt.height = 8;
+  opt.spp = 4;
+  opt.maxDepth = 0;
+  RenderResult r = RenderCpu(data, opt);
+  for (float v : r.rgb) EXPECT_NEAR(v, 1.0f, 1e-5f);
+}
+
+TEST(Determinism, SameSeedSameImageAcrossThreadCounts) {
+  SceneData data = LoadData(test::ProjectScenesDir() + "/cornell.obj", 40, 30);
+  RenderOptions opt;
+  opt.width = 40;
+  opt.height = 30;
+  opt.spp = 8;
+  opt.seed = 7;
+  opt.threads = 1;
+  RenderResult a = RenderCpu(data, opt);
+  opt.threads = 4;
+  opt.pathsInFlight = 777;  // a different pool size and pass split must not change the image either
+  RenderResult b = RenderCpu(data, opt);
+  ASSERT_EQ(a.rgb.size(), b.rgb.size());
+  EXPECT_EQ(0, std::memcmp(a.rgb.data(), b.rgb.data(), a.rgb.size() * sizeof(float)));
+  opt.seed = 8;
+  RenderResult c = RenderCpu(data, opt);
+  EXPECT_NE(0, std::memcmp(a.rgb.data(), c.rgb.data(), a.rgb.size() * sizeof(float)));
+}
+
+TEST(Cornell, LightIsVisibleAndImageFinite) {
+  SceneData data = LoadData(test::ProjectScenesDir() + "/cornell.obj", 64, 64);
+  RenderOptions opt;
+  opt.width = opt.height = 64;
+  opt.spp = 4;
+  RenderResult r = RenderCpu(data, opt);
+  double sum = 0.0, maxv = 0.0;
+  for (float v : r.rgb) {
+    ASSERT_TRUE(std::isfinite(v));
+    sum += v;
+    maxv = std::max<double>(maxv, v);
+  }
+  EXPECT_GT(sum / r.rgb.size(), 0.05);
+  // The light (Ke 17 12 4) is seen directly near the top centre of the canonical view.
+  EXPECT_GT(maxv, 10.0);
+  EXPECT_EQ(r.stats.droppedSamples, 0u);
+  // The red wall is on the left, the green wall on the right.
+  auto px = [&](int x, int y, int c) { return r.rgb[(static_cast<size_t>(y) * 64 + x) * 3 + c]; };
+  EXPECT_GT(px(3, 32, 0), 2.0f * px(3, 32, 1));
+  EXPECT_GT(px(60, 32, 1), 2.0f * px(60, 32, 0));
+}
