@@ -1,0 +1,573 @@
+// @file loader_test.cpp: OBJ/MTL/camera loading: malformed input fails with file:line, odd but legal input loads.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <stb/stb_image_write.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "tracer/scene_host.h"
+
+namespace tracer {
+namespace {
+
+using test::MakeTempDir;
+using test::WriteFile;
+
+constexpr char kTriangle[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+bool HasWarning(const Scene& scene, const std::string& part) {
+  for (const std::string& w : scene.warnings)
+    if (Contains(w, part)) return true;
+  return false;
+}
+
+std::string LoadError(const std::string& path, const LoadOptions& options = {}) {
+  try {
+    LoadScene(path, options);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "(loaded without error)";
+}
+
+float SrgbToLinearReference(float c) {
+  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
+}
+
+class LoaderTest : public ::testing::Test {
+ protected:
+  // Writes a file into this test's temporary folder and returns its path.
+  std::string Write(const std::string& name, const std::string& contents) {
+    std::string path = dir_ + "/" + name;
+    WriteFile(path, contents);
+    return path;
+  }
+  // One triangle using material `material` from `mtl` (both written here).
+  Scene LoadWithMtl(const std::string& mtl, const std::string& material) {
+    Write("m.mtl", mtl);
+    return LoadScene(Write("m.obj", "mtllib m.mtl\n" + std::string(kTriangle) + "usemtl " + material + "\nf 1 2 3\n"));
+  }
+  std::string dir_ = MakeTempDir();
+};
+
+// ---- OBJ syntax errors name file and line -------------------------------------------------------------
+
+TEST_F(LoaderTest, BadFaceIndicesFailWithFileAndLine) {
+  const char* faces[] = {
+      "f 1 2 4",                           // positive, past the 3 vertices
+      "f -1 -2 -4",                        // relative, before the first vertex (CVE-2020-28589)
+      "f 1 2 -2147483648",                 // INT_MIN
+      "f 1 2 99999999999999999999999999",  // overflows any integer type
+      "f 0 1 2",                           // indices start at 1
+      "f 1/2 2/1 3/1",                     // texture coordinate out of range
+      "f 1//-2 2//1 3//1",                 // normal out of range (relative)
+      "f 1 2 3x",                          // not an index
+      "f 1/ 2 3",                          // malformed vertex
+      "f 1 2",                             // too few vertices
+  };
+  for (const char* face : faces) {
+    SCOPED_TRACE(face);
+    std::string path = Write("bad.obj", std::string(kTriangle) + "vt 0 0\nvn 0 0 1\n" + face + "\n");
+    std::string error = LoadError(path);
+    EXPECT_TRUE(Contains(error, "bad.obj:6:")) << error;
+  }
+}
+
+TEST_F(LoaderTest, RelativeIndicesCountOnlyPrecedingVertices) {
+  // -1 refers to the vertex just before the face, not the last one in the file.
+  Scene scene = LoadScene(Write("rel.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\nv 5 5 5\n"));
+  ASSERT_EQ(scene.NumTriangles(), 1u);
+  EXPECT_EQ(scene.positions[2].y, 1.0f);
+  EXPECT_TRUE(Contains(LoadError(Write("rel2.obj", "v 0 0 0\nv 1 0 0\nf -3 -2 -1\nv 0 1 0\n")), "rel2.obj:3:"));
+}
+
+TEST_F(LoaderTest, NonFiniteNumbersFailWithLine) {
+  const char* lines[] = {"v nan 0 0",  "v 0 inf 0",  "v 0 0 -inf",    "v 1e400 0 0",
+                         "v 0 1e39 0", "vn 0 NaN 1", "vt 0 infinity", "v 0 0"};
+  for (const char* line : lines) {
+    SCOPED_TRACE(line);
+    std::string path = Write("nan.obj", std::string(kTriangle) + line + "\nf 1 2 3\n");
+    std::string error = LoadError(path);
+    EXPECT_TRUE(Contains(error, "nan.obj:4:")) << error;
+  }
+}
+
+TEST_F(LoaderTest, HugeFiniteCoordinatesLoad) {
+  // The second triangle's float cross product would be inf - inf = NaN.
+  Scene scene = LoadScene(Write("big.obj",
+                                "v 0 0 0\nv 1e30 0 0\nv 0 -1e30 0\nv 1e30 1e30 0\nv 1e30 1e30 1\n"
+                                "f 1 2 3\nf 1 4 5\n"));
+  ASSERT_EQ(scene.NumTriangles(), 2u);
+  EXPECT_EQ(scene.droppedTriangles, 0u);
+  EXPECT_EQ(scene.boundsMax.x, 1e30f);
+  EXPECT_EQ(scene.boundsMin.y, -1e30f);
+  EXPECT_FLOAT_EQ(scene.normals[0].z, -1.0f);  // the face normal, computed without overflow
+}
+
+TEST_F(LoaderTest, LargePolygonIsTriangulated) {
+  std::string obj;
+  const int n = 300;
+  for (int i = 0; i < n; ++i) {
+    double a = 2.0 * M_PI * i / n;
+    obj += "v " + std::to_string(std::cos(a)) + " " + std::to_string(std::sin(a)) + " 0\n";
+  }
+  obj += "f";
+  for (int i = 1; i <= n; ++i) obj += " " + std::to_string(i);
+  Scene scene = LoadScene(Write("poly.obj", obj + "\n"));
+  EXPECT_EQ(scene.NumTriangles(), 298u);
+  double area = 0.0;
+  for (size_t t = 0; t < scene.NumTriangles(); ++t)
+    area += 0.5 * Length(Cross(scene.positions[3 * t + 1] - scene.positions[3 * t],
+                               scene.positions[3 * t + 2] - scene.positions[3 * t]));
+  EXPECT_NEAR(area, 0.5 * n * std::sin(2.0 * M_PI / n), 1e-3);  // the triangles cover the polygon
+}
+
+TEST_F(LoaderTest, HugeFaceFailsFast) {
+  const int n = 40000;
+  std::string obj;
+  for (int i = 0; i < n; ++i) obj += "v " + std::to_string(i) + " " + std::to_string(i % 7) + " 0\n";
+  obj += "f";
+  for (int i = 1; i <= n; ++i) obj += " " + std::to_string(i);
+  std::string path = Write("huge.obj", obj + "\n");
+  auto start = std::chrono::steady_clock::now();
+  std::string error = LoadError(path);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(Contains(error, "huge.obj:40001:") && Contains(error, "40000 vertices")) << error;
+  EXPECT_LT(seconds, 5.0);
+}
+
+TEST_F(LoaderTest, MaxFaceVerticesOptionIsTheLimit) {
+  std::string obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
+  LoadOptions options;
+  options.maxFaceVertices = 4;
+  EXPECT_EQ(LoadScene(Write("quad.obj", obj), options).NumTriangles(), 2u);
+  options.maxFaceVertices = 3;
+  EXPECT_TRUE(Contains(LoadError(Write("quad.obj", obj), options), "quad.obj:5:"));
+}
+
+TEST_F(LoaderTest, CrlfTabsLeadingSpacesAndNoFinalNewline) {
+  Write("crlf.mtl", "newmtl lamp\r\n\tKd 0.5 0.5 0.5\r\n\tKe 1\t2 3\r\n");
+  std::string obj = "mtllib crlf.mtl\r\n  v\t0 0 0\r\nv 1\t0  0\r\n\t v 0 1 0 \r\nusemtl lamp\r\nf 1\t2 3";
+  Scene scene = LoadScene(Write("crlf.obj", obj));
+  ASSERT_EQ(scene.NumTriangles(), 1u);
+  EXPECT_EQ(scene.positions[2].y, 1.0f);
+  EXPECT_EQ(scene.materials[size_t(scene.triMaterial[0])].ke.z, 3.0f);
+  // Line numbers count CRLF lines and lone CR lines (as tinyobjloader splits them) once each.
+  EXPECT_TRUE(Contains(LoadError(Write("crlf2.obj", "v 0 0 0\r\nv 1 0 0\rv 0 1 0\r\nf 1 2 9")), "crlf2.obj:4:"));
+}
+
+// ---- degenerate geometry, normals and UVs -------------------------------------------------------------
+
+TEST_F(LoaderTest, DegenerateTrianglesAreDropped) {
+  std::string obj = std::string(kTriangle) + "v 2 0 0\nf 1 2 3\nf 1 2 4\nf 1 1 3\n";
+  Scene scene = LoadScene(Write("degen.obj", obj));
+  EXPECT_EQ(scene.NumTriangles(), 1u);
+  EXPECT_EQ(scene.droppedTriangles, 2u);
+  EXPECT_EQ(scene.positions.size(), 3u);
+  EXPECT_TRUE(HasWarning(scene, "dropped 2"));
+  EXPECT_EQ(scene.boundsMax.x, 1.0f);  // the dropped triangle's vertex 4 is not in the bounds
+}
+
+TEST_F(LoaderTest, OnlyDegenerateTrianglesMeansNoTriangles) {
+  EXPECT_TRUE(Contains(LoadError(Write("line.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n")), "no triangles"));
+}
+
+TEST_F(LoaderTest, NormalsAndUvsFromFileOrFaceNormalAndZero) {
+  std::string obj = std::string(kTriangle) + "vn 0 0 2\nvn 0 0 0\nvt 0.25 0.75\nf 1/1/1 2//2 3\n";
+  Scene scene = LoadScene(Write("n.obj", obj));
+  ASSERT_EQ(scene.NumTriangles(), 1u);
+  EXPECT_FLOAT_EQ(scene.normals[0].z, 1.0f);  // normalized from (0, 0, 2)
+  EXPECT_FLOAT_EQ(scene.normals[1].z, 1.0f);  // zero normal: the face normal
+  EXPECT_FLOAT_EQ(scene.normals[2].z, 1.0f);  // none: the face normal
+  EXPECT_EQ(scene.uvs, (std::vector<float>{0.25f, 0.75f, 0, 0, 0, 0}));
+  EXPECT_TRUE(HasWarning(scene, "1 vertex normals are zero"));
+
+  Scene flipped = LoadScene(Write("n2.obj", std::string(kTriangle) + "f 1 3 2\n"));
+  EXPECT_FLOAT_EQ(flipped.normals[0].z, -1.0f);
+}
+
+// ---- files that are not OBJ text ----------------------------------------------------------------------
+
+TEST_F(LoaderTest, EmptyAndCommentOnlyFilesHaveNoTriangles) {
+  EXPECT_TRUE(Contains(LoadError(Write("empty.obj", "")), "empty.obj: no triangles"));
+  EXPECT_TRUE(Contains(LoadError(Write("comments.obj", "# nothing\n   # here\n\n")), "comments.obj: no triangles"));
+}
+
+TEST_F(LoaderTest, BinaryJunkIsRefused) {
+  std::string junk(
+      "v 0 0 0\n\x7f"
+      "ELF\x02\x01\x01\0\0\0\xff\xfe",
+      20);
+  std::string error = LoadError(Write("junk.obj", junk));
+  EXPECT_TRUE(Contains(error, "junk.obj:2:") && Contains(error, "NUL")) << error;
+}
+
+TEST_F(LoaderTest, MissingDirectoryDevZeroAndFifoAreRefused) {
+  std::string missing = dir_ + "/nope.obj";
+  std::string error = LoadError(missing);
+  EXPECT_TRUE(Contains(error, missing) && Contains(error, "No such file")) << error;
+  EXPECT_TRUE(Contains(LoadError(dir_), "directory"));
+  EXPECT_TRUE(Contains(LoadError("/dev/zero"), "/dev/zero: is not a regular file"));
+  std::string fifo = dir_ + "/pipe.obj";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(Contains(LoadError(fifo), "not a regular file"));
+}
+
+TEST_F(LoaderTest, FileSizeLimit) {
+  LoadOptions options;
+  options.maxFileBytes = 10;
+  EXPECT_TRUE(Contains(LoadError(Write("small.obj", std::string(kTriangle) + "f 1 2 3\n"), options), "limit is 10"));
+}
+
+// ---- MTL and texture paths ----------------------------------------------------------------------------
+
+TEST_F(LoaderTest, MissingMtlWarnsAndUsesDefaultMaterial) {
+  Scene scene = LoadScene(Write("a.obj", "mtllib nope.mtl\n" + std::string(kTriangle) + "usemtl red\nf 1 2 3\n"));
+  EXPECT_TRUE(HasWarning(scene, "a.obj:1: mtllib 'nope.mtl' not found"));
+  EXPECT_TRUE(HasWarning(scene, "a.obj:5: usemtl 'red' names an undefined material"));
+  ASSERT_EQ(scene.materials.size(), 1u);
+  EXPECT_EQ(scene.materials[0].cls, kDiffuse);
+  EXPECT_EQ(scene.materials[0].kd.y, 0.5f);
+}
+
+TEST_F(LoaderTest, UndefinedUsemtlWarnsAndUsesGrey) {
+  Write("u.mtl", "newmtl red\nKd 1 0 0\n");
+  Scene scene = LoadScene(
+      Write("u.obj", "mtllib u.mtl\n" + std::string(kTriangle) + "usemtl red\nf 1 2 3\nusemtl blue\nf 3 2 1\n"));
+  ASSERT_EQ(scene.NumTriangles(), 2u);
+  EXPECT_TRUE(HasWarning(scene, "u.obj:7: usemtl 'blue' names an undefined material"));
+  EXPECT_FALSE(HasWarning(scene, "'red'"));
+  const HostMaterial& fallback = scene.materials[size_t(scene.triMaterial[1])];
+  EXPECT_EQ(fallback.cls, kDiffuse);
+  EXPECT_EQ(fallback.kd.x, 0.5f);
+  EXPECT_EQ(scene.materials[size_t(scene.triMaterial[0])].kd.x, 1.0f);
+}
+
+TEST_F(LoaderTest, FifoDirectoryAndDevZeroMtlWarnInsteadOfHanging) {
+  ASSERT_EQ(mkfifo((dir_ + "/pipe.mtl").c_str(), 0600), 0);
+  ASSERT_EQ(mkdir((dir_ + "/folder.mtl").c_str(), 0700), 0);
+  LoadOptions outside;
+  outside.allowOutsidePaths = true;  // so that /dev/zero is refused for what it is, not where it is
+  Scene scene = LoadScene(
+      Write("p.obj", "mtllib pipe.mtl\nmtllib folder.mtl\nmtllib /dev/zero\n" + std::string(kTriangle) + "f 1 2 3\n"),
+      outside);
+  EXPECT_TRUE(HasWarning(scene, "p.obj:1: mtllib 'pipe.mtl' is not a regular file"));
+  EXPECT_TRUE(HasWarning(scene, "p.obj:2: mtllib 'folder.mtl' is a directory"));
+  EXPECT_TRUE(HasWarning(scene, "p.obj:3: mtllib '/dev/zero' is not a regular file"));
+  EXPECT_EQ(scene.materials.size(), 1u);
+}
+
+TEST_F(LoaderTest, MtlOutsideTheSceneFolderIsRejectedUnlessAllowed) {
+  Write("outside.mtl", "newmtl lamp\nKe 1 1 1\n");
+  ASSERT_EQ(mkdir((dir_ + "/sub").c_str(), 0700), 0);
+  ASSERT_EQ(symlink((dir_ + "/outside.mtl").c_str(), (dir_ + "/sub/link.mtl").c_str()), 0);
+  const std::string mtllibs[] = {"../outside.mtl", dir_ + "/outside.mtl", "link.mtl"};
+  for (const std::string& mtllib : mtllibs) {
+    SCOPED_TRACE(mtllib);
+    std::string obj = Write("sub/s.obj", "mtllib " + mtllib + "\n" + kTriangle + "usemtl lamp\nf 1 2 3\n");
+    Scene refused = LoadScene(obj);
+    EXPECT_TRUE(HasWarning(refused, "outside the scene's folder"));
+    EXPECT_FALSE(refused.materials[size_t(refused.triMaterial[0])].IsEmissive());
+    LoadOptions options;
+    options.allowOutsidePaths = true;
+    Scene allowed = LoadScene(obj, options);
+    EXPECT_TRUE(allowed.materials[size_t(allowed.triMaterial[0])].IsEmissive());
+    EXPECT_FALSE(HasWarning(allowed, "outside"));
+  }
+  // An absolute path inside the folder is fine.
+  Write("sub/in.mtl", "newmtl lamp\nKe 1 1 1\n");
+  Scene inside =
+      LoadScene(Write("sub/s.obj", "mtllib " + dir_ + "/sub/in.mtl\n" + kTriangle + "usemtl lamp\nf 1 2 3\n"));
+  EXPECT_TRUE(inside.materials[size_t(inside.triMaterial[0])].IsEmissive());
+}
+
+TEST_F(LoaderTest, MissingOrOutsideTextureWarnsAndKeepsKd) {
+  Scene scene = LoadWithMtl("newmtl t\nKd 0.2 0.3 0.4\nmap_Kd missing.png\nnewmtl u\nmap_Kd ../x.png\n", "t");
+  const HostMaterial& m = scene.materials[size_t(scene.triMaterial[0])];
+  EXPECT_EQ(m.texture, -1);
+  EXPECT_EQ(m.kd.y, 0.3f);
+  EXPECT_TRUE(HasWarning(scene, "m.mtl:1: material 't': map_Kd 'missing.png' not found"));
+  EXPECT_TRUE(HasWarning(scene, "material 'u': map_Kd '../x.png'"));
+  EXPECT_TRUE(scene.textures.empty());
+}
+
+TEST_F(LoaderTest, TextureLoadsAsLinearRgbTopRowFirst) {
+  // 2x2 sRGB: top row red, mid grey; bottom row blue, light grey.
+  const unsigned char pixels[] = {255, 0, 0, 128, 128, 128, 0, 0, 255, 188, 188, 188};
+  ASSERT_NE(stbi_write_png((dir_ + "/tex.png").c_str(), 2, 2, 3, pixels, 2 * 3), 0);
+  Scene scene = LoadWithMtl("newmtl t\nKd 1 1 1\nmap_Kd tex.png\nnewmtl t2\nmap_Kd tex.png\n", "t");
+  ASSERT_EQ(scene.textures.size(), 1u);  // loaded once for both materials
+  const Texture& tex = scene.textures[0];
+  EXPECT_EQ(scene.materials[size_t(scene.triMaterial[0])].texture, 0);
+  ASSERT_EQ(tex.width, 2);
+  ASSERT_EQ(tex.height, 2);
+  EXPECT_EQ(tex.texels[0].x, 1.0f);
+  EXPECT_EQ(tex.texels[0].y, 0.0f);
+  EXPECT_NEAR(tex.texels[1].y, SrgbToLinearReference(128.0f / 255.0f), 1e-6f);
+  EXPECT_NEAR(tex.texels[1].y, 0.2158605f, 1e-6f);  // the exact sRGB curve, not gamma 2.2 (0.2195)
+  EXPECT_EQ(tex.texels[2].z, 1.0f);
+  EXPECT_NEAR(tex.texels[3].x, SrgbToLinearReference(188.0f / 255.0f), 1e-6f);
+  EXPECT_EQ(tex.texels[3].w, 1.0f);
+}
+
+TEST_F(LoaderTest, OversizedTextureIsRefused) {
+  std::vector<unsigned char> row(16385 * 3, 200);
+  ASSERT_NE(stbi_write_png((dir_ + "/wide.png").c_str(), 16385, 1, 3, row.data(), 16385 * 3), 0);
+  Scene scene = LoadWithMtl("newmtl t\nmap_Kd wide.png\n", "t");
+  EXPECT_TRUE(scene.textures.empty());
+  EXPECT_TRUE(HasWarning(scene, "16385x1; the limit is 16384"));
+}
+
+// ---- MTL to material class ----------------------------------------------------------------------------
+
+TEST(ClassifyMaterialTest, Rules) {
+  const Vec3 black(0.0f), white(1.0f), grey(0.5f);
+  // illum, kd, ks, ke, ni, d, tf
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.5f, 1.0f, white), kDiffuse);        // Ni alone is no glass
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, Vec3(10.0f), 1.0f, 1.0f, white), kDiffuse);  // emissive, still diffuse
+  for (int illum : {4, 6, 7, 9}) EXPECT_EQ(ClassifyMaterial(illum, grey, black, black, 1.0f, 1.0f, white), kDielectric);
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.5f, 0.5f, white), kDielectric);       // d < 1 with Ni > 1
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.5f, 1.0f, Vec3(0.9f)), kDielectric);  // Tf tint with Ni > 1
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.0f, 0.5f, white), kDiffuse);          // d < 1 without Ni > 1
+  EXPECT_EQ(ClassifyMaterial(5, black, Vec3(0.9f), black, 1.0f, 1.0f, white), kMirror);
+  for (int illum : {3, 8}) EXPECT_EQ(ClassifyMaterial(illum, black, Vec3(0.6f, 0, 0), black, 1, 1, white), kMirror);
+  EXPECT_EQ(ClassifyMaterial(5, black, Vec3(0.1f), black, 1.0f, 1.0f, white), kGlossy);  // weak Ks: no mirror
+  EXPECT_EQ(ClassifyMaterial(2, grey, Vec3(0.0f, 0.0f, 0.01f), black, 1.0f, 1.0f, white), kGlossy);
+  EXPECT_EQ(ClassifyMaterial(7, grey, Vec3(0.9f), black, 1.5f, 1.0f, white), kDielectric);  // glass before mirror
+}
+
+TEST_F(LoaderTest, MtlKeysBecomeTheRightMaterial) {
+  Write("c.mtl",
+        "newmtl wall\nKd 0.5 0.5 0.5\nNi 1.5\n"      // no Tf: tinyobjloader's default 0 0 0 is no tint
+        "newmtl tr\nKd 0.5 0.5 0.5\nNi 1.5\nTr 1\n"  // Tr is not read as opacity
+        "newmtl glass\nillum 7\nNi 1.33\nTf 0.9 0.8 0.7\n"
+        "newmtl glassNoNi\nillum 7\n"
+        "newmtl mirror\nillum 5\nKs 0.9 0.9 0.9\n"
+        "newmtl plastic\nKd 0.25 0.25 0.25\nKs 0.5 0.5 0.5\nNs 98\n"
+        "newmtl sharp\nKs 0.5 0.5 0.5\nNs 1e6\n"
+        "newmtl hot\nKd 0.8 0.6 0.4\nKs 0.5 0.2 0.1\n");
+  std::string obj = "mtllib c.mtl\n" + std::string(kTriangle);
+  const char* names[] = {"wall", "tr", "glass", "glassNoNi", "mirror", "plastic", "sharp", "hot"};
+  for (const char* name : names) obj += std::string("usemtl ") + name + "\nf 1 2 3\n";
+  Scene scene = LoadScene(Write("c.obj", obj));
+  ASSERT_EQ(scene.materials.size(), 8u);
+  auto byName = [&](const std::string& name) -> const HostMaterial& {
+    for (const HostMaterial& m : scene.materials)
+      if (m.name == name) return m;
+    throw std::runtime_error("no material " + name);
+  };
+  EXPECT_EQ(byName("wall").cls, kDiffuse);
+  EXPECT_EQ(byName("tr").cls, kDiffuse);
+  const HostMaterial& glass = byName("glass");
+  EXPECT_EQ(glass.cls, kDielectric);
+  EXPECT_FLOAT_EQ(glass.ior, 1.33f);
+  EXPECT_FLOAT_EQ(glass.kd.x, 0.9f);  // kd holds Tf
+  EXPECT_FLOAT_EQ(glass.kd.z, 0.7f);
+  EXPECT_EQ(byName("glassNoNi").cls, kDielectric);
+  EXPECT_EQ(byName("glassNoNi").ior, 1.5f);
+  EXPECT_EQ(byName("glassNoNi").kd.x, 1.0f);  // no Tf: no tint
+  EXPECT_TRUE(HasWarning(scene, "c.mtl:12: material 'glassNoNi': a dielectric with Ni 1"));
+  EXPECT_EQ(byName("mirror").cls, kMirror);
+  EXPECT_FLOAT_EQ(byName("mirror").ks.y, 0.9f);
+  EXPECT_EQ(byName("plastic").cls, kGlossy);
+  EXPECT_NEAR(byName("plastic").alpha, std::sqrt(2.0f / 100.0f), 1e-6f);
+  EXPECT_EQ(byName("sharp").alpha, 0.02f);
+  const HostMaterial& hot = byName("hot");  // Kd + Ks = 1.3 in red: both scaled by 1/1.3
+  EXPECT_NEAR(hot.kd.x + hot.ks.x, 1.0f, 1e-6f);
+  EXPECT_NEAR(hot.kd.y, 0.6f / 1.3f, 1e-6f);
+  EXPECT_NEAR(hot.ks.z, 0.1f / 1.3f, 1e-6f);
+  EXPECT_TRUE(HasWarning(scene, "material 'hot': Kd + Ks reaches 1.3"));
+}
+
+TEST_F(LoaderTest, OutOfRangeKdIsClampedWithWarning) {
+  Scene scene = LoadWithMtl("newmtl a\nKd -1 0.5 2\n", "a");
+  const HostMaterial& m = scene.materials[0];
+  EXPECT_EQ(m.kd.x, 0.0f);
+  EXPECT_EQ(m.kd.y, 0.5f);
+  EXPECT_EQ(m.kd.z, 1.0f);
+  EXPECT_TRUE(HasWarning(scene, "m.mtl:1: material 'a': Kd (-1, 0.5, 2) is out of range"));
+}
+
+TEST_F(LoaderTest, NiZeroWarnsAndUsesOnePointFive) {
+  Scene scene = LoadWithMtl("newmtl g\nillum 7\nNi 0\n", "g");
+  EXPECT_EQ(scene.materials[0].ior, 1.5f);
+  EXPECT_TRUE(HasWarning(scene, "material 'g': Ni 0"));
+}
+
+TEST_F(LoaderTest, HugeEmissionWarnsNonFiniteEmissionFails) {
+  Scene scene = LoadWithMtl("newmtl sun\nKe 1e30 1e30 1e30\n", "sun");
+  EXPECT_FLOAT_EQ(scene.materials[0].ke.x, 1e30f);
+  EXPECT_TRUE(HasWarning(scene, "material 'sun': Ke (1e+30, 1e+30, 1e+30) is very large"));
+  for (const char* ke : {"Ke nan 1 1", "Ke 1 inf 1", "Ke 1 1 1e400"}) {
+    SCOPED_TRACE(ke);
+    Write("bad.mtl", std::string("newmtl x\n") + ke + "\n");
+    std::string error =
+        LoadError(Write("bad.obj", "mtllib bad.mtl\n" + std::string(kTriangle) + "usemtl x\nf 1 2 3\n"));
+    EXPECT_TRUE(Contains(error, "bad.mtl:2:")) << error;
+  }
+}
+
+TEST_F(LoaderTest, NoEmittersIsAWarningNotAnError) {
+  Scene dark = LoadScene(Write("dark.obj", std::string(kTriangle) + "f 1 2 3\n"));
+  EXPECT_TRUE(HasWarning(dark, "no emitters"));
+  Scene lit = LoadWithMtl("newmtl lamp\nKe 1 1 1\n", "lamp");
+  EXPECT_FALSE(HasWarning(lit, "no emitters"));
+}
+
+TEST_F(LoaderTest, SummaryCountsClassesAndEmitters) {
+  Write("s.mtl",
+        "newmtl lamp\nKd 0.5 0.5 0.5\nKe 5 5 5\nnewmtl gloss\nKd 0.2 0.2 0.2\nKs 0.5 0.5 0.5\n"
+        "newmtl glass\nillum 7\nNi 1.5\nnewmtl mirror\nillum 3\nKs 1 1 1\n");
+  std::string obj = "mtllib s.mtl\n" + std::string(kTriangle) + "v 1 1 0\nf 1 2 3\n";
+  for (const char* name : {"lamp", "gloss", "glass", "mirror", "lamp"})
+    obj += std::string("usemtl ") + name + "\nf 2 4 3\n";
+  Scene scene = LoadScene(Write("s.obj", obj));
+  EXPECT_EQ(
+      scene.Summary(),
+      "scene: 6 triangles, 5 materials (2 diffuse, 1 glossy, 1 mirror, 1 dielectric; 1 emissive), 2 emitter triangles");
+  EXPECT_EQ(scene.materials.back().name, "default");  // the first face precedes any usemtl
+}
+
+// ---- camera files -------------------------------------------------------------------------------------
+
+TEST_F(LoaderTest, CameraFileParses) {
+  CameraSpec cam =
+      LoadCameraFile(Write("a.camera", "# a camera\n\neye 278 273 -800\r\n  look_at\t278 273 0 # target\nfov 39.3"));
+  EXPECT_TRUE(cam.valid);
+  EXPECT_EQ(cam.eye.z, -800.0f);
+  EXPECT_EQ(cam.lookAt.x, 278.0f);
+  EXPECT_EQ(cam.up.y, 1.0f);  // default
+  EXPECT_FLOAT_EQ(cam.fovY, 39.3f);
+  EXPECT_EQ(LoadCameraFile(Write("b.camera", "eye 0 0 1\nlook_at 0 0 0\nup 1 0 0\n")).fovY, 45.0f);
+}
+
+TEST_F(LoaderTest, CameraFileErrorsNameFileAndLine) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"eye 0 0 1\nlook_at 0 0 0\nfov 180\n", "c.camera:3:"},
+      {"eye 0 0 1\nlook_at 0 0 0\nfov 0\n", "c.camera:3:"},
+      {"eye 0 0 1\nlook_at 0 0 nan\n", "c.camera:2:"},
+      {"eye 0 0\nlook_at 0 0 0\n", "c.camera:1:"},
+      {"eye 0 0 1\nlookat 0 0 0\n", "c.camera:2:"},
+      {"eye 0 0 1\neye 0 0 2\nlook_at 0 0 0\n", "c.camera:2:"},
+      {"eye 0 0 1\nlook_at 0 0 0\nup 0 0 3\n", "c.camera:3:"},
+      {"eye 0 0 1\nlook_at 0 0 1\n", "c.camera:2:"},
+      {"look_at 0 0 0\n", "c.camera: 'eye' is required"},
+      {"eye 0 0 0\n", "c.camera: 'look_at' is required"},
+  };
+  for (const auto& [text, expected] : cases) {
+    SCOPED_TRACE(text);
+    std::string path = Write("c.camera", text);
+    try {
+      LoadCameraFile(path);
+      ADD_FAILURE() << "no error";
+    } catch (const SceneError& e) {
+      EXPECT_TRUE(Contains(e.what(), expected)) << e.what();
+    }
+  }
+}
+
+TEST_F(LoaderTest, SceneCameraFileIsPickedUpAndChecked) {
+  std::string obj = Write("cam.obj", std::string(kTriangle) + "f 1 2 3\n");
+  EXPECT_FALSE(LoadScene(obj).camera.valid);
+  Write("cam.camera", "eye 0 0 5\nlook_at 0 0 0\nfov 30\n");
+  Scene scene = LoadScene(obj);
+  EXPECT_TRUE(scene.camera.valid);
+  EXPECT_EQ(scene.camera.fovY, 30.0f);
+  Write("cam.camera", "eye 0 0 5\n");
+  EXPECT_TRUE(Contains(LoadError(obj), "cam.camera: 'look_at' is required"));
+}
+
+// ---- the shared third-party scenes --------------------------------------------------------------------
+
+TEST(SharedScenes, TinyobjloaderModelsLoadOrFailCleanly) {
+  TRACER_SHARED_SCENE_OR_SKIP(dir, "tinyobjloader_models");
+  DIR* d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr);
+  int loaded = 0, refused = 0;
+  while (dirent* entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".obj") != 0) continue;
+    SCOPED_TRACE(name);
+    try {
+      Scene scene = LoadScene(dir + "/" + name);
+      EXPECT_GT(scene.NumTriangles(), 0u);
+      EXPECT_EQ(scene.positions.size(), 3 * scene.NumTriangles());
+      loaded++;
+    } catch (const SceneError& e) {
+      EXPECT_TRUE(Contains(e.what(), name)) << e.what();
+      refused++;
+    }
+  }
+  closedir(d);
+  EXPECT_GT(loaded, 30);
+  EXPECT_GT(refused, 5);
+
+  EXPECT_EQ(LoadScene(dir + "/cornell_box.obj").NumTriangles(), 36u);
+  EXPECT_TRUE(Contains(LoadError(dir + "/issue-140-zero-face-idx.obj"), "issue-140-zero-face-idx.obj:16:"));
+  EXPECT_TRUE(Contains(LoadError(dir + "/invalid-relative-vertex-index.obj"), "invalid-relative-vertex-index.obj:1:"));
+  EXPECT_TRUE(Contains(LoadError(dir + "/test-nan.obj"), "test-nan.obj:"));
+  Scene missing = LoadScene(dir + "/missing_material_file.obj");
+  EXPECT_TRUE(HasWarning(missing, "usemtl 'white' names an undefined material"));
+}
+
+TEST(SharedScenes, CornellBoxOriginal) {
+  TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Original.obj");
+  Scene scene = LoadScene(path);
+  EXPECT_EQ(scene.NumTriangles(), 36u);
+  EXPECT_EQ(scene.droppedTriangles, 0u);
+  EXPECT_EQ(scene.Summary(),
+            "scene: 36 triangles, 8 materials (8 diffuse, 0 glossy, 0 mirror, 0 dielectric; 1 emissive), 2 emitter "
+            "triangles");
+  EXPECT_TRUE(scene.warnings.empty());
+  for (const HostMaterial& m : scene.materials) {
+    if (m.name != "light") continue;
+    EXPECT_EQ(m.ke.x, 17.0f);
+    EXPECT_EQ(m.ke.y, 12.0f);
+    EXPECT_EQ(m.ke.z, 4.0f);
+  }
+  EXPECT_FLOAT_EQ(scene.boundsMin.x, -1.02f);
+  EXPECT_FLOAT_EQ(scene.boundsMax.y, 1.99f);
+}
+
+TEST(SharedScenes, CornellBoxGlossyWarnsAboutLight) {
+  TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Glossy.obj");
+  Scene scene = LoadScene(path);
+  EXPECT_EQ(scene.NumTriangles(), 1112u);
+  EXPECT_TRUE(HasWarning(scene, "usemtl 'light' names an undefined material"));
+  EXPECT_TRUE(HasWarning(scene, "no emitters"));
+}
+
+TEST(SharedScenes, CornellBoxSphereHasGlassAndMirror) {
+  TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Sphere.obj");
+  Scene scene = LoadScene(path);
+  EXPECT_EQ(scene.NumTriangles(), 2188u);
+  bool sawGlass = false, sawMirror = false;
+  for (const HostMaterial& m : scene.materials) {
+    if (m.name == "rightSphere") {
+      sawGlass = true;
+      EXPECT_EQ(m.cls, kDielectric);
+      EXPECT_EQ(m.ior, 2.5f);
+    }
+    if (m.name == "leftSphere") {
+      sawMirror = true;
+      EXPECT_EQ(m.cls, kMirror);
+    }
+    if (m.name == "floor") {
+      EXPECT_EQ(m.cls, kDiffuse);  // Ni 1.5 on a wall
+    }
+  }
+  EXPECT_TRUE(sawGlass && sawMirror);
+}
+
+}  // namespace
+}  // namespace tracer
