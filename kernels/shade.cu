@@ -21,10 +21,16 @@ __global__ void __launch_bounds__(kBlock) ShadeKernel(WaveView<L> w, SceneView s
     i = j;
   }
   if (w.collectStats) {
+    // Statistics: active lanes, and how many material classes the warp's lanes will run.
     const unsigned mask = __activemask();
+    const int hitCls = ClassOfHit<kLdg>(s, L::LoadHit(w.hits, i));
+    const unsigned same = __match_any_sync(mask, hitCls);
+    const bool classLeader = (threadIdx.x & 31) == static_cast<unsigned>(__ffs(same) - 1);
+    const unsigned leaders = __ballot_sync(mask, classLeader);
     if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(mask) - 1)) {
       atomicAdd(&w.counters->shadeLanes, static_cast<unsigned long long>(__popc(mask)));
       atomicAdd(&w.counters->shadeWarps, 1ull);
+      atomicAdd(&w.counters->shadeClasses, static_cast<unsigned long long>(__popc(leaders)));
     }
   }
   const int b = CurBuffer<C>(w.cur);

@@ -168,8 +168,8 @@ class StageTimer {
     if (CudaContextDead()) return;
     for (auto& e : events_) cudaEventDestroy(e);
   }
-  void Begin(const char* name) {
-    nvtxRangePushA(name);
+  void Begin(const std::string& name) {
+    nvtxRangePushA(name.c_str());
     if (!enabled_) return;
     pending_.push_back({name, Record()});
   }
@@ -192,7 +192,7 @@ class StageTimer {
 
  private:
   struct Interval {
-    const char* name;
+    std::string name;
     size_t start, stop = 0;
   };
   size_t Record() {
@@ -291,6 +291,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
     fresh.dropped = init->dropped;
     fresh.shadeLanes = init->shadeLanes;
     fresh.shadeWarps = init->shadeWarps;
+    fresh.shadeClasses = init->shadeClasses;
     fresh.extensionRays = init->extensionRays;
     fresh.shadowRays = init->shadowRays;
     *init = fresh;
@@ -302,11 +303,13 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
       WaveView<L> w = wave.view;
       w.cur = cur;
       w.bounce = std::min(iter, kMaxStatBounces - 1);
-      timer.Begin("generate");
-      LaunchGenerate(w, scene.view, rp, ls);
-      LaunchAdvance(w, ls);
-      timer.End();
-      timer.Begin("intersect");
+      if (iter == 0 || opt.regenerate) {
+        timer.Begin("generate");
+        LaunchGenerate(w, scene.view, rp, ls);
+        LaunchAdvance(w, ls);
+        timer.End();
+      }
+      timer.Begin(opt.timePerBounce ? "intersect#" + std::to_string(w.bounce) : std::string("intersect"));
       LaunchIntersect(w, scene.view, ls);
       timer.End();
       timer.Begin("miss");
@@ -360,6 +363,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   // Read back: statistics, then the film through pinned (or, for the naive twin, pageable) memory.
   st.droppedSamples = init->dropped;
   st.activeLanesShade = init->shadeWarps ? static_cast<double>(init->shadeLanes) / init->shadeWarps : 0.0;
+  st.classesPerShadeWarp = init->shadeWarps ? static_cast<double>(init->shadeClasses) / init->shadeWarps : 0.0;
   std::vector<unsigned long long> live(kMaxStatBounces);
   TRACER_CUDA_CHECK(cudaMemcpy(live.data(), wave.live.Get(), sizeof(unsigned long long) * kMaxStatBounces,
                                cudaMemcpyDeviceToHost));

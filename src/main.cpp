@@ -16,6 +16,7 @@
 #include "tracer/scene_host.h"
 #if defined(TRACER_HAVE_CUDA)
 #include "tracer/cuda_renderer.h"
+#include "tracer/profile.h"
 #endif
 
 using namespace tracer;
@@ -99,6 +100,11 @@ int main(int argc, char** argv) {
     ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
     ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
     ("pageable-readback", "read the film back through pageable instead of pinned host memory");
+  cli.add_options("Profiling (GPU only)")
+    ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
+    ("benchmark", "measure samples/s, rays/s (primary, extension, shadow, diffuse), per-kernel ms and peak memory")
+    ("report", "JSON report of --profile / --benchmark", cxxopts::value<std::string>()->default_value("output/profile.json"))
+    ("repeats", "timed repeats after one warm-up for --profile / --benchmark (the median is reported)", cxxopts::value<int>()->default_value("5"));
   cli.add_options("Light sampling")
     ("light-sampling", "power (alias table over emitter power) or tiles (guided by the min-plus tile pass)", cxxopts::value<std::string>()->default_value("power"))
     ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
@@ -118,6 +124,9 @@ int main(int argc, char** argv) {
   bool haveFov = false;
   LoadOptions loadOptions;
   bool sppGiven = false;
+  bool profile = false, benchmark = false;
+  std::string reportPath;
+  int repeats = 5;
   try {
     auto r = cli.parse(argc, argv);
     if (r.count("help")) {
@@ -172,6 +181,12 @@ int main(int argc, char** argv) {
     opt.tileGuideMix = r["tile-guide-mix"].as<float>();
     if (!(opt.tileGuideMix >= 0.0f && opt.tileGuideMix < 1.0f)) throw UsageError("--tile-guide-mix must be in [0, 1)");
     if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
+    profile = r.count("profile") > 0;
+    benchmark = r.count("benchmark") > 0;
+    if (profile && benchmark) throw UsageError("--profile and --benchmark exclude each other");
+    reportPath = r["report"].as<std::string>();
+    repeats = r["repeats"].as<int>();
+    if (repeats < 1 || repeats > 1000) throw UsageError("--repeats must be between 1 and 1000");
     if (r.count("eye") || r.count("look-at")) {
       if (!(r.count("eye") && r.count("look-at"))) throw UsageError("--eye and --look-at go together");
       explicitCamera = true;
@@ -185,12 +200,14 @@ int main(int argc, char** argv) {
       haveFov = true;
       if (!(fov > 0.0f && fov < 180.0f)) throw UsageError("--fov must be between 0 and 180 degrees");
     }
-    if (FormatFromPath(outPath) == ImageFormat::kUnknown)
+    if (!profile && !benchmark && FormatFromPath(outPath) == ImageFormat::kUnknown)
       throw UsageError("--output " + outPath + ": unknown extension (use .png, .hdr or .pfm)");
     // The output folder must exist and be writable before we spend time rendering.
-    std::string dir = outPath.find('/') == std::string::npos ? "." : outPath.substr(0, outPath.find_last_of('/'));
+    const std::string& target = (profile || benchmark) ? reportPath : outPath;
+    std::string dir = target.find('/') == std::string::npos ? "." : target.substr(0, target.find_last_of('/'));
     if (dir.empty()) dir = "/";
-    if (access(dir.c_str(), W_OK) != 0) throw UsageError("--output " + outPath + ": folder '" + dir + "' does not exist or is not writable");
+    if (access(dir.c_str(), W_OK) != 0)
+      throw UsageError((profile || benchmark ? "--report " : "--output ") + target + ": folder '" + dir + "' does not exist or is not writable");
   } catch (const UsageError& e) {
     std::cerr << "tracer: usage error: " << e.what() << "\n";
     return 2;
@@ -210,9 +227,17 @@ int main(int argc, char** argv) {
         std::cerr << "tracer: error: --backend cuda, but no usable CUDA device: " << why << "\n";
         return 1;
       }
+      if (!useCuda && (profile || benchmark)) {
+        std::cerr << "tracer: error: --profile and --benchmark need a CUDA device: " << why << "\n";
+        return 1;
+      }
       if (!useCuda) std::cerr << "tracer: no usable CUDA device (" << why << "); rendering on the CPU\n";
     }
 #else
+    if (profile || benchmark) {
+      std::cerr << "tracer: error: --profile and --benchmark need the CUDA renderer; this build has none (nvcc was not found at configure time)\n";
+      return 1;
+    }
     if (backend == "cuda") {
       std::cerr << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
       return 1;
@@ -239,6 +264,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "loaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", loadSeconds, data.bvh.nodes.size(),
                    data.bvh.depth);
 
+#if defined(TRACER_HAVE_CUDA)
+    if (profile || benchmark) {
+      ProfileSettings ps;
+      ps.sceneName = scenePath.substr(scenePath.find_last_of('/') + 1);
+      ps.jsonPath = reportPath;
+      ps.repeats = repeats;
+      if (!sppGiven) opt.spp = 64;
+      return profile ? RunProfile(data, opt, ps) : RunBenchmark(data, opt, ps);
+    }
+#endif
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     const bool showBar = !opt.quiet && isatty(STDERR_FILENO);

@@ -38,7 +38,9 @@ struct RenderOptions {
   float tileGuideMix = 0.5f;
   MinPlusKernel minPlus = MinPlusKernel::kTiled;
   bool naiveReduction = false;
-  bool collectStats = false;  // read queue sizes back each bounce (profiling)
+  bool collectStats = false;  // time each stage with CUDA events and count lanes, classes and live paths
+  bool regenerate = true;     // refill the pool with new paths as old ones end (off: one generation per pass)
+  bool timePerBounce = false; // with collectStats: time intersect separately for each bounce
 };
 
 struct RenderStats {
@@ -50,6 +52,7 @@ struct RenderStats {
   double seconds = 0.0;         // rendering only, not loading or building
   std::vector<std::pair<std::string, double>> kernelMs;  // per stage, summed (GPU: CUDA events)
   double activeLanesShade = 0.0;  // average active lanes per warp in the shade kernels (GPU, collected)
+  double classesPerShadeWarp = 0.0;  // average distinct material classes among a shade warp's lanes
   size_t peakDeviceBytes = 0;
 };
 

@@ -13,6 +13,7 @@ struct alignas(16) WaveCounters {
   unsigned long long totalWork;  // work items in the pass
   unsigned long long shadeLanes; // sum of active lanes over shade warps (statistics)
   unsigned long long shadeWarps; // shade warps counted (statistics)
+  unsigned long long shadeClasses; // sum over shade warps of the distinct material classes in the warp
   // Running totals, kept across passes:
   unsigned long long dropped;    // non-finite samples dropped
   unsigned long long extensionRays;

@@ -1,0 +1,351 @@
+// @file profile.cu: --profile and --benchmark: each optimisation against its naive twin, timed in one process
+// (median of repeats after a warm-up; kernels timed with CUDA events), with the evidence that explains it.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "tracer/cuda_host.h"
+#include "tracer/cuda_renderer.h"
+#include "tracer/json_writer.h"
+#include "tracer/profile.h"
+
+namespace tracer {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One configuration, measured: the whole render (median wall time, no instrumentation) and, from separate
+// instrumented runs, the median time of each stage and the statistics.
+struct Measurement {
+  std::string label;
+  double renderMs = 0.0;
+  std::map<std::string, double> kernelMs;
+  RenderStats stats;
+  int spp = 0;
+  long long pixels = 0;
+  double SamplesPerSecond() const { return static_cast<double>(pixels) * spp / (renderMs * 1e-3); }
+  double Kernel(const std::string& k) const {
+    auto it = kernelMs.find(k);
+    return it == kernelMs.end() ? 0.0 : it->second;
+  }
+  double ShadeMs() const {
+    double s = 0;
+    for (auto& kv : kernelMs)
+      if (kv.first.rfind("shade", 0) == 0) s += kv.second;
+    return s;
+  }
+};
+
+Measurement Measure(const SceneData& data, RenderOptions opt, const std::string& label, int repeats) {
+  Measurement m;
+  m.label = label;
+  opt.quiet = true;
+  opt.collectStats = false;
+  RenderCuda(data, opt);  // warm-up: module load, first-touch allocation
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) times.push_back(RenderCuda(data, opt).stats.seconds * 1e3);
+  m.renderMs = Median(times);
+  opt.collectStats = true;
+  std::map<std::string, std::vector<double>> ks;
+  for (int r = 0; r < repeats; ++r) {
+    RenderResult res = RenderCuda(data, opt);
+    for (auto& kv : res.stats.kernelMs) ks[kv.first].push_back(kv.second);
+    m.stats = res.stats;
+    m.spp = res.sppDone;
+  }
+  for (auto& kv : ks) m.kernelMs[kv.first] = Median(kv.second);
+  m.pixels = static_cast<long long>(opt.width) * opt.height;
+  return m;
+}
+
+// Primary and diffuse-bounce ray throughput of the intersect kernel alone: one generation of camera rays
+// filling the pool (no regeneration), so bounce 0 is all primary rays and bounce 1 all secondary rays.
+struct RayRates {
+  double primaryPerSec = 0.0, secondaryPerSec = 0.0;
+  unsigned long long primaryRays = 0, secondaryRays = 0;
+};
+RayRates MeasureRayRates(const SceneData& data, RenderOptions opt, int repeats) {
+  opt.spp = 1;
+  opt.pathsInFlight = static_cast<long long>(opt.width) * opt.height;
+  opt.regenerate = false;
+  opt.collectStats = true;
+  opt.timePerBounce = true;
+  opt.quiet = true;
+  RenderCuda(data, opt);
+  std::vector<double> p, s;
+  RayRates rr;
+  for (int r = 0; r < repeats; ++r) {
+    RenderResult res = RenderCuda(data, opt);
+    double t0 = 0, t1 = 0;
+    for (auto& kv : res.stats.kernelMs) {
+      if (kv.first == "intersect#0") t0 = kv.second;
+      if (kv.first == "intersect#1") t1 = kv.second;
+    }
+    const auto& live = res.stats.livePerBounce;
+    rr.primaryRays = live.size() > 0 ? live[0] : 0;
+    rr.secondaryRays = live.size() > 1 ? live[1] : 0;
+    if (t0 > 0) p.push_back(rr.primaryRays / (t0 * 1e-3));
+    if (t1 > 0) s.push_back(rr.secondaryRays / (t1 * 1e-3));
+  }
+  rr.primaryPerSec = Median(p);
+  rr.secondaryPerSec = Median(s);
+  return rr;
+}
+
+std::string GpuDescription(JsonWriter* json) {
+  cudaDeviceProp prop;
+  int dev = 0, driver = 0, runtime = 0, clockKHz = 0, memClockKHz = 0;
+  TRACER_CUDA_CHECK(cudaGetDevice(&dev));
+  TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cudaDeviceGetAttribute(&clockKHz, cudaDevAttrClockRate, dev);
+  cudaDeviceGetAttribute(&memClockKHz, cudaDevAttrMemoryClockRate, dev);
+  if (json) {
+    json->BeginObject("gpu");
+    json->Field("name", prop.name);
+    json->Field("sm_count", prop.multiProcessorCount);
+    json->Field("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
+    json->Field("driver_version", driver);
+    json->Field("runtime_version", runtime);
+    json->Field("max_sm_clock_mhz", clockKHz / 1000.0);
+    json->Field("memory_clock_mhz", memClockKHz / 1000.0);
+    json->Field("memory_gib", static_cast<double>(prop.totalGlobalMem) / (1 << 30));
+    json->EndObject();
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s (%d SMs, sm_%d%d, driver %d.%d, max SM clock %d MHz)", prop.name,
+                prop.multiProcessorCount, prop.major, prop.minor, driver / 1000, (driver % 1000) / 10, clockKHz / 1000);
+  return buf;
+}
+
+void WriteJson(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << text << "\n";
+    if (!f) throw std::runtime_error(path + ": cannot write report");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot rename report into place");
+}
+
+void MeasurementJson(JsonWriter& j, const Measurement& m) {
+  j.BeginObject();
+  j.Field("label", m.label);
+  j.Field("render_ms", m.renderMs);
+  j.Field("samples_per_s", m.SamplesPerSecond());
+  j.Field("spp", m.spp);
+  j.Field("extension_rays", static_cast<unsigned long long>(m.stats.extensionRays));
+  j.Field("shadow_rays", static_cast<unsigned long long>(m.stats.shadowRays));
+  j.Field("active_lanes_per_shade_warp", m.stats.activeLanesShade);
+  j.Field("classes_per_shade_warp", m.stats.classesPerShadeWarp);
+  j.Field("peak_device_bytes", static_cast<unsigned long long>(m.stats.peakDeviceBytes));
+  j.BeginObject("kernel_ms");
+  for (auto& kv : m.kernelMs) j.Field(kv.first.c_str(), kv.second);
+  j.EndObject();
+  j.BeginArray("live_per_bounce");
+  for (auto v : m.stats.livePerBounce) j.Field(nullptr, static_cast<unsigned long long>(v));
+  j.EndArray();
+  j.EndObject();
+}
+
+std::string LiveList(const RenderStats& st, size_t maxEntries = 9) {
+  std::string s;
+  for (size_t i = 0; i < st.livePerBounce.size() && i < maxEntries; ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.2fM", i ? " " : "", st.livePerBounce[i] / 1e6);
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace
+
+int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
+  JsonWriter j;
+  j.BeginObject();
+  std::string gpu = GpuDescription(&j);
+  j.Field("git_commit", TRACER_GIT_COMMIT);
+  j.Field("scene", ps.sceneName);
+  j.Field("width", base.width);
+  j.Field("height", base.height);
+  j.Field("spp", base.spp);
+  j.Field("max_depth", base.maxDepth);
+  j.Field("repeats", ps.repeats);
+  std::fprintf(stderr, "profiling %s on %s: %dx%d, %d spp, max depth %d, median of %d after a warm-up\n",
+               ps.sceneName.c_str(), gpu.c_str(), base.width, base.height, base.spp, base.maxDepth, ps.repeats);
+
+  RenderOptions o = base;
+  o.naiveLayout = false;
+  o.compaction = Compaction::kWarpAggregated;
+  o.singleShadeKernel = o.plainLoads = o.pageableReadback = false;
+  Measurement opt = Measure(data, o, "optimised", ps.repeats);
+  auto variant = [&](const char* label, auto tweak) {
+    RenderOptions v = o;
+    tweak(v);
+    std::fprintf(stderr, "  measuring %s\n", label);
+    return Measure(data, v, label, ps.repeats);
+  };
+  Measurement layout = variant("naive layout", [](RenderOptions& v) { v.naiveLayout = true; });
+  Measurement atomics = variant("per-thread atomics", [](RenderOptions& v) { v.compaction = Compaction::kPerThreadAtomic; });
+  Measurement none = variant("no compaction", [](RenderOptions& v) { v.compaction = Compaction::kNone; });
+  Measurement single = variant("single shade kernel", [](RenderOptions& v) { v.singleShadeKernel = true; });
+  Measurement plain = variant("plain loads", [](RenderOptions& v) { v.plainLoads = true; });
+  Measurement pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
+
+  struct Row {
+    std::string name, stage;
+    const Measurement* naive;
+    double naiveMs, optMs;
+    std::string evidence;
+  };
+  std::vector<Row> rows;
+  char ev[512];
+  // Layout: same bytes, different instruction counts; the L1 merges the naive 4-byte loads of a line.
+  {
+    double ni = layout.Kernel("intersect"), oi = opt.Kernel("intersect");
+    double ns = layout.ShadeMs(), os = opt.ShadeMs();
+    std::snprintf(ev, sizeof ev,
+                  "loads per ray: ray 2x16B vs 8x4B, hit 1x16B vs 4x4B, path 2x16B vs 7x4B; intersect %.2f vs %.2f ms, "
+                  "shade %.2f vs %.2f ms",
+                  ni, oi, ns, os);
+    rows.push_back({"ray-state layout (aligned float4 vs AoS float3)", "render", &layout, layout.renderMs, opt.renderMs, ev});
+  }
+  {
+    std::snprintf(ev, sizeof ev, "atomics per queue push: 1 per warp vs 1 per lane; shade %.2f vs %.2f ms, intersect %.2f vs %.2f ms",
+                  atomics.ShadeMs(), opt.ShadeMs(), atomics.Kernel("intersect"), opt.Kernel("intersect"));
+    rows.push_back({"queue push (warp-aggregated vs per-thread atomics)", "render", &atomics, atomics.renderMs, opt.renderMs, ev});
+  }
+  {
+    std::snprintf(ev, sizeof ev, "active lanes per shade warp %.1f vs %.1f; live per bounce (compacted): %s",
+                  none.stats.activeLanesShade, opt.stats.activeLanesShade, LiveList(opt.stats).c_str());
+    rows.push_back({"compaction (compacted queues vs none)", "render", &none, none.renderMs, opt.renderMs, ev});
+  }
+  {
+    std::snprintf(ev, sizeof ev, "material classes per shade warp %.2f vs %.2f; shade %.2f vs %.2f ms",
+                  single.stats.classesPerShadeWarp, opt.stats.classesPerShadeWarp, single.ShadeMs(), opt.ShadeMs());
+    rows.push_back({"shading (per-class queues vs one switching kernel)", "shade", &single, single.ShadeMs(), opt.ShadeMs(), ev});
+  }
+  {
+    double rays = static_cast<double>(opt.stats.extensionRays);
+    std::snprintf(ev, sizeof ev, "intersect %.0f vs %.0f Mrays/s", rays / (plain.Kernel("intersect") * 1e3),
+                  rays / (opt.Kernel("intersect") * 1e3));
+    rows.push_back({"BVH loads (read-only path __ldg vs plain)", "intersect", &plain, plain.Kernel("intersect"), opt.Kernel("intersect"), ev});
+  }
+  {
+    double bytes = static_cast<double>(base.width) * base.height * 3 * 8;
+    double pm = pageable.Kernel("readback"), om = opt.Kernel("readback");
+    std::snprintf(ev, sizeof ev, "film %.1f MB: %.1f vs %.1f GB/s", bytes / 1e6, bytes / (pm * 1e6), bytes / (om * 1e6));
+    rows.push_back({"film readback (pinned vs pageable)", "readback", &pageable, pm, om, ev});
+  }
+
+  std::printf("\n%-52s | %-9s | %10s | %10s | %7s | %s\n", "optimization", "stage", "naive ms", "optim. ms", "speedup", "evidence");
+  std::printf("%s\n", std::string(150, '-').c_str());
+  for (const Row& r : rows)
+    std::printf("%-52s | %-9s | %10.3f | %10.3f | %6.2fx | %s\n", r.name.c_str(), r.stage.c_str(), r.naiveMs, r.optMs,
+                r.optMs > 0 ? r.naiveMs / r.optMs : 0.0, r.evidence.c_str());
+  std::printf("\noptimised: %.1f M samples/s, %.1f M extension rays/s, %.1f M shadow rays/s\n",
+              opt.SamplesPerSecond() / 1e6, opt.stats.extensionRays / (opt.renderMs * 1e3),
+              opt.stats.shadowRays / (opt.renderMs * 1e3));
+
+  j.BeginArray("optimizations");
+  for (const Row& r : rows) {
+    j.BeginObject();
+    j.Field("name", r.name);
+    j.Field("stage", r.stage);
+    j.Field("naive_ms", r.naiveMs);
+    j.Field("optimized_ms", r.optMs);
+    j.Field("speedup", r.optMs > 0 ? r.naiveMs / r.optMs : 0.0);
+    j.Field("evidence", r.evidence);
+    j.EndObject();
+  }
+  j.EndArray();
+  j.BeginArray("measurements");
+  for (const Measurement* m : {&opt, &layout, &atomics, &none, &single, &plain, &pageable}) MeasurementJson(j, *m);
+  j.EndArray();
+  // Live paths per bounce without regeneration: how fast paths die, and what compaction has to work with.
+  RenderOptions decay = o;
+  decay.regenerate = false;
+  decay.spp = 1;
+  decay.pathsInFlight = static_cast<long long>(o.width) * o.height;
+  decay.collectStats = true;
+  decay.quiet = true;
+  RenderResult d = RenderCuda(data, decay);
+  j.BeginArray("live_paths_per_bounce_one_generation");
+  for (auto v : d.stats.livePerBounce) j.Field(nullptr, static_cast<unsigned long long>(v));
+  j.EndArray();
+  std::printf("live paths per bounce, one generation of %lld paths: %s\n", decay.pathsInFlight, LiveList(d.stats, 16).c_str());
+  j.EndObject();
+  WriteJson(ps.jsonPath, j.Str());
+  std::printf("wrote %s\n", ps.jsonPath.c_str());
+  return 0;
+}
+
+int RunBenchmark(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
+  JsonWriter j;
+  j.BeginObject();
+  std::string gpu = GpuDescription(&j);
+  j.Field("git_commit", TRACER_GIT_COMMIT);
+  j.Field("scene", ps.sceneName);
+  j.Field("triangles", static_cast<long long>(data.bvh.order.size()));
+  j.Field("emitters", static_cast<long long>(data.emitterTri.size()));
+  j.Field("width", base.width);
+  j.Field("height", base.height);
+  j.Field("spp", base.spp);
+  j.Field("max_depth", base.maxDepth);
+  std::fprintf(stderr, "benchmark %s on %s: %dx%d, %d spp, max depth %d\n", ps.sceneName.c_str(), gpu.c_str(),
+               base.width, base.height, base.spp, base.maxDepth);
+  RenderOptions o = base;
+  Measurement opt = Measure(data, o, "optimised", ps.repeats);
+  RenderOptions v = o;
+  v.naiveLayout = true;
+  Measurement layout = Measure(data, v, "naive layout", ps.repeats);
+  v = o;
+  v.compaction = Compaction::kPerThreadAtomic;
+  Measurement atomics = Measure(data, v, "naive compaction", ps.repeats);
+  v = o;
+  v.compaction = Compaction::kNone;
+  Measurement none = Measure(data, v, "no compaction", ps.repeats);
+  RayRates rr = MeasureRayRates(data, o, ps.repeats);
+
+  const double sec = opt.renderMs * 1e-3;
+  std::printf("\n%s (%zu triangles, %zu emitters) %dx%d, %d spp, depth %d, on %s\n", ps.sceneName.c_str(),
+              data.bvh.order.size(), data.emitterTri.size(), base.width, base.height, opt.spp, base.maxDepth, gpu.c_str());
+  std::printf("  samples/s            %10.1f M\n", opt.SamplesPerSecond() / 1e6);
+  std::printf("  extension rays/s     %10.1f M  (whole render, all bounces)\n", opt.stats.extensionRays / sec / 1e6);
+  std::printf("  shadow rays/s        %10.1f M\n", opt.stats.shadowRays / sec / 1e6);
+  std::printf("  primary rays/s       %10.1f M  (intersect kernel alone, %llu camera rays)\n", rr.primaryPerSec / 1e6, rr.primaryRays);
+  std::printf("  diffuse rays/s       %10.1f M  (intersect kernel alone, %llu first-bounce rays)\n", rr.secondaryPerSec / 1e6, rr.secondaryRays);
+  std::printf("  peak device memory   %10.1f MiB\n", opt.stats.peakDeviceBytes / 1048576.0);
+  std::printf("  per kernel (ms, summed over the render):");
+  for (auto& kv : opt.kernelMs) std::printf(" %s %.2f;", kv.first.c_str(), kv.second);
+  std::printf("\n  naive twins, render time relative to optimised: naive-layout %.2fx, naive-compaction %.2fx, no-compaction %.2fx\n",
+              layout.renderMs / opt.renderMs, atomics.renderMs / opt.renderMs, none.renderMs / opt.renderMs);
+  j.Field("samples_per_s", opt.SamplesPerSecond());
+  j.Field("extension_rays_per_s", opt.stats.extensionRays / sec);
+  j.Field("shadow_rays_per_s", opt.stats.shadowRays / sec);
+  j.Field("primary_rays_per_s", rr.primaryPerSec);
+  j.Field("diffuse_rays_per_s", rr.secondaryPerSec);
+  j.Field("peak_device_bytes", static_cast<unsigned long long>(opt.stats.peakDeviceBytes));
+  j.BeginObject("naive_ratios");
+  j.Field("naive_layout", layout.renderMs / opt.renderMs);
+  j.Field("naive_compaction", atomics.renderMs / opt.renderMs);
+  j.Field("no_compaction", none.renderMs / opt.renderMs);
+  j.EndObject();
+  j.BeginArray("measurements");
+  for (const Measurement* m : {&opt, &layout, &atomics, &none}) MeasurementJson(j, *m);
+  j.EndArray();
+  j.EndObject();
+  WriteJson(ps.jsonPath, j.Str());
+  std::printf("  wrote %s\n", ps.jsonPath.c_str());
+  return 0;
+}
+
+}  // namespace tracer
