@@ -1,0 +1,659 @@
+// @file bvh_test.cpp: BuildBvh and TraverseBvh against brute force: structure, closest hit, any hit, watertightness.
+#include "tracer/bvh.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "tracer/bvh_build.h"
+
+namespace tracer {
+namespace {
+
+// ---- layout ---------------------------------------------------------------------------------------------
+
+static_assert(sizeof(BvhNode) == 64 && alignof(BvhNode) == 16, "a node is four 16-byte loads");
+static_assert(offsetof(BvhNode, lxy) == 0 && offsetof(BvhNode, rxy) == 16 && offsetof(BvhNode, lrz) == 32 &&
+                  offsetof(BvhNode, kids) == 48,
+              "the node's four vectors are in the order bvh.h documents");
+static_assert(sizeof(Float4) == 16 && alignof(Float4) == 16, "triangles are stored as 16-byte vectors");
+
+TEST(BvhLayout, NodeIsFourSixteenByteVectors) {
+  EXPECT_EQ(sizeof(BvhNode), 64u);
+  EXPECT_EQ(alignof(BvhNode), 16u);
+  EXPECT_EQ(kBvhStackSize, 64);
+  std::vector<BvhNode> nodes(3);
+  // A vector of nodes keeps every node on a 16-byte boundary, so the device can use 128-bit loads.
+  for (const BvhNode& n : nodes) EXPECT_EQ(reinterpret_cast<uintptr_t>(&n) % 16, 0u);
+}
+
+// ---- helpers --------------------------------------------------------------------------------------------
+
+struct BruteHit {
+  float t = kInf;
+  int tri = -1;  // original index
+};
+
+// The oracle: every triangle, in input order, with the same watertight test and strict t < best, so the
+// first of several equal-t triangles wins.
+BruteHit BruteClosest(const std::vector<Vec3>& p, const Ray& ray) {
+  BruteHit best;
+  best.t = ray.tmax;
+  RayTriPre pre = PrepareRay(ray.d);
+  for (size_t i = 0; i < p.size() / 3; ++i) {
+    float t, b1, b2;
+    if (IntersectTriangle(pre, ray.o, p[3 * i], p[3 * i + 1], p[3 * i + 2], best.t, t, b1, b2)) {
+      best.t = t;
+      best.tri = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+// The distance one triangle reports along the ray, or +inf.
+float TriangleT(const std::vector<Vec3>& p, int tri, const Ray& ray) {
+  RayTriPre pre = PrepareRay(ray.d);
+  float t, b1, b2;
+  if (IntersectTriangle(pre, ray.o, p[3 * tri], p[3 * tri + 1], p[3 * tri + 2], kInf, t, b1, b2)) return t;
+  return kInf;
+}
+
+bool BruteOccluded(const std::vector<Vec3>& p, const Ray& ray) {
+  RayTriPre pre = PrepareRay(ray.d);
+  for (size_t i = 0; i < p.size() / 3; ++i) {
+    float t, b1, b2;
+    if (IntersectTriangle(pre, ray.o, p[3 * i], p[3 * i + 1], p[3 * i + 2], ray.tmax, t, b1, b2)) return true;
+  }
+  return false;
+}
+
+int OriginalIndex(const Bvh& bvh, int bvhTri) {
+  return bvh.order[bvhTri];
+}
+
+bool BoxContains(float xmin, float xmax, float ymin, float ymax, float zmin, float zmax, Vec3 p) {
+  return p.x >= xmin && p.x <= xmax && p.y >= ymin && p.y <= ymax && p.z >= zmin && p.z <= zmax;
+}
+
+// Checks everything the traversal relies on: node indices in range, a tree (each node reached once), leaf
+// ranges that cover every triangle exactly once, children inside the box their parent stores for them,
+// BVH-ordered triangles that match the input, and a depth below the traversal stack.
+void ValidateBvh(const Bvh& bvh, const std::vector<Vec3>& p) {
+  const int n = static_cast<int>(p.size() / 3);
+  ASSERT_EQ(static_cast<int>(bvh.order.size()), n);
+  ASSERT_EQ(static_cast<int>(bvh.tris.size()), 3 * n);
+  ASSERT_FALSE(bvh.nodes.empty());
+  // order is a permutation, and tris are the input triangles in that order with v0.w = original index.
+  std::vector<int> seen(n, 0);
+  for (int i = 0; i < n; ++i) {
+    int t = bvh.order[i];
+    ASSERT_GE(t, 0);
+    ASSERT_LT(t, n);
+    ++seen[t];
+    EXPECT_EQ(static_cast<int32_t>(BitsFromFloat(bvh.tris[3 * i].w)), t);
+    for (int k = 0; k < 3; ++k) {
+      const Float4& v = bvh.tris[3 * i + k];
+      const Vec3& q = p[3 * t + k];
+      EXPECT_TRUE(v.x == q.x && v.y == q.y && v.z == q.z) << "triangle " << i << " vertex " << k;
+    }
+  }
+  for (int i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "triangle " << i << " is not in order exactly once";
+
+  std::vector<int> covered(n, 0), visits(bvh.nodes.size(), 0);
+  struct Item {
+    int node, depth;
+  };
+  std::vector<Item> stack{{0, 1}};
+  int maxDepth = 0, leafSlots = 0;
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    ASSERT_GE(it.node, 0);
+    ASSERT_LT(it.node, static_cast<int>(bvh.nodes.size()));
+    ASSERT_EQ(visits[it.node]++, 0) << "node " << it.node << " reached twice";
+    const BvhNode& node = bvh.nodes[it.node];
+    int kids[2] = {node.kids.x, node.kids.y}, counts[2] = {node.kids.z, node.kids.w};
+    float box[2][6] = {{node.lxy.x, node.lxy.y, node.lxy.z, node.lxy.w, node.lrz.x, node.lrz.y},
+                       {node.rxy.x, node.rxy.y, node.rxy.z, node.rxy.w, node.lrz.z, node.lrz.w}};
+    for (int c = 0; c < 2; ++c) {
+      const float* b = box[c];
+      ASSERT_GE(counts[c], 0);
+      if (counts[c] > 0) {
+        ++leafSlots;
+        maxDepth = std::max(maxDepth, it.depth);
+        ASSERT_GE(kids[c], 0);
+        ASSERT_LE(kids[c] + counts[c], n);
+        // The one-triangle root points both children at the same leaf; count it once.
+        bool duplicateRootLeaf = it.node == 0 && c == 1 && kids[0] == kids[1] && counts[0] == counts[1];
+        for (int k = kids[c]; k < kids[c] + counts[c]; ++k) {
+          if (!duplicateRootLeaf) ++covered[k];
+          for (int v = 0; v < 3; ++v) {
+            const Float4& q = bvh.tris[3 * k + v];
+            EXPECT_TRUE(BoxContains(b[0], b[1], b[2], b[3], b[4], b[5], Vec3(q.x, q.y, q.z)))
+                << "leaf triangle outside its box (node " << it.node << ", child " << c << ")";
+          }
+        }
+      } else {
+        ASSERT_GT(kids[c], 0) << "an inner child points back at the root";
+        ASSERT_LT(kids[c], static_cast<int>(bvh.nodes.size()));
+        const BvhNode& ch = bvh.nodes[kids[c]];
+        Vec3 corners[4] = {Vec3(ch.lxy.x, ch.lxy.z, ch.lrz.x), Vec3(ch.lxy.y, ch.lxy.w, ch.lrz.y),
+                           Vec3(ch.rxy.x, ch.rxy.z, ch.lrz.z), Vec3(ch.rxy.y, ch.rxy.w, ch.lrz.w)};
+        for (Vec3 q : corners)
+          EXPECT_TRUE(BoxContains(b[0], b[1], b[2], b[3], b[4], b[5], q))
+              << "child box outside its parent's box (node " << it.node << ", child " << c << ")";
+        stack.push_back({kids[c], it.depth + 1});
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) ASSERT_EQ(covered[i], 1) << "BVH slot " << i << " is in " << covered[i] << " leaves";
+  for (size_t i = 0; i < visits.size(); ++i) EXPECT_EQ(visits[i], 1) << "node " << i << " is unreachable";
+  EXPECT_GE(leafSlots, 1);
+  EXPECT_EQ(bvh.depth, maxDepth) << "Bvh::depth should be the number of node levels above the deepest leaf";
+  // TraverseBvh keeps at most one pending node per level above the current one.
+  EXPECT_LT(maxDepth, kBvhStackSize);
+}
+
+Vec3 RandomDirection(std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  while (true) {
+    Vec3 d(u(rng), u(rng), u(rng));
+    float l2 = Dot(d, d);
+    if (l2 > 1e-4f && l2 <= 1.0f) return d * (1.0f / std::sqrt(l2));
+  }
+}
+
+struct Bounds {
+  Vec3 lo{kInf}, hi{-kInf};
+};
+Bounds BoundsOf(const std::vector<Vec3>& p) {
+  Bounds b;
+  for (Vec3 q : p) {
+    b.lo = Min(b.lo, q);
+    b.hi = Max(b.hi, q);
+  }
+  return b;
+}
+
+// Rays of four kinds: random origin and direction; aimed at a random point of a random triangle; axis-aligned
+// (exact zero direction components, which exercise SafeInverse); aimed exactly at a vertex.
+std::vector<Ray> MakeRays(const std::vector<Vec3>& p, int count, std::mt19937& rng) {
+  Bounds b = BoundsOf(p);
+  Vec3 ext = b.hi - b.lo;
+  float pad = 0.25f * MaxComponent(ext) + 1e-3f;
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  auto inside = [&]() {
+    return Vec3(b.lo.x - pad + u(rng) * (ext.x + 2 * pad), b.lo.y - pad + u(rng) * (ext.y + 2 * pad),
+                b.lo.z - pad + u(rng) * (ext.z + 2 * pad));
+  };
+  const int n = static_cast<int>(p.size() / 3);
+  std::vector<Ray> rays;
+  for (int i = 0; i < count; ++i) {
+    Ray r;
+    r.o = inside();
+    r.tmax = kInf;
+    r.index = i;
+    int kind = i % 4;
+    if (kind == 0) {
+      r.d = RandomDirection(rng);
+    } else if (kind == 1 || kind == 3) {
+      int t = std::uniform_int_distribution<int>(0, n - 1)(rng);
+      Vec3 target;
+      if (kind == 1) {
+        float s = u(rng), q = u(rng);
+        if (s + q > 1.0f) s = 1.0f - s, q = 1.0f - q;
+        target = p[3 * t] + (p[3 * t + 1] - p[3 * t]) * s + (p[3 * t + 2] - p[3 * t]) * q;
+      } else {
+        target = p[3 * t + std::uniform_int_distribution<int>(0, 2)(rng)];
+      }
+      Vec3 d = target - r.o;
+      if (Dot(d, d) == 0.0f) d = Vec3(0.0f, 0.0f, 1.0f);
+      r.d = Normalize(d);
+    } else {
+      int axis = std::uniform_int_distribution<int>(0, 5)(rng);
+      r.d = Vec3(0.0f);
+      r.d[axis % 3] = axis < 3 ? 1.0f : -1.0f;
+    }
+    rays.push_back(r);
+  }
+  return rays;
+}
+
+// Distance in units in the last place between two non-negative floats.
+int UlpDistance(float a, float b) {
+  int64_t d = static_cast<int64_t>(BitsFromFloat(a)) - static_cast<int64_t>(BitsFromFloat(b));
+  return static_cast<int>(std::min<int64_t>(d < 0 ? -d : d, 1 << 30));
+}
+constexpr int kTieUlps = 64;
+
+// Closest hit: the same t, bit for bit, and the same triangle; or a tie: another triangle that the ray
+// really hits, at the same t or within kTieUlps of it. Exact equality cannot be required across triangles:
+// the box test's entry distance and the triangle test's distance are different formulas that round
+// differently, so a box holding a coplanar triangle one ulp nearer than the current hit can be culled. Such
+// ties arise only where surfaces coincide (duplicates, coplanar overlaps, shared edges) and do not matter
+// to a renderer.
+// Any hit: occlusion agrees with brute force for rays cut at a random fraction of the closest distance.
+void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const std::vector<Ray>& rays, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int rayCount = static_cast<int>(rays.size());
+  BvhView view = bvh.View();
+  std::uniform_real_distribution<float> frac(0.05f, 1.5f);
+  int hits = 0, exactTies = 0, nearTies = 0, occludedCount = 0, failures = 0;
+  for (const Ray& ray : rays) {
+    BruteHit want = BruteClosest(p, ray);
+    HitRecord got = TraverseBvh<false, false>(view, ray);
+    if (want.tri < 0) {
+      EXPECT_EQ(got.tri, -1) << "ray " << ray.index << ": BVH hit what brute force misses";
+      failures += got.tri != -1;
+    } else {
+      ++hits;
+      bool ok = got.tri >= 0 && got.t == want.t && OriginalIndex(bvh, got.tri) == want.tri;
+      if (!ok && got.tri >= 0 && OriginalIndex(bvh, got.tri) != want.tri) {
+        // A tie: another triangle that the ray really hits at (numerically) the same distance.
+        int ulps = UlpDistance(got.t, want.t);
+        ok = TriangleT(p, OriginalIndex(bvh, got.tri), ray) == got.t && ulps <= kTieUlps;
+        exactTies += ok && ulps == 0;
+        nearTies += ok && ulps > 0;
+      }
+      EXPECT_TRUE(ok) << "ray " << ray.index << ": want tri " << want.tri << " t " << want.t << ", got BVH tri "
+                      << got.tri << " (orig " << (got.tri >= 0 ? OriginalIndex(bvh, got.tri) : -1) << ") t " << got.t;
+      failures += !ok;
+      if (got.tri >= 0) {
+        // The barycentrics belong to the reported triangle: recompute them the same way.
+        RayTriPre pre = PrepareRay(ray.d);
+        Vec3 v0, v1, v2;
+        LoadTriangle<false>(view.tris, got.tri, v0, v1, v2);
+        float t, b1, b2;
+        ASSERT_TRUE(IntersectTriangle(pre, ray.o, v0, v1, v2, kInf, t, b1, b2));
+        EXPECT_EQ(t, got.t);
+        EXPECT_EQ(b1, got.b1);
+        EXPECT_EQ(b2, got.b2);
+      }
+    }
+    // Any hit with a finite tmax, on either side of the closest hit.
+    Ray shadow = ray;
+    float reference = want.tri >= 0 ? want.t : MaxComponent(BoundsOf(p).hi - BoundsOf(p).lo) + 1.0f;
+    shadow.tmax = reference * frac(rng);
+    bool occluded = BruteOccluded(p, shadow);
+    occludedCount += occluded;
+    HitRecord any = TraverseBvh<true, false>(view, shadow);
+    EXPECT_EQ(any.tri >= 0, occluded) << "ray " << ray.index << " tmax " << shadow.tmax;
+    failures += (any.tri >= 0) != occluded;
+    if (any.tri >= 0) {
+      EXPECT_LT(any.t, shadow.tmax);
+      EXPECT_EQ(TriangleT(p, OriginalIndex(bvh, any.tri), shadow), any.t);
+    }
+    if (failures > 20) FAIL() << "too many failures; stopping";
+  }
+  // Enough of each outcome that the comparison means something (MakeRays aims half the rays at triangles).
+  if (rayCount >= 100 && p.size() / 3 >= 17) {
+    EXPECT_GT(hits, rayCount / 4);
+    EXPECT_GT(occludedCount, 0);
+  }
+  printf("  %zu triangles, %d rays: %d hits (%d exact ties, %d ties within %d ulps), %d occluded\n", p.size() / 3,
+         rayCount, hits, exactTies, nearTies, kTieUlps, occludedCount);
+}
+
+void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, int rayCount, uint32_t seed) {
+  std::mt19937 rng(seed);
+  CheckAgainstBruteForce(p, bvh, MakeRays(p, rayCount, rng), seed + 1);
+}
+
+// Random triangle soup: mostly small triangles of varied size, plus coplanar sheets, exact duplicates,
+// zero-area triangles and shared vertices, so that SAH, ties and degenerate boxes are all exercised.
+std::vector<Vec3> RandomSoup(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<Vec3> p;
+  auto rnd = [&](float s) { return Vec3(u(rng) * s, u(rng) * s, u(rng) * s); };
+  for (int i = 0; i < n; ++i) {
+    int kind = std::uniform_int_distribution<int>(0, 9)(rng);
+    size_t have = p.size() / 3;
+    if (kind == 0 && have > 0) {  // exact duplicate of an earlier triangle
+      size_t j = std::uniform_int_distribution<size_t>(0, have - 1)(rng);
+      p.push_back(p[3 * j]);
+      p.push_back(p[3 * j + 1]);
+      p.push_back(p[3 * j + 2]);
+    } else if (kind <= 2) {  // coplanar sheet z = 0.5 (axis-aligned, flat boxes)
+      Vec3 c = rnd(10.0f);
+      c.z = 0.5f;
+      for (int k = 0; k < 3; ++k) p.push_back(c + Vec3(u(rng) - 0.5f, u(rng) - 0.5f, 0.0f) * 2.0f);
+    } else if (kind == 3) {  // coplanar sheet on a tilted plane x + y + z = 15
+      for (int k = 0; k < 3; ++k) {
+        float x = u(rng) * 10.0f, y = u(rng) * 10.0f;
+        p.push_back(Vec3(x, y, 15.0f - x - y));
+      }
+    } else if (kind == 4) {  // zero-area: a sliver with a repeated vertex
+      Vec3 a = rnd(10.0f), b = a + rnd(1.0f);
+      p.push_back(a);
+      p.push_back(b);
+      p.push_back(a);
+    } else if (kind == 5 && have > 0) {  // shares an edge with an earlier triangle
+      size_t j = std::uniform_int_distribution<size_t>(0, have - 1)(rng);
+      p.push_back(p[3 * j + 1]);
+      p.push_back(p[3 * j]);
+      p.push_back(p[3 * j] + rnd(1.0f) - Vec3(0.5f));
+    } else {  // random triangle, sizes spanning two decades
+      Vec3 c = rnd(10.0f);
+      float s = 0.05f + 2.0f * u(rng) * u(rng);
+      for (int k = 0; k < 3; ++k) p.push_back(c + (rnd(2.0f) - Vec3(1.0f)) * s);
+    }
+  }
+  return p;
+}
+
+// ---- input validation -----------------------------------------------------------------------------------
+
+TEST(BvhBuild, RejectsEmptyOrPartialOrNonFiniteInput) {
+  EXPECT_THROW(BuildBvh({}), std::invalid_argument);
+  EXPECT_THROW(BuildBvh({Vec3(0.0f), Vec3(1.0f)}), std::invalid_argument);
+  EXPECT_THROW(BuildBvh({Vec3(0.0f), Vec3(1.0f), Vec3(2.0f), Vec3(3.0f)}), std::invalid_argument);
+  EXPECT_THROW(BuildBvh({Vec3(0.0f), Vec3(1.0f, 0.0f, 0.0f), Vec3(0.0f, std::nanf(""), 0.0f)}), std::invalid_argument);
+  EXPECT_THROW(BuildBvh({Vec3(0.0f), Vec3(1.0f, 0.0f, 0.0f), Vec3(0.0f, kInf, 0.0f)}), std::invalid_argument);
+}
+
+// ---- structure ------------------------------------------------------------------------------------------
+
+TEST(BvhBuild, SingleTriangleRootHasTheSameLeafTwice) {
+  std::vector<Vec3> p = {Vec3(0.0f, 0.0f, 1.0f), Vec3(1.0f, 0.0f, 1.0f), Vec3(0.0f, 1.0f, 1.0f)};
+  Bvh bvh = BuildBvh(p);
+  ASSERT_EQ(bvh.nodes.size(), 1u);
+  const Int4& k = bvh.nodes[0].kids;
+  EXPECT_EQ(k.x, 0);
+  EXPECT_EQ(k.y, 0);
+  EXPECT_EQ(k.z, 1);
+  EXPECT_EQ(k.w, 1);
+  EXPECT_EQ(bvh.depth, 1);
+  ValidateBvh(bvh, p);
+  Ray ray{Vec3(0.25f, 0.25f, 0.0f), Vec3(0.0f, 0.0f, 1.0f), kInf, 0};
+  HitRecord h = TraverseBvh<false, false>(bvh.View(), ray);
+  EXPECT_EQ(h.tri, 0);
+  EXPECT_FLOAT_EQ(h.t, 1.0f);
+  ray.d = Vec3(0.0f, 0.0f, -1.0f);
+  EXPECT_EQ((TraverseBvh<false, false>(bvh.View(), ray).tri), -1);
+}
+
+TEST(BvhBuild, IsDeterministic) {
+  std::vector<Vec3> p = RandomSoup(5000, 7);
+  Bvh a = BuildBvh(p), b = BuildBvh(p);
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  EXPECT_EQ(std::memcmp(a.nodes.data(), b.nodes.data(), a.nodes.size() * sizeof(BvhNode)), 0);
+  EXPECT_EQ(a.order, b.order);
+  EXPECT_EQ(a.depth, b.depth);
+}
+
+TEST(BvhBuild, LeavesRespectTheCapAndSahKeepsTreesShallow) {
+  std::vector<Vec3> p = RandomSoup(20000, 11);
+  Bvh bvh = BuildBvh(p);
+  ValidateBvh(bvh, p);
+  int maxLeaf = 0;
+  for (const BvhNode& n : bvh.nodes) maxLeaf = std::max({maxLeaf, n.kids.z, n.kids.w});
+  EXPECT_LE(maxLeaf, 16);
+  // A reasonable SAH tree over 20k mostly well-spread triangles is nowhere near the depth cap.
+  EXPECT_LT(bvh.depth, 40);
+  printf("20000-triangle soup: %zu nodes, depth %d, largest leaf %d\n", bvh.nodes.size(), bvh.depth, maxLeaf);
+}
+
+// ---- closest hit and any hit against brute force --------------------------------------------------------
+
+struct SoupCase {
+  int triangles;
+  int rays;
+};
+
+class BvhSoup : public ::testing::TestWithParam<SoupCase> {};
+
+TEST_P(BvhSoup, MatchesBruteForce) {
+  const SoupCase c = GetParam();
+  for (uint32_t seed : {1u, 2u, 3u, 12345u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<Vec3> p = RandomSoup(c.triangles, seed);
+    Bvh bvh = BuildBvh(p);
+    ValidateBvh(bvh, p);
+    CheckAgainstBruteForce(p, bvh, c.rays, seed * 7919u + 1u);
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, BvhSoup,
+                         ::testing::Values(SoupCase{1, 400}, SoupCase{2, 400}, SoupCase{3, 400}, SoupCase{17, 800},
+                                           SoupCase{1000, 2000}, SoupCase{20000, 400}),
+                         [](const ::testing::TestParamInfo<SoupCase>& info) {
+                           return "Tris" + std::to_string(info.param.triangles);
+                         });
+
+TEST(BvhBuild, BuildOptionsAllGiveCorrectTrees) {
+  std::vector<Vec3> p = RandomSoup(3000, 99);
+  for (BvhBuildOptions o :
+       {BvhBuildOptions{2, 1, 1.0f, 1.0f}, BvhBuildOptions{8, 8, 1.0f, 1.0f}, BvhBuildOptions{64, 4, 0.3f, 1.0f},
+        BvhBuildOptions{1000, 100, 1.0f, 4.0f}, BvhBuildOptions{0, 0, 0.0f, 1.0f}}) {
+    SCOPED_TRACE("bins " + std::to_string(o.bins) + " maxLeafSize " + std::to_string(o.maxLeafSize));
+    Bvh bvh = BuildBvh(p, o);
+    ValidateBvh(bvh, p);
+    CheckAgainstBruteForce(p, bvh, 600, 5);
+  }
+}
+
+// Distinct triangles whose boxes all share one centre: the centroid bounds are a point, so the builder must
+// fall back to splitting in index order, and still produce leaves of bounded size.
+TEST(BvhBuild, CoincidentCentroidsFallBackToMedianSplits) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(0.1f, 3.0f);
+  std::vector<Vec3> p;
+  for (int i = 0; i < 1000; ++i) {
+    float s = u(rng), h = u(rng), z = u(rng);
+    p.push_back(Vec3(-s, -h, -z));
+    p.push_back(Vec3(s, -h, z));
+    p.push_back(Vec3(0.0f, h, 0.0f));
+  }
+  Bvh bvh = BuildBvh(p);
+  ValidateBvh(bvh, p);
+  int maxLeaf = 0;
+  for (const BvhNode& n : bvh.nodes) maxLeaf = std::max({maxLeaf, n.kids.z, n.kids.w});
+  EXPECT_LE(maxLeaf, 16);
+  CheckAgainstBruteForce(p, bvh, 1000, 8);
+  // 1000 copies of one triangle: identical centroids and boxes.
+  std::vector<Vec3> same;
+  for (int i = 0; i < 1000; ++i) {
+    same.push_back(Vec3(0.0f, 0.0f, 0.0f));
+    same.push_back(Vec3(1.0f, 0.0f, 0.0f));
+    same.push_back(Vec3(0.0f, 1.0f, 0.0f));
+  }
+  Bvh dup = BuildBvh(same);
+  ValidateBvh(dup, same);
+  CheckAgainstBruteForce(same, dup, 400, 9);
+}
+
+// Nested chains of triangle pairs whose size and distance change twentyfold per step: one growing along +x
+// up to 1e35, and five shrinking towards the origin along -x, +-y and +-z down to 1e-35. At every level the
+// largest remaining pair lands alone in an outer SAH bin and dominates the area, so the SAH peels one pair
+// off per level: uncapped, the tree would be 71 levels deep, past the traversal stack. The cap must
+// keep it within and the tree must stay correct. Rays start near a random triangle of moderate scale (where
+// the float triangle test neither overflows nor underflows), at that triangle's own scale.
+TEST(BvhBuild, DepthStaysBelowTheTraversalStackOnPathologicalInput) {
+  std::vector<Vec3> p;
+  std::vector<float> scale;
+  auto cluster = [&](Vec3 at, float size) {
+    for (int copy = 0; copy < 2; ++copy) {
+      Vec3 o = at + Vec3(0.0f, 0.0f, 0.2f * size * copy);
+      p.push_back(o);
+      p.push_back(o + Vec3(size, 0.3f * size, 0.0f));
+      p.push_back(o + Vec3(0.0f, size, 0.5f * size));
+      scale.push_back(size);
+    }
+  };
+  float big = 20.0f, small = 1.0f;
+  for (int k = 0; k < 27; ++k, big *= 20.0f, small /= 20.0f) {
+    cluster(Vec3(big, 0.0f, 0.0f), 0.1f * big);
+    cluster(Vec3(0.0f, small, 0.0f), 0.1f * small);
+    cluster(Vec3(0.0f, -small, 0.0f), 0.1f * small);
+    cluster(Vec3(0.0f, 0.0f, small), 0.1f * small);
+    cluster(Vec3(0.0f, 0.0f, -small), 0.1f * small);
+    cluster(Vec3(-small, 0.0f, 0.0f), 0.1f * small);
+  }
+  Bvh bvh = BuildBvh(p);
+  ValidateBvh(bvh, p);
+  EXPECT_LT(bvh.depth, kBvhStackSize);
+  // The input really is pathological: the tree reaches the depth budget rather than log2(n) levels.
+  EXPECT_GT(bvh.depth, 40);
+  printf("pathological input: depth %d, %zu nodes\n", bvh.depth, bvh.nodes.size());
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<Ray> rays;
+  for (int i = 0; i < 2000; ++i) {
+    int t = std::uniform_int_distribution<int>(0, static_cast<int>(scale.size()) - 1)(rng);
+    if (scale[t] > 1e12f || scale[t] < 1e-12f) {
+      --i;
+      continue;
+    }
+    float a = u(rng), b = u(rng);
+    if (a + b > 1.0f) a = 1.0f - a, b = 1.0f - b;
+    Vec3 target = p[3 * t] + (p[3 * t + 1] - p[3 * t]) * a + (p[3 * t + 2] - p[3 * t]) * b;
+    Vec3 o = target + RandomDirection(rng) * (scale[t] * (0.05f + u(rng)));
+    Vec3 d = i % 2 ? Normalize(target - o) : RandomDirection(rng);
+    rays.push_back(Ray{o, d, kInf, i});
+  }
+  CheckAgainstBruteForce(p, bvh, rays, 11);
+}
+
+// ---- watertightness -------------------------------------------------------------------------------------
+
+// A cube [-1,1]^3 (scaled and moved) whose faces are n x n grids of quads split into two triangles. Grid
+// coordinates are computed from integers the same way for every face, so shared vertices are bit-identical.
+std::vector<Vec3> SubdividedCube(int n, Vec3 centre, float halfSize) {
+  std::vector<Vec3> p;
+  auto coord = [&](int i) { return -1.0f + 2.0f * static_cast<float>(i) / static_cast<float>(n); };
+  auto vertex = [&](int axis, float side, int i, int j) {
+    Vec3 v;
+    v[axis] = side;
+    v[(axis + 1) % 3] = coord(i);
+    v[(axis + 2) % 3] = coord(j);
+    return centre + v * halfSize;
+  };
+  for (int axis = 0; axis < 3; ++axis)
+    for (float side : {-1.0f, 1.0f})
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          Vec3 a = vertex(axis, side, i, j), b = vertex(axis, side, i + 1, j), c = vertex(axis, side, i + 1, j + 1),
+               d = vertex(axis, side, i, j + 1);
+          // Alternate the diagonal so that both orientations of shared edges occur.
+          if ((i + j) % 2 == 0) {
+            p.insert(p.end(), {a, b, c, a, c, d});
+          } else {
+            p.insert(p.end(), {a, b, d, b, c, d});
+          }
+        }
+  return p;
+}
+
+// An icosphere: an icosahedron subdivided `levels` times, new vertices pushed to the sphere once and shared
+// through a midpoint cache, so neighbouring triangles use bit-identical vertices.
+std::vector<Vec3> Icosphere(int levels, Vec3 centre, float radius) {
+  const float t = (1.0f + std::sqrt(5.0f)) / 2.0f;
+  std::vector<Vec3> v = {Vec3(-1, t, 0), Vec3(1, t, 0), Vec3(-1, -t, 0), Vec3(1, -t, 0),
+                         Vec3(0, -1, t), Vec3(0, 1, t), Vec3(0, -1, -t), Vec3(0, 1, -t),
+                         Vec3(t, 0, -1), Vec3(t, 0, 1), Vec3(-t, 0, -1), Vec3(-t, 0, 1)};
+  for (Vec3& q : v) q = Normalize(q);
+  std::vector<std::array<int, 3>> f = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
+                                       {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
+                                       {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
+                                       {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
+  for (int l = 0; l < levels; ++l) {
+    std::map<std::pair<int, int>, int> mid;
+    auto midpoint = [&](int a, int b) {
+      auto key = std::make_pair(std::min(a, b), std::max(a, b));
+      auto it = mid.find(key);
+      if (it != mid.end()) return it->second;
+      v.push_back(Normalize(v[a] + v[b]));
+      return mid[key] = static_cast<int>(v.size()) - 1;
+    };
+    std::vector<std::array<int, 3>> g;
+    for (auto& tri : f) {
+      int a = midpoint(tri[0], tri[1]), b = midpoint(tri[1], tri[2]), c = midpoint(tri[2], tri[0]);
+      g.push_back({tri[0], a, c});
+      g.push_back({tri[1], b, a});
+      g.push_back({tri[2], c, b});
+      g.push_back({a, b, c});
+    }
+    f = g;
+  }
+  std::vector<Vec3> p;
+  for (Vec3& q : v) q = centre + q * radius;
+  for (auto& tri : f) p.insert(p.end(), {v[tri[0]], v[tri[1]], v[tri[2]]});
+  return p;
+}
+
+// From points inside a closed mesh, rays aimed exactly at its vertices and at points on its edges must all
+// hit it: the watertight triangle test leaves no gap between neighbours (Woop et al. 2013), and the box
+// test must not cull the leaf whose triangle claims the edge.
+void CheckWatertight(const std::vector<Vec3>& p, const std::vector<Vec3>& origins, const char* name) {
+  Bvh bvh = BuildBvh(p);
+  ValidateBvh(bvh, p);
+  BvhView view = bvh.View();
+  std::vector<Vec3> targets;
+  for (size_t i = 0; i < p.size(); i += 3)
+    for (int e = 0; e < 3; ++e) {
+      Vec3 a = p[i + e], b = p[i + (e + 1) % 3];
+      targets.push_back(a);
+      for (float s : {0.5f, 0.25f, 0.125f, 1.0f / 3.0f}) targets.push_back(a + (b - a) * s);
+    }
+  long rays = 0, leaks = 0, anyLeaks = 0;
+  for (Vec3 o : origins)
+    for (Vec3 target : targets) {
+      Vec3 d = target - o;
+      for (bool normalise : {false, true}) {
+        Ray ray{o, normalise ? Normalize(d) : d, kInf, 0};
+        ++rays;
+        HitRecord h = TraverseBvh<false, false>(view, ray);
+        if (h.tri < 0) {
+          if (++leaks <= 5)
+            ADD_FAILURE() << name << ": ray from (" << o.x << ", " << o.y << ", " << o.z << ") to (" << target.x << ", "
+                          << target.y << ", " << target.z << ") leaves the closed mesh";
+        } else {
+          // The hit is where the ray was aimed (up to rounding): nothing closer inside a convex mesh.
+          float aimed = normalise ? Length(d) : 1.0f;
+          EXPECT_NEAR(h.t, aimed, 1e-4f * aimed);
+        }
+        ray.tmax = (normalise ? Length(d) : 1.0f) * 1.001f;
+        if (TraverseBvh<true, false>(view, ray).tri < 0) ++anyLeaks;
+      }
+    }
+  EXPECT_EQ(leaks, 0) << name << ": " << leaks << " of " << rays << " closest-hit rays escaped";
+  EXPECT_EQ(anyLeaks, 0) << name << ": " << anyLeaks << " of " << rays << " any-hit rays escaped";
+  printf("%s: %zu triangles, %ld rays at edges and vertices, %ld escaped\n", name, p.size() / 3, rays, leaks);
+}
+
+std::vector<Vec3> InteriorOrigins(Vec3 centre, float radius, uint32_t seed, int count) {
+  std::mt19937 rng(seed);
+  std::vector<Vec3> o = {centre};
+  for (int i = 0; i < count; ++i) {
+    std::uniform_real_distribution<float> u(0.0f, 0.5f);
+    o.push_back(centre + RandomDirection(rng) * (radius * u(rng)));
+  }
+  return o;
+}
+
+TEST(BvhWatertight, SubdividedCubeHasNoGaps) {
+  CheckWatertight(SubdividedCube(8, Vec3(0.0f), 1.0f), InteriorOrigins(Vec3(0.0f), 1.0f, 1, 6), "cube");
+  // Off the origin and not a power of two in size, so box and triangle arithmetic both round.
+  Vec3 c(1000.3f, -47.1f, 3.7f);
+  CheckWatertight(SubdividedCube(7, c, 2.9f), InteriorOrigins(c, 2.9f, 2, 6), "moved cube");
+}
+
+TEST(BvhWatertight, IcosphereHasNoGaps) {
+  CheckWatertight(Icosphere(3, Vec3(0.0f), 1.0f), InteriorOrigins(Vec3(0.0f), 1.0f, 3, 4), "icosphere");
+  Vec3 c(-12.5f, 300.25f, 77.0f);
+  CheckWatertight(Icosphere(2, c, 5.3f), InteriorOrigins(c, 5.3f, 4, 6), "moved icosphere");
+}
+
+}  // namespace
+}  // namespace tracer
