@@ -77,7 +77,8 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
   Wavefront wf(pool);
   HostFilm film;
   film.Reset(opt.width, opt.height);
-  unsigned long long dropped = 0;
+  if (opt.resume) film = *opt.resume;
+  unsigned long long dropped = film.dropped;
   FilmView fv{film.sum.data(), &dropped, opt.width, opt.height};
 
   RenderParams rp{};
@@ -93,6 +94,7 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
   RenderStats& st = result.stats;
   const size_t chunk = 256;
   auto t0 = std::chrono::steady_clock::now();
+  auto lastCheckpoint = t0;
 
   while (film.sppDone < opt.spp) {
     const int passSpp = SamplesPerPass(pixels, static_cast<long long>(pool), opt.spp - film.sppDone);
@@ -204,7 +206,13 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
       cur = nxt;
     }
     film.sppDone += passSpp;
+    film.dropped = dropped;
     st.droppedSamples = dropped;
+    auto now = std::chrono::steady_clock::now();
+    if (opt.checkpoint && std::chrono::duration<double>(now - lastCheckpoint).count() >= opt.checkpointSeconds) {
+      opt.checkpoint(film);
+      lastCheckpoint = now;
+    }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (progress && !progress(film.sppDone, opt.spp, st)) break;
     if (opt.timeLimit > 0.0 && st.seconds >= opt.timeLimit) break;
@@ -214,7 +222,9 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
   result.width = opt.width;
   result.height = opt.height;
   result.sppDone = film.sppDone;
+  film.dropped = dropped;
   result.rgb = film.Resolve();
+  result.film = std::move(film);
   return result;
 }
 

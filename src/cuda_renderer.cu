@@ -246,6 +246,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   DeviceWave<L> wave(static_cast<int>(pool), compact);
   DeviceBuffer<unsigned long long> film(static_cast<size_t>(pixels) * 3, "film");
   film.Zero(stream);
+  if (opt.resume) film.Upload(opt.resume->sum.data(), opt.resume->sum.size(), stream);
   FilmView fv{film.Get(), &wave.counters.Get()->dropped, opt.width, opt.height};
   if (opt.collectStats) wave.view.livePerBounce = wave.live.Get();
   wave.view.collectStats = opt.collectStats ? 1 : 0;
@@ -279,8 +280,30 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   } eventGuard{snapEvents};
   *init = WaveCounters{};
 
-  int sppDone = 0;
+  int sppDone = opt.resume ? opt.resume->sppDone : 0;
+  if (opt.resume) init->dropped = opt.resume->dropped;
+  // Reads the film back into hf, through a pinned staging buffer (allocated once, up front) unless the
+  // naive twin asks for a copy straight into pageable memory. Returns the milliseconds of the copy alone.
+  struct PinnedFilm {
+    unsigned long long* p = nullptr;
+    ~PinnedFilm() {
+      if (p && !CudaContextDead()) cudaFreeHost(p);
+    }
+  } pinned;
+  if (!opt.pageableReadback) TRACER_CUDA_CHECK(cudaMallocHost(&pinned.p, film.Bytes()));
+  auto readFilm = [&](HostFilm& hf) {
+    hf.Reset(opt.width, opt.height);
+    hf.sppDone = sppDone;
+    hf.dropped = init->dropped;
+    unsigned long long* dst = opt.pageableReadback ? hf.sum.data() : pinned.p;
+    auto t = std::chrono::steady_clock::now();
+    TRACER_CUDA_CHECK(cudaMemcpy(dst, film.Get(), film.Bytes(), cudaMemcpyDeviceToHost));
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    if (!opt.pageableReadback) std::copy(pinned.p, pinned.p + hf.sum.size(), hf.sum.begin());
+    return ms;
+  };
   auto t0 = std::chrono::steady_clock::now();
+  auto lastCheckpoint = t0;
   while (sppDone < opt.spp) {
     const int passSpp = SamplesPerPass(pixels, pool, opt.spp - sppDone);
     rp.sampleBase = static_cast<uint32_t>(sppDone);
@@ -355,7 +378,14 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
     timer.Collect();
     sppDone += passSpp;
     st.primaryRays += static_cast<uint64_t>(pixels) * passSpp;
-    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto now = std::chrono::steady_clock::now();
+    st.seconds = std::chrono::duration<double>(now - t0).count();
+    if (opt.checkpoint && std::chrono::duration<double>(now - lastCheckpoint).count() >= opt.checkpointSeconds) {
+      HostFilm snapshot;
+      readFilm(snapshot);
+      opt.checkpoint(snapshot);
+      lastCheckpoint = now;
+    }
     if (progress && !progress(sppDone, opt.spp, st)) break;
     if (opt.timeLimit > 0.0 && st.seconds >= opt.timeLimit) break;
   }
@@ -368,20 +398,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   TRACER_CUDA_CHECK(cudaMemcpy(live.data(), wave.live.Get(), sizeof(unsigned long long) * kMaxStatBounces,
                                cudaMemcpyDeviceToHost));
   HostFilm hf;
-  hf.Reset(opt.width, opt.height);
-  hf.sppDone = sppDone;
-  auto tr = std::chrono::steady_clock::now();
-  if (opt.pageableReadback) {
-    TRACER_CUDA_CHECK(cudaMemcpy(hf.sum.data(), film.Get(), film.Bytes(), cudaMemcpyDeviceToHost));
-  } else {
-    unsigned long long* pinned = nullptr;
-    TRACER_CUDA_CHECK(cudaMallocHost(&pinned, film.Bytes()));
-    cudaError_t e = cudaMemcpy(pinned, film.Get(), film.Bytes(), cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) std::copy(pinned, pinned + hf.sum.size(), hf.sum.begin());
-    cudaFreeHost(pinned);
-    TRACER_CUDA_CHECK(e);
-  }
-  double readMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tr).count();
+  double readMs = readFilm(hf);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (auto& kv : timer.Totals()) st.kernelMs.emplace_back(kv.first, kv.second);
   st.kernelMs.emplace_back("readback", readMs);
@@ -393,6 +410,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   result.height = opt.height;
   result.sppDone = sppDone;
   result.rgb = hf.Resolve();
+  result.film = std::move(hf);
   return result;
 }
 

@@ -95,6 +95,28 @@ TRACER_HD void Store4(Int4* p, Int4 v) {
 #endif
 }
 
+// One 128-bit load of wavefront state that the compiler may not split. A plain float4 dereference is
+// often scalarised by the compiler when the four components are used at different places, which would
+// turn the optimised layout's LDG.E.128 back into four LDG.E. The asm keeps it one instruction.
+TRACER_HD Float4 LoadVec4(const Float4* p) {
+#if TRACER_ON_DEVICE
+  Float4 v;
+  asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+TRACER_HD Int4 LoadVec4(const Int4* p) {
+#if TRACER_ON_DEVICE
+  Int4 v;
+  asm volatile("ld.global.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+
 // Scalar load through the read-only data cache on the device when kLdg.
 template <bool kLdg, typename T>
 TRACER_HD T LoadRO(const T* p) {

@@ -100,7 +100,7 @@ struct AlignedLayout {
   static constexpr size_t kPathBytes = 32;
 
   TRACER_HD static Ray LoadRay(const RayT* rays, int i) {
-    Float4 a = Load4(&rays[i].r0), b = Load4(&rays[i].r1);
+    Float4 a = LoadVec4(&rays[i].r0), b = LoadVec4(&rays[i].r1);
     return Ray{Vec3(a.x, a.y, a.z), Vec3(a.w, b.x, b.y), b.z, static_cast<int32_t>(BitsFromFloat(b.w))};
   }
   TRACER_HD static void StoreRay(RayT* rays, int i, const Ray& r) {
@@ -108,15 +108,15 @@ struct AlignedLayout {
     Store4(&rays[i].r1, Float4{r.d.y, r.d.z, r.tmax, FloatFromBits(static_cast<uint32_t>(r.index))});
   }
   TRACER_HD static HitRecord LoadHit(const HitT* hits, int i) {
-    Float4 v = Load4(reinterpret_cast<const Float4*>(&hits[i]));
+    Float4 v = LoadVec4(reinterpret_cast<const Float4*>(&hits[i]));
     return HitRecord{v.x, v.y, v.z, static_cast<int32_t>(BitsFromFloat(v.w))};
   }
   TRACER_HD static void StoreHit(HitT* hits, int i, const HitRecord& h) {
     Store4(reinterpret_cast<Float4*>(&hits[i]), Float4{h.t, h.b1, h.b2, FloatFromBits(static_cast<uint32_t>(h.tri))});
   }
   TRACER_HD static PathState LoadPath(const PathBuffers& p, int i) {
-    Float4 a = Load4(&p.throughputPdf[i]);
-    Int4 b = Load4(&p.info[i]);
+    Float4 a = LoadVec4(&p.throughputPdf[i]);
+    Int4 b = LoadVec4(&p.info[i]);
     return PathState{Vec3(a.x, a.y, a.z), a.w, static_cast<uint32_t>(b.x), static_cast<uint32_t>(b.y),
                      static_cast<uint32_t>(b.z), static_cast<uint32_t>(b.w)};
   }
@@ -126,7 +126,7 @@ struct AlignedLayout {
                             static_cast<int32_t>(s.depth), static_cast<int32_t>(s.flags)});
   }
   TRACER_HD static Shadow LoadShadow(const ShadowT* items, int i) {
-    Float4 c = Load4(&items[i].contribution);
+    Float4 c = LoadVec4(&items[i].contribution);
     return Shadow{LoadRay(&items[i].ray, 0), Vec3(c.x, c.y, c.z), static_cast<int32_t>(BitsFromFloat(c.w))};
   }
   TRACER_HD static void StoreShadow(ShadowT* items, int i, const Shadow& s) {

@@ -14,6 +14,19 @@ enum class Compaction { kWarpAggregated, kPerThreadAtomic, kNone };
 enum class LightSampling { kPower, kTiles };
 enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx };
 
+// Film in fixed point, 3 per pixel; also the checkpoint format's payload.
+struct HostFilm {
+  int width = 0, height = 0;
+  std::vector<unsigned long long> sum;
+  unsigned long long dropped = 0;
+  int sppDone = 0;
+  void Reset(int w, int h);
+  std::vector<float> Resolve() const;  // sum / scale / sppDone
+};
+
+// Called at pass boundaries with the film so far (for --checkpoint).
+using CheckpointFn = std::function<void(const HostFilm&)>;
+
 struct RenderOptions {
   int width = 512, height = 512;
   int spp = 64;
@@ -38,6 +51,11 @@ struct RenderOptions {
   float tileGuideMix = 0.5f;
   MinPlusKernel minPlus = MinPlusKernel::kTiled;
   bool naiveReduction = false;
+  // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at
+  // sample index sppDone, so the result equals an uninterrupted render), and save the film regularly.
+  const HostFilm* resume = nullptr;
+  CheckpointFn checkpoint;
+  double checkpointSeconds = 60.0;
   bool collectStats = false;  // time each stage with CUDA events and count lanes, classes and live paths
   bool regenerate = true;     // refill the pool with new paths as old ones end (off: one generation per pass)
   bool timePerBounce = false; // with collectStats: time intersect separately for each bounce
@@ -58,6 +76,7 @@ struct RenderStats {
 
 struct RenderResult {
   std::vector<float> rgb;  // linear radiance, width*height*3, row 0 at the top
+  HostFilm film;           // the fixed-point sums behind rgb
   int width = 0, height = 0;
   int sppDone = 0;
   std::string backend;     // "cpu" or "cuda (GPU name)"
@@ -67,16 +86,6 @@ struct RenderResult {
 // Called after each pass with (samples per pixel done, samples per pixel asked for, rays so far).
 // Returning false stops the render at that pass boundary.
 using ProgressFn = std::function<bool(int sppDone, int sppTotal, const RenderStats&)>;
-
-// Film in fixed point, 3 per pixel; also the checkpoint format's payload.
-struct HostFilm {
-  int width = 0, height = 0;
-  std::vector<unsigned long long> sum;
-  unsigned long long dropped = 0;
-  int sppDone = 0;
-  void Reset(int w, int h);
-  std::vector<float> Resolve() const;  // sum / scale / sppDone
-};
 
 // Samples per pixel per pass: enough work to fill a pool of `pool` paths a few times.
 int SamplesPerPass(long long pixels, long long pool, int sppRemaining);
