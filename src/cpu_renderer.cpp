@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 
 #include "thread_pool.h"
+#include "tracer/light_tiles_host.h"
 #include "tracer/render_host.h"
 
 namespace tracer {
@@ -70,7 +72,12 @@ struct Wavefront {
 RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const ProgressFn& progress) {
   int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ThreadPool tp(threads);
-  const SceneView scene = data.View();
+  SceneView scene = data.View();
+  // Tile-guided light selection: the guide is refreshed between passes, never during one, so each pass
+  // samples from one fixed distribution and stays unbiased.
+  std::unique_ptr<TileGuideHost> guide;
+  if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0) guide = std::make_unique<TileGuideHost>(data, opt);
+  int pass = 0, refreshes = 0;
   const long long pixels = static_cast<long long>(opt.width) * opt.height;
   const size_t pool = static_cast<size_t>(opt.pathsInFlight > 0 ? opt.pathsInFlight
                                                                  : std::min<long long>(pixels, 1LL << 17));
@@ -98,6 +105,12 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
 
   while (film.sppDone < opt.spp) {
     const int passSpp = SamplesPerPass(pixels, static_cast<long long>(pool), opt.spp - film.sppDone);
+    if (guide && IsTileRefreshPass(pass)) {
+      guide->Refresh(refreshes++);
+      scene = guide->View();
+      rp.guideLights = 1;
+    }
+    ++pass;
     rp.sampleBase = static_cast<uint32_t>(film.sppDone);
     rp.samplesPerPass = static_cast<uint32_t>(passSpp);
     const uint64_t total = static_cast<uint64_t>(pixels) * passSpp;

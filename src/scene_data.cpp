@@ -119,6 +119,13 @@ SceneView SceneData::View() const {
   v.camera = camera;
   v.environment = environment;
   v.tiles = TileGuideView{};
+  if (clusters.Count() > 0) {
+    v.tiles.clusterStart = clusters.clusterStart.data();
+    v.tiles.clusterAlias = clusters.clusterAlias.data();
+    v.tiles.emitterCluster = clusters.emitterCluster.data();
+    v.tiles.emitterInClusterPmf = clusters.emitterInClusterPmf.data();
+    v.tiles.clusterPowerPmf = clusters.clusterPowerPmf.data();
+  }
   return v;
 }
 

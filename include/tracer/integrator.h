@@ -18,7 +18,6 @@ struct RenderParams {
   uint32_t sampleBase;   // first sample index of this pass
   uint32_t samplesPerPass;
   int32_t guideLights;   // 1: tile-guided emitter choice (scene.tiles), 0: by power
-  int32_t recordTileStats; // 1: shadow rays from primary hits carry (tile, cluster) for statistics
 };
 
 // ---- film: fixed-point accumulation -------------------------------------------------------------------
@@ -96,7 +95,7 @@ struct ShadeOutput {
   Ray next;
   PathState nextState;
   bool hasShadow;
-  Shadow shadow;         // ray.index = pixel; cluster of the sampled emitter when recording tile statistics, else -1
+  Shadow shadow;         // ray.index = pixel
   Vec3 emitted;          // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
 };
 
@@ -106,7 +105,6 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   ShadeOutput out;
   out.continues = false;
   out.hasShadow = false;
-  out.shadow.cluster = -1;
   out.emitted = Vec3(0.0f);
   const Surface sf = GetSurface<kLdg>(s, hit);
   Vec3 le;
@@ -171,9 +169,6 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
             sr.tmax = d2 * (1.0f - 1e-4f);
             sr.index = static_cast<int32_t>(ps.pixel);
             out.shadow.contribution = c;
-            if (rp.recordTileStats && d == 0 && s.tiles.numClusters > 0) {
-              out.shadow.cluster = s.tiles.emitterCluster[s.triEmitter[ls.tri]];
-            }
           }
         }
       }

@@ -73,18 +73,16 @@ static_assert(sizeof(NaivePath) == 28 && alignof(NaivePath) == 4, "naive path: 2
 // A shadow ray carries the radiance it delivers if unoccluded; ray.index = pixel.
 struct alignas(32) ShadowItem {
   RayState ray;
-  Float4 contribution;  // (rgb, cluster index as int bits for tile statistics, or -1)
+  Float4 contribution;  // (rgb, unused)
 };
 static_assert(sizeof(ShadowItem) == 64, "shadow item: three 16-byte loads and one spare");
-struct NaiveShadow {  // 48 bytes, 4-byte aligned
+struct NaiveShadow {  // 44 bytes, 4-byte aligned
   NaiveRay ray;
   F3 contribution;
-  int32_t cluster;
 };
 struct Shadow {
   Ray ray;
   Vec3 contribution;
-  int32_t cluster;
 };
 
 // ---- layout policies: the kernels are templates on one of these -----------------------------------
@@ -127,12 +125,11 @@ struct AlignedLayout {
   }
   TRACER_HD static Shadow LoadShadow(const ShadowT* items, int i) {
     Float4 c = LoadVec4(&items[i].contribution);
-    return Shadow{LoadRay(&items[i].ray, 0), Vec3(c.x, c.y, c.z), static_cast<int32_t>(BitsFromFloat(c.w))};
+    return Shadow{LoadRay(&items[i].ray, 0), Vec3(c.x, c.y, c.z)};
   }
   TRACER_HD static void StoreShadow(ShadowT* items, int i, const Shadow& s) {
     StoreRay(&items[i].ray, 0, s.ray);
-    Store4(&items[i].contribution, Float4{s.contribution.x, s.contribution.y, s.contribution.z,
-                                          FloatFromBits(static_cast<uint32_t>(s.cluster))});
+    Store4(&items[i].contribution, Float4{s.contribution.x, s.contribution.y, s.contribution.z, 0.0f});
   }
 };
 
@@ -184,12 +181,11 @@ struct NaiveLayout {
   }
   TRACER_HD static Shadow LoadShadow(const ShadowT* items, int i) {
     const NaiveShadow& s = items[i];
-    return Shadow{LoadRay(&s.ray, 0), Vec3(s.contribution.x, s.contribution.y, s.contribution.z), s.cluster};
+    return Shadow{LoadRay(&s.ray, 0), Vec3(s.contribution.x, s.contribution.y, s.contribution.z)};
   }
   TRACER_HD static void StoreShadow(ShadowT* items, int i, const Shadow& s) {
     StoreRay(&items[i].ray, 0, s.ray);
     items[i].contribution = F3{s.contribution.x, s.contribution.y, s.contribution.z};
-    items[i].cluster = s.cluster;
   }
 };
 

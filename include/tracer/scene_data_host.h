@@ -13,6 +13,17 @@ namespace tracer {
 // Builds an alias table for weights (Vose 1991). Weights must be >= 0 with a positive sum.
 std::vector<AliasEntry> BuildAliasTable(const std::vector<double>& weights);
 
+// Emitters grouped for tile-guided sampling (see light_tiles_host.h). Emitters are numbered cluster by
+// cluster: cluster c holds emitters [clusterStart[c], clusterStart[c+1]).
+struct LightClusters {
+  std::vector<int32_t> clusterStart;
+  std::vector<AliasEntry> clusterAlias;  // per cluster, over its own emitters, laid end to end
+  std::vector<int32_t> emitterCluster;
+  std::vector<float> emitterInClusterPmf;
+  std::vector<float> clusterPowerPmf;
+  int Count() const { return static_cast<int>(clusterPowerPmf.size()); }
+};
+
 struct SceneData {
   Bvh bvh;
   std::vector<TriShading> shading;
@@ -26,8 +37,9 @@ struct SceneData {
   Vec3 boundsMin, boundsMax;
   Camera camera;
   Vec3 environment;
+  LightClusters clusters;  // empty until BuildLightClusters
 
-  SceneView View() const;  // host pointers; tiles empty
+  SceneView View() const;  // host pointers; the tile guide's per-tile arrays empty
 };
 
 SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,

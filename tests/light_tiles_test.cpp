@@ -1,0 +1,144 @@
+// @file light_tiles_test.cpp: light clustering, the tile cdf, and unbiasedness of tile-guided light selection
+// on the CPU renderer (the GPU's counterpart is in render_gpu_test.cu).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "image_compare.h"
+#include "test_util.h"
+#include "tracer/light_tiles_host.h"
+#include "tracer/scene_host.h"
+
+using namespace tracer;
+
+namespace {
+
+SceneData Data(const std::string& file, int w, int h, int clusters) {
+  Scene scene = LoadScene(test::ProjectScenesDir() + "/" + file);
+  Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
+  SceneData d = BuildSceneData(scene, cam, Vec3(0.0f));
+  if (clusters > 0) BuildLightClusters(d, clusters);
+  return d;
+}
+
+}  // namespace
+
+TEST(LightClusters, PartitionTheEmittersAndKeepTheirPower) {
+  SceneData d = Data("manylights.obj", 8, 8, 0);
+  const std::vector<double> before = d.emitterPower;
+  const double total = std::accumulate(before.begin(), before.end(), 0.0);
+  BuildLightClusters(d, 20);
+  const LightClusters& lc = d.clusters;
+  ASSERT_EQ(lc.Count(), 20);
+  ASSERT_EQ(lc.clusterStart.front(), 0);
+  ASSERT_EQ(lc.clusterStart.back(), static_cast<int>(d.emitterTri.size()));
+  double pmfSum = 0.0;
+  for (int c = 0; c < lc.Count(); ++c) {
+    ASSERT_LT(lc.clusterStart[c], lc.clusterStart[c + 1]) << "empty cluster " << c;
+    double inCluster = 0.0, power = 0.0;
+    for (int e = lc.clusterStart[c]; e < lc.clusterStart[c + 1]; ++e) {
+      EXPECT_EQ(lc.emitterCluster[e], c);
+      inCluster += lc.emitterInClusterPmf[e];
+      power += d.emitterPower[e];
+      EXPECT_EQ(d.triEmitter[d.emitterTri[e]], e) << "triangle -> emitter map not renumbered";
+    }
+    EXPECT_NEAR(inCluster, 1.0, 1e-5);
+    EXPECT_NEAR(lc.clusterPowerPmf[c], power / total, 1e-5);
+    pmfSum += lc.clusterPowerPmf[c];
+  }
+  EXPECT_NEAR(pmfSum, 1.0, 1e-5);
+  // The power distribution over emitters is the same as before the renumbering.
+  std::vector<double> after = d.emitterPower;
+  std::sort(after.begin(), after.end());
+  std::vector<double> b = before;
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(after, b);
+  // Clusters are spatially compact: splitting by position puts the two lights of a room together more
+  // often than not, so there are fewer clusters than rooms would need if they were scattered.
+  BuildLightClusters(d, 1);
+  EXPECT_EQ(d.clusters.Count(), 1);
+}
+
+TEST(TileCdf, KeepsEveryClusterWithPowerReachable) {
+  const int K = 5;
+  float cost[K] = {kInf, 0.5f, kInf, 3.0f, 40.0f};
+  float power[K] = {0.1f, 0.2f, 0.3f, 0.25f, 0.15f};
+  float cdf[K];
+  TileCdfRow(cost, power, K, 0.5f, cdf);
+  float prev = 0.0f;
+  for (int c = 0; c < K; ++c) {
+    const float p = cdf[c] - prev;
+    EXPECT_GE(p, 0.5f * power[c] * 0.999f) << "cluster " << c << " lost its power share";
+    prev = cdf[c];
+  }
+  EXPECT_EQ(cdf[K - 1], 1.0f);
+  // The cheapest cluster gets the most of the guided half.
+  EXPECT_GT(cdf[1] - cdf[0], cdf[3] - cdf[2]);
+  // No finite cost at all: the power pdf alone.
+  float none[K] = {kInf, kInf, kInf, kInf, kInf};
+  TileCdfRow(none, power, K, 0.5f, cdf);
+  EXPECT_NEAR(cdf[0], 0.1f, 1e-6f);
+  EXPECT_NEAR(cdf[2] - cdf[1], 0.3f, 1e-6f);
+}
+
+// After a refresh, the emitter pmf of every tile is a distribution: summing EmitterPmf over all emitters
+// gives 1, and PickEmitter's reported pmf equals EmitterPmf of what it picked (MIS relies on both).
+TEST(TileGuide, EmitterPmfIsADistributionAndMatchesPicks) {
+  SceneData d = Data("manylights.obj", 64, 48, 24);
+  RenderOptions opt;
+  opt.width = 64;
+  opt.height = 48;
+  opt.tileSize = 16;
+  TileGuideHost guide(d, opt);
+  guide.Refresh(0);
+  SceneView v = guide.View();
+  for (int t = 0; t < guide.NumTiles(); ++t) {
+    double sum = 0.0;
+    for (int e = 0; e < v.numEmitters; ++e) sum += EmitterPmf(v, e, t);
+    EXPECT_NEAR(sum, 1.0, 1e-4) << "tile " << t;
+    for (float u : {0.0f, 0.13f, 0.5f, 0.77f, 0.9999f}) {
+      float pmf;
+      int e = PickEmitter(v, t, u, pmf);
+      ASSERT_GE(e, 0);
+      ASSERT_LT(e, v.numEmitters);
+      EXPECT_NEAR(pmf, EmitterPmf(v, e, t), 1e-6f * std::max(1.0f, pmf));
+    }
+  }
+  // The guide learned something: costs are finite for some (tile, cluster) pairs and not for all.
+  int finite = 0;
+  for (float c : guide.Cost()) finite += c < kInf;
+  EXPECT_GT(finite, 0);
+}
+
+// Unbiasedness: the image mean with tile-guided selection equals the mean with selection by power, within
+// 4 standard errors (estimated from independent seeds), on the Cornell box and the many-light scene.
+void ExpectSameMean(const char* file) {
+  const int w = 48, h = 32, seeds = 6;
+  SceneData d = Data(file, w, h, 64);
+  RenderOptions opt;
+  opt.width = w;
+  opt.height = h;
+  opt.spp = 16;
+  opt.tileSize = 8;
+  auto meanOf = [](const std::vector<float>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
+  auto series = [&](LightSampling ls, unsigned seedBase) {
+    std::vector<double> m;
+    for (int s = 0; s < seeds; ++s) {
+      RenderOptions o = opt;
+      o.lightSampling = ls;
+      o.seed = seedBase + s;
+      m.push_back(meanOf(RenderCpu(d, o).rgb));
+    }
+    double mean = std::accumulate(m.begin(), m.end(), 0.0) / seeds, var = 0.0;
+    for (double x : m) var += (x - mean) * (x - mean);
+    return std::make_pair(mean, std::sqrt(var / (seeds - 1) / seeds));
+  };
+  auto power = series(LightSampling::kPower, 10), tiles = series(LightSampling::kTiles, 50);
+  double z = std::fabs(power.first - tiles.first) / std::hypot(power.second, tiles.second);
+  std::printf("%s: power %.5f +- %.5f, tiles %.5f +- %.5f, z = %.2f\n", file, power.first, power.second, tiles.first,
+              tiles.second, z);
+  EXPECT_LT(z, 4.0);
+}
+TEST(TileGuide, UnbiasedOnCornellBox) { ExpectSameMean("cornell.obj"); }
+TEST(TileGuide, UnbiasedOnManyLights) { ExpectSameMean("manylights.obj"); }
