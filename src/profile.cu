@@ -1,6 +1,7 @@
 // @file profile.cu: --profile and --benchmark: each optimisation against its naive twin, timed in one process
 // (median of repeats after a warm-up; kernels timed with CUDA events), with the evidence that explains it.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -9,7 +10,9 @@
 #include "tracer/cuda_host.h"
 #include "tracer/cuda_renderer.h"
 #include "tracer/json_writer.h"
+#include "tracer/minplus_host.h"
 #include "tracer/profile.h"
+#include "tracer/tile_stats_host.h"
 
 namespace tracer {
 namespace {
@@ -166,6 +169,50 @@ std::string LiveList(const RenderStats& st, size_t maxEntries = 9) {
   return s;
 }
 
+// Light selection quality: RMSE against a reference rendered by power sampling at refFactor times the spp,
+// for power and tile-guided selection at equal spp; with their render times, so that equal-time quality
+// follows from variance x time (efficiency = 1 / (RMSE^2 t)).
+struct LightQuality {
+  double rmsePower = 0, rmseTiles = 0, msPower = 0, msTiles = 0;
+  double EqualTimeRatio() const {  // RMSE of tiles over RMSE of power at equal render time
+    return std::sqrt((rmseTiles * rmseTiles * msTiles) / (rmsePower * rmsePower * msPower));
+  }
+};
+LightQuality MeasureLightQuality(const SceneData& data, RenderOptions o, int refFactor, int repeats) {
+  LightQuality q;
+  o.quiet = true;
+  o.collectStats = false;
+  RenderOptions ref = o;
+  ref.lightSampling = LightSampling::kPower;
+  ref.spp = o.spp * refFactor;
+  ref.seed = 987654u;
+  const std::vector<float> reference = RenderCuda(data, ref).rgb;
+  auto rmse = [&](const std::vector<float>& img) {
+    double e = 0.0;
+    for (size_t i = 0; i < img.size(); ++i) e += (img[i] - reference[i]) * (static_cast<double>(img[i]) - reference[i]);
+    return std::sqrt(e / img.size());
+  };
+  auto run = [&](LightSampling ls, double& err, double& ms) {
+    RenderOptions v = o;
+    v.lightSampling = ls;
+    RenderCuda(data, v);  // warm-up
+    std::vector<double> times, errs;
+    for (int r = 0; r < repeats; ++r) {
+      v.seed = o.seed + 17u * r;  // independent images; the error is averaged over them
+      RenderResult res = RenderCuda(data, v);
+      times.push_back(res.stats.seconds * 1e3);
+      errs.push_back(rmse(res.rgb));
+    }
+    ms = Median(times);
+    double sq = 0;
+    for (double x : errs) sq += x * x;
+    err = std::sqrt(sq / errs.size());
+  };
+  run(LightSampling::kPower, q.rmsePower, q.msPower);
+  run(LightSampling::kTiles, q.rmseTiles, q.msTiles);
+  return q;
+}
+
 }  // namespace
 
 int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
@@ -246,6 +293,39 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     rows.push_back({"film readback (pinned vs pageable)", "readback", &pageable, pm, om, ev});
   }
 
+  // Min-plus propagation at this image's tile count, and the tile-statistics block reduction.
+  const int tiles = ((base.width + base.tileSize - 1) / base.tileSize) * ((base.height + base.tileSize - 1) / base.tileSize);
+  const int clusters = std::max(1, data.clusters.Count());
+  std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters) and the statistics reduction\n", tiles, clusters);
+  double mpNaive = TimeMinPlusMs(MinPlusKernel::kNaive, tiles, clusters, ps.repeats);
+  double mpCoal = TimeMinPlusMs(MinPlusKernel::kCoalesced, tiles, clusters, ps.repeats);
+  double mpTiled = TimeMinPlusMs(MinPlusKernel::kTiled, tiles, clusters, ps.repeats);
+  double mpDpx = TimeMinPlusMs(MinPlusKernel::kDpx, tiles, clusters, ps.repeats);
+  {
+    const double ops = 2.0 * tiles * static_cast<double>(tiles) * clusters;
+    std::snprintf(ev, sizeof ev, "%d x %d x %d: naive %.3f, coalesced %.3f, tiled %.3f, dpx %.3f ms; tiled %.0f Gop/s", tiles,
+                  tiles, clusters, mpNaive, mpCoal, mpTiled, mpDpx, ops / (mpTiled * 1e6));
+    rows.push_back({"min-plus step (tiled vs naive)", "minplus", nullptr, mpNaive, mpTiled, ev});
+    std::snprintf(ev, sizeof ev, "coalesced %.3f ms vs naive %.3f ms: warp reads C[k][c..c+31] as one line", mpCoal, mpNaive);
+    rows.push_back({"min-plus step (coalesced vs naive)", "minplus", nullptr, mpNaive, mpCoal, ev});
+    std::snprintf(ev, sizeof ev, "fixed-point __viaddmin_s32 (one DPX op per term) %.3f ms vs float add+min %.3f ms", mpDpx, mpTiled);
+    rows.push_back({"min-plus step (DPX vs tiled float)", "minplus", nullptr, mpTiled, mpDpx, ev});
+  }
+  {
+    const int records = tiles * 256;
+    double rn = TimeTileStatsMs(true, records, tiles * clusters, 256, ps.repeats);
+    double ri = TimeTileStatsMs(false, records, tiles * clusters, 256, ps.repeats);
+    std::snprintf(ev, sizeof ev, "%d records, runs of 256 equal keys: divergent tid %% (2*stride) vs sequential + shuffles", records);
+    rows.push_back({"statistics reduction (interleaved+shuffle vs neighbored)", "reduce", nullptr, rn, ri, ev});
+  }
+  if (data.clusters.Count() > 0) {
+    std::fprintf(stderr, "  measuring light selection quality (power vs tiles, reference at 16x spp)\n");
+    LightQuality q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
+    std::snprintf(ev, sizeof ev, "RMSE at equal spp: power %.4g, tiles %.4g (%.2fx); at equal time tiles/power %.2fx",
+                  q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio());
+    rows.push_back({"light selection (tiles vs power; time, and RMSE in evidence)", "render", nullptr, q.msPower, q.msTiles, ev});
+  }
+
   std::printf("\n%-52s | %-9s | %10s | %10s | %7s | %s\n", "optimization", "stage", "naive ms", "optim. ms", "speedup", "evidence");
   std::printf("%s\n", std::string(150, '-').c_str());
   for (const Row& r : rows)
@@ -314,6 +394,8 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   v.compaction = Compaction::kNone;
   Measurement none = Measure(data, v, "no compaction", ps.repeats);
   RayRates rr = MeasureRayRates(data, o, ps.repeats);
+  LightQuality q;
+  if (data.clusters.Count() > 0) q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
 
   const double sec = opt.renderMs * 1e-3;
   std::printf("\n%s (%zu triangles, %zu emitters) %dx%d, %d spp, depth %d, on %s\n", ps.sceneName.c_str(),
@@ -328,6 +410,19 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   for (auto& kv : opt.kernelMs) std::printf(" %s %.2f;", kv.first.c_str(), kv.second);
   std::printf("\n  naive twins, render time relative to optimised: naive-layout %.2fx, naive-compaction %.2fx, no-compaction %.2fx\n",
               layout.renderMs / opt.renderMs, atomics.renderMs / opt.renderMs, none.renderMs / opt.renderMs);
+  if (data.clusters.Count() > 0) {
+    std::printf("  light selection at %d spp (RMSE vs power at 16x spp): power %.4g, tiles %.4g = %.2fx; equal time %.2fx; "
+                "render %.1f vs %.1f ms\n",
+                o.spp, q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio(), q.msPower, q.msTiles);
+    j.BeginObject("light_sampling");
+    j.Field("rmse_power", q.rmsePower);
+    j.Field("rmse_tiles", q.rmseTiles);
+    j.Field("rmse_ratio_equal_spp", q.rmseTiles / q.rmsePower);
+    j.Field("rmse_ratio_equal_time", q.EqualTimeRatio());
+    j.Field("ms_power", q.msPower);
+    j.Field("ms_tiles", q.msTiles);
+    j.EndObject();
+  }
   j.Field("samples_per_s", opt.SamplesPerSecond());
   j.Field("extension_rays_per_s", opt.stats.extensionRays / sec);
   j.Field("shadow_rays_per_s", opt.stats.shadowRays / sec);
