@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# @file sass-report.sh: what the compiler really emitted for the wavefront kernels: per kernel, the count of
+# 128-bit and 32-bit global loads, global atomics and the warp-vote instructions that warp aggregation uses.
+#   usage: src/scripts/sass-report.sh [binary (default build-gpu/tracer)] [kernel-regex]
+set -euo pipefail
+bin=${1:-build-gpu/tracer}
+re=${2:-'IntersectKernel|ShadeKernel|ShadowKernel|GenerateKernel'}
+command -v cuobjdump >/dev/null || PATH=$PATH:/usr/local/cuda/bin
+demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
+printf '%-100s %9s %7s %6s %6s %5s %5s %6s\n' kernel LDG.E.128 LDG.E ATOMG RED VOTE POPC MATCH
+cuobjdump -sass "$bin" | awk '
+  /Function : / { if (name != "") print name "\t" l128 "\t" l32 "\t" atom "\t" red "\t" vote "\t" popc "\t" match_; name=$3; l128=l32=atom=red=vote=popc=match_=0; next }
+  /LDG\.E\.128/ || /LDG\.E\.(CONSTANT|EF|EL|LU|NA)?\.?128/ { l128++ }
+  /LDG\.E[ .]/ && !/\.128/ && !/\.64/ && !/\.U8/ && !/\.S8/ && !/\.U16/ && !/\.S16/ { l32++ }
+  /ATOMG/ { atom++ }
+  /RED\./ || /REDG/ { red++ }
+  /VOTE/ { vote++ }
+  /POPC/ { popc++ }
+  /MATCH/ { match_++ }
+  END { if (name != "") print name "\t" l128 "\t" l32 "\t" atom "\t" red "\t" vote "\t" popc "\t" match_ }' |
+  while IFS=$'\t' read -r n a b c d e f g; do
+    dn=$(echo "$n" | demangle | sed -E 's/tracer:://g; s/\(.*//')
+    if echo "$dn" | grep -Eq "$re"; then printf '%-100s %9s %7s %6s %6s %5s %5s %6s\n' "$dn" "$a" "$b" "$c" "$d" "$e" "$f" "$g"; fi
+  done
