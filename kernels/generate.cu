@@ -20,9 +20,8 @@ __global__ void InitPoolKernel(WaveView<L> w) {
 // nextWork + (i - live) goes to slot i. Without, a slot is free when its ray is dead.
 template <class L, Compaction C>
 __global__ void GenerateKernel(WaveView<L> w, SceneView s, RenderParams rp) {
-  const int i = ThreadIndex();
-  if (i >= w.pool) return;
   WaveCounters* c = w.counters;
+  ForEachItem(w.pool, [&](int i) {
   unsigned long long work;
   if (C != Compaction::kNone) {
     const uint32_t live = c->rayCount[w.cur];
@@ -43,6 +42,7 @@ __global__ void GenerateKernel(WaveView<L> w, SceneView s, RenderParams rp) {
   const int b = CurBuffer<C>(w.cur);
   L::StoreRay(w.rays[b], i, r);
   L::StorePath(w.paths[b], i, ps);
+  });
 }
 
 // One thread: after a compacting generate, account for the slots it filled.
@@ -66,7 +66,7 @@ void LaunchInitPool(const WaveView<L>& w, const LaunchSettings& ls) {
 template <class L>
 void LaunchGenerate(const WaveView<L>& w, const SceneView& s, const RenderParams& rp, const LaunchSettings& ls) {
   DispatchCompaction(ls.compaction, [&](auto c) {
-    GenerateKernel<L, decltype(c)::value><<<GridFor(w.pool, kBlock), kBlock, 0, ls.stream>>>(w, s, rp);
+    GenerateKernel<L, decltype(c)::value><<<Blocks(ls, w.pool), kBlock, 0, ls.stream>>>(w, s, rp);
   });
   TRACER_CHECK_LAUNCH("generate");
 }

@@ -6,13 +6,9 @@ namespace tracer {
 
 template <class L, Compaction C, bool kLdg, bool kSingleQueue>
 __global__ void __launch_bounds__(kBlock) IntersectKernel(WaveView<L> w, SceneView s) {
-  const int i = ThreadIndex();
   const int b = CurBuffer<C>(w.cur);
-  if (C != Compaction::kNone) {
-    if (i >= static_cast<int>(w.counters->rayCount[w.cur])) return;
-  } else if (i >= w.pool) {
-    return;
-  }
+  const int n = C != Compaction::kNone ? static_cast<int>(w.counters->rayCount[w.cur]) : w.pool;
+  ForEachItem(n, [&](int i) {
   const Ray r = L::LoadRay(w.rays[b], i);
   if (C == Compaction::kNone && r.tmax < 0.0f) {
     w.hitClass[i] = -2;  // dead slot: no work, but the lane is still launched
@@ -28,6 +24,7 @@ __global__ void __launch_bounds__(kBlock) IntersectKernel(WaveView<L> w, SceneVi
   const int key = cls < 0 ? kMissQueue : (kSingleQueue ? 0 : cls);
   const uint32_t slot = PushSlotKeyed<PushModeOf<C>()>(w.counters->classCount, key);
   w.classQueue[static_cast<size_t>(key) * w.pool + slot] = i;
+  });
 }
 
 template <class L>
@@ -36,7 +33,7 @@ void LaunchIntersect(const WaveView<L>& w, const SceneView& s, const LaunchSetti
     DispatchBool(ls.ldg, [&](auto ldg) {
       DispatchBool(ls.singleShadeQueue, [&](auto single) {
         IntersectKernel<L, decltype(c)::value, decltype(ldg)::value, decltype(single)::value>
-            <<<GridFor(w.pool, kBlock), kBlock, 0, ls.stream>>>(w, s);
+            <<<Blocks(ls, w.pool), kBlock, 0, ls.stream>>>(w, s);
       });
     });
   });

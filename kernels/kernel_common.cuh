@@ -7,9 +7,21 @@
 
 namespace tracer {
 
-constexpr unsigned kBlock = 128;
+constexpr unsigned kBlock = kStageBlock;
 
 TRACER_DEVICE int ThreadIndex() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+
+// Grid-stride loop over [0, n). Stage kernels are launched with at most as many blocks as the GPU holds at
+// once (LaunchSettings::maxBlocks), not one thread per pool slot, so a stage whose queue is short or empty
+// (a material class absent from the scene, the tail of a pass) costs little more than its launch.
+template <typename F>
+TRACER_DEVICE void ForEachItem(int n, F&& f) {
+  for (int i = ThreadIndex(); i < n; i += static_cast<int>(gridDim.x * blockDim.x)) f(i);
+}
+inline unsigned Blocks(const LaunchSettings& ls, size_t n) {
+  unsigned g = GridFor(n, kBlock);
+  return g < ls.maxBlocks ? g : ls.maxBlocks;
+}
 
 // Without compaction every stage works in place on buffer 0; with it, rays and paths ping-pong.
 template <Compaction C> TRACER_DEVICE int CurBuffer(int cur) { return C == Compaction::kNone ? 0 : cur; }

@@ -8,13 +8,15 @@
 
 namespace tracer {
 
-constexpr int kShadeAllClasses = -1;  // the single shade kernel that switches on the material
+constexpr int kShadeAllClasses = -1;
+constexpr unsigned kStageBlock = 128;  // threads per block of the stage kernels  // the single shade kernel that switches on the material
 
 struct LaunchSettings {
   Compaction compaction;
   bool ldg;               // read-only path for BVH and scene loads
   bool singleShadeQueue;  // intersect pushes every hit to queue 0 for the single shade kernel
   cudaStream_t stream;
+  unsigned maxBlocks;     // resident blocks of kBlock threads on the whole GPU: the grid of the stage kernels
 };
 
 template <class L> void LaunchInitPool(const WaveView<L>& w, const LaunchSettings& ls);

@@ -8,14 +8,13 @@ namespace tracer {
 template <class L, Compaction C, bool kLdg>
 __global__ void __launch_bounds__(kBlock) ShadeKernel(WaveView<L> w, SceneView s, RenderParams rp, FilmView film,
                                                       int cls) {
-  const int j = ThreadIndex();
+  const int queue = cls == kShadeAllClasses ? 0 : cls;
+  const int n = C != Compaction::kNone ? static_cast<int>(w.counters->classCount[queue]) : w.pool;
+  ForEachItem(n, [&](int j) {
   int i;
   if (C != Compaction::kNone) {
-    const int queue = cls == kShadeAllClasses ? 0 : cls;
-    if (j >= static_cast<int>(w.counters->classCount[queue])) return;
     i = w.classQueue[static_cast<size_t>(queue) * w.pool + j];
   } else {
-    if (j >= w.pool) return;
     const int hc = w.hitClass[j];
     if (cls == kShadeAllClasses ? hc < 0 : hc != cls) return;  // lanes of other classes and dead lanes idle
     i = j;
@@ -69,17 +68,18 @@ __global__ void __launch_bounds__(kBlock) ShadeKernel(WaveView<L> w, SceneView s
     L::StoreRay(w.rays[nb], slot, out.next);
     L::StorePath(w.paths[nb], slot, out.nextState);
   }
+  });
 }
 
 template <class L, Compaction C>
 __global__ void MissKernel(WaveView<L> w, SceneView s, RenderParams rp, FilmView film) {
-  const int j = ThreadIndex();
+  const int n = C != Compaction::kNone ? static_cast<int>(w.counters->classCount[kMissQueue]) : w.pool;
+  ForEachItem(n, [&](int j) {
   int i;
   if (C != Compaction::kNone) {
-    if (j >= static_cast<int>(w.counters->classCount[kMissQueue])) return;
     i = w.classQueue[static_cast<size_t>(kMissQueue) * w.pool + j];
   } else {
-    if (j >= w.pool || w.hitClass[j] != -1) return;
+    if (w.hitClass[j] != -1) return;
     i = j;
   }
   const int b = CurBuffer<C>(w.cur);
@@ -90,6 +90,7 @@ __global__ void MissKernel(WaveView<L> w, SceneView s, RenderParams rp, FilmView
     dead.tmax = -1.0f;
     L::StoreRay(w.rays[0], i, dead);
   }
+  });
 }
 
 template <class L>
@@ -97,7 +98,7 @@ void LaunchShade(const WaveView<L>& w, const SceneView& s, const RenderParams& r
                  const LaunchSettings& ls) {
   DispatchCompaction(ls.compaction, [&](auto c) {
     DispatchBool(ls.ldg, [&](auto ldg) {
-      ShadeKernel<L, decltype(c)::value, decltype(ldg)::value><<<GridFor(w.pool, kBlock), kBlock, 0, ls.stream>>>(
+      ShadeKernel<L, decltype(c)::value, decltype(ldg)::value><<<Blocks(ls, w.pool), kBlock, 0, ls.stream>>>(
           w, s, rp, f, cls);
     });
   });
@@ -108,7 +109,7 @@ template <class L>
 void LaunchMiss(const WaveView<L>& w, const SceneView& s, const RenderParams& rp, const FilmView& f,
                 const LaunchSettings& ls) {
   DispatchCompaction(ls.compaction, [&](auto c) {
-    MissKernel<L, decltype(c)::value><<<GridFor(w.pool, kBlock), kBlock, 0, ls.stream>>>(w, s, rp, f);
+    MissKernel<L, decltype(c)::value><<<Blocks(ls, w.pool), kBlock, 0, ls.stream>>>(w, s, rp, f);
   });
   TRACER_CHECK_LAUNCH("miss");
 }

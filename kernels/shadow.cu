@@ -5,12 +5,8 @@ namespace tracer {
 
 template <class L, Compaction C, bool kLdg>
 __global__ void __launch_bounds__(kBlock) ShadowKernel(WaveView<L> w, SceneView s, RenderParams rp, FilmView film) {
-  const int j = ThreadIndex();
-  if (C != Compaction::kNone) {
-    if (j >= static_cast<int>(w.counters->shadowCount)) return;
-  } else if (j >= w.pool) {
-    return;
-  }
+  const int n = C != Compaction::kNone ? static_cast<int>(w.counters->shadowCount) : w.pool;
+  ForEachItem(n, [&](int j) {
   const Shadow sh = L::LoadShadow(w.shadows, j);
   if (C == Compaction::kNone) {
     if (sh.ray.tmax < 0.0f) return;
@@ -19,6 +15,7 @@ __global__ void __launch_bounds__(kBlock) ShadowKernel(WaveView<L> w, SceneView 
     L::StoreShadow(w.shadows, j, none);  // consumed: the slot may not shade next bounce
   }
   if (ShadowItemVisible<kLdg>(s, sh)) FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.contribution);
+  });
 }
 
 // One thread, last in each bounce: statistics, then empty the consumed queues for the next bounce.
@@ -38,7 +35,7 @@ void LaunchShadow(const WaveView<L>& w, const SceneView& s, const RenderParams& 
                   const LaunchSettings& ls) {
   DispatchCompaction(ls.compaction, [&](auto c) {
     DispatchBool(ls.ldg, [&](auto ldg) {
-      ShadowKernel<L, decltype(c)::value, decltype(ldg)::value><<<GridFor(w.pool, kBlock), kBlock, 0, ls.stream>>>(
+      ShadowKernel<L, decltype(c)::value, decltype(ldg)::value><<<Blocks(ls, w.pool), kBlock, 0, ls.stream>>>(
           w, s, rp, f);
     });
   });

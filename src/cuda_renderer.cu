@@ -326,7 +326,10 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   if (opt.collectStats) wave.view.livePerBounce = wave.live.Get();
   wave.view.collectStats = opt.collectStats ? 1 : 0;
 
-  LaunchSettings ls{opt.compaction, !opt.plainLoads, opt.singleShadeKernel, stream};
+  // Stage kernels run grid-stride loops over as many blocks as the GPU holds at once.
+  const unsigned resident = static_cast<unsigned>(prop.multiProcessorCount) *
+                            static_cast<unsigned>(prop.maxThreadsPerMultiProcessor / static_cast<int>(kStageBlock));
+  LaunchSettings ls{opt.compaction, !opt.plainLoads, opt.singleShadeKernel, stream, resident};
   RenderParams rp{};
   rp.width = opt.width;
   rp.height = opt.height;

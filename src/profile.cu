@@ -293,23 +293,26 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     rows.push_back({"film readback (pinned vs pageable)", "readback", &pageable, pm, om, ev});
   }
 
-  // Min-plus propagation at this image's tile count, and the tile-statistics block reduction.
+  // Min-plus propagation: at this image's tile and cluster counts, and at the reference size of the issue
+  // (8192 tiles x 256 clusters, about a 1920x1080 image at 16-pixel tiles with the default cluster count).
   const int tiles = ((base.width + base.tileSize - 1) / base.tileSize) * ((base.height + base.tileSize - 1) / base.tileSize);
   const int clusters = std::max(1, data.clusters.Count());
-  std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters) and the statistics reduction\n", tiles, clusters);
-  double mpNaive = TimeMinPlusMs(MinPlusKernel::kNaive, tiles, clusters, ps.repeats);
-  double mpCoal = TimeMinPlusMs(MinPlusKernel::kCoalesced, tiles, clusters, ps.repeats);
-  double mpTiled = TimeMinPlusMs(MinPlusKernel::kTiled, tiles, clusters, ps.repeats);
-  double mpDpx = TimeMinPlusMs(MinPlusKernel::kDpx, tiles, clusters, ps.repeats);
-  {
-    const double ops = 2.0 * tiles * static_cast<double>(tiles) * clusters;
-    std::snprintf(ev, sizeof ev, "%d x %d x %d: naive %.3f, coalesced %.3f, tiled %.3f, dpx %.3f ms; tiled %.0f Gop/s", tiles,
-                  tiles, clusters, mpNaive, mpCoal, mpTiled, mpDpx, ops / (mpTiled * 1e6));
-    rows.push_back({"min-plus step (tiled vs naive)", "minplus", nullptr, mpNaive, mpTiled, ev});
-    std::snprintf(ev, sizeof ev, "coalesced %.3f ms vs naive %.3f ms: warp reads C[k][c..c+31] as one line", mpCoal, mpNaive);
-    rows.push_back({"min-plus step (coalesced vs naive)", "minplus", nullptr, mpNaive, mpCoal, ev});
-    std::snprintf(ev, sizeof ev, "fixed-point __viaddmin_s32 (one DPX op per term) %.3f ms vs float add+min %.3f ms", mpDpx, mpTiled);
-    rows.push_back({"min-plus step (DPX vs tiled float)", "minplus", nullptr, mpTiled, mpDpx, ev});
+  for (auto [T, K] : {std::pair<int, int>{tiles, clusters}, std::pair<int, int>{8192, 256}}) {
+    std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters)\n", T, K);
+    double mpNaive = TimeMinPlusMs(MinPlusKernel::kNaive, T, K, ps.repeats);
+    double mpCoal = TimeMinPlusMs(MinPlusKernel::kCoalesced, T, K, ps.repeats);
+    double mpTiled = TimeMinPlusMs(MinPlusKernel::kTiled, T, K, ps.repeats);
+    double mpDpx = TimeMinPlusMs(MinPlusKernel::kDpx, T, K, ps.repeats);
+    const double ops = 2.0 * T * static_cast<double>(T) * K;
+    char size[64];
+    std::snprintf(size, sizeof size, "%dx%dx%d", T, T, K);
+    std::snprintf(ev, sizeof ev, "%s: naive %.3f, coalesced %.3f, tiled %.3f, dpx %.3f ms; tiled %.0f Gop/s", size, mpNaive,
+                  mpCoal, mpTiled, mpDpx, ops / (mpTiled * 1e6));
+    rows.push_back({std::string("min-plus step ") + size + " (tiled vs naive)", "minplus", nullptr, mpNaive, mpTiled, ev});
+    std::snprintf(ev, sizeof ev, "warp reads C[k][c..c+31] as one line instead of D with a stride of T floats");
+    rows.push_back({std::string("min-plus step ") + size + " (coalesced vs naive)", "minplus", nullptr, mpNaive, mpCoal, ev});
+    std::snprintf(ev, sizeof ev, "fixed-point __viaddmin_s32, one VIADDMNMX per term instead of FADD+FMNMX");
+    rows.push_back({std::string("min-plus step ") + size + " (DPX vs tiled float)", "minplus", nullptr, mpTiled, mpDpx, ev});
   }
   {
     const int records = tiles * 256;

@@ -97,11 +97,13 @@ TRACER_HD void Store4(Int4* p, Int4 v) {
 
 // One 128-bit load of wavefront state that the compiler may not split. A plain float4 dereference is
 // often scalarised by the compiler when the four components are used at different places, which would
-// turn the optimised layout's LDG.E.128 back into four LDG.E. The asm keeps it one instruction.
+// turn the optimised layout's LDG.E.128 back into four LDG.E. The asm keeps it one instruction. It is not
+// volatile, so the compiler may still schedule it early; every use of a loaded record precedes any store
+// to the same slot through data dependences, which is all the in-place (no-compaction) mode needs.
 TRACER_HD Float4 LoadVec4(const Float4* p) {
 #if TRACER_ON_DEVICE
   Float4 v;
-  asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  asm("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
   return v;
 #else
   return *p;
@@ -110,7 +112,7 @@ TRACER_HD Float4 LoadVec4(const Float4* p) {
 TRACER_HD Int4 LoadVec4(const Int4* p) {
 #if TRACER_ON_DEVICE
   Int4 v;
-  asm volatile("ld.global.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  asm("ld.global.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 #else
   return *p;

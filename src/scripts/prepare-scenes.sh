@@ -27,6 +27,6 @@ if [ -f "$dst/conference/conference.obj" ] && [ ! -f "$dst/conference/conference
   printf 'eye -650 300 450\nlook_at 1000 120 -600\nup 0 1 0\nfov 55\n' >"$c/conference_lit.camera"
 fi
 if [ -f "$dst/sportscar/sportsCar.obj" ] && [ ! -f "$dst/sportscar/sportsCar.camera" ]; then
-  printf 'eye 6 2.2 7\nlook_at 0 0.5 0\nup 0 1 0\nfov 35\n' >"$dst/sportscar/sportsCar.camera"
+  printf 'eye 4.2 1.5 4.6\nlook_at 0 0.45 0\nup 0 1 0\nfov 32\n' >"$dst/sportscar/sportsCar.camera"
 fi
 echo "$dst"

@@ -9,16 +9,19 @@ command -v cuobjdump >/dev/null || PATH=$PATH:/usr/local/cuda/bin
 demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 printf '%-100s %9s %7s %6s %6s %5s %5s %6s\n' kernel LDG.E.128 LDG.E ATOMG RED VOTE POPC MATCH
 cuobjdump -sass "$bin" | awk '
-  /Function : / { if (name != "") print name "\t" l128 "\t" l32 "\t" atom "\t" red "\t" vote "\t" popc "\t" match_; name=$3; l128=l32=atom=red=vote=popc=match_=0; next }
-  /LDG\.E\.128/ || /LDG\.E\.(CONSTANT|EF|EL|LU|NA)?\.?128/ { l128++ }
-  /LDG\.E[ .]/ && !/\.128/ && !/\.64/ && !/\.U8/ && !/\.S8/ && !/\.U16/ && !/\.S16/ { l32++ }
-  /ATOMG/ { atom++ }
-  /RED\./ || /REDG/ { red++ }
-  /VOTE/ { vote++ }
-  /POPC/ { popc++ }
-  /MATCH/ { match_++ }
-  END { if (name != "") print name "\t" l128 "\t" l32 "\t" atom "\t" red "\t" vote "\t" popc "\t" match_ }' |
+  function flush() { if (name != "") print name "\t" l128 "\t" l32 "\t" atom "\t" red "\t" vote "\t" popc "\t" match_ }
+  /Function : / { flush(); name=$3; l128=l32=atom=red=vote=popc=match_=0; next }
+  /\/\*[0-9a-f]+\*\// {
+    line = $0; sub(/^.*\*\/[ \t]*/, "", line); sub(/^@!?U?P[0-9T][ \t]+/, "", line); split(line, w, /[ \t]+/); op = w[1]
+    if (op ~ /^LDG/) { if (op ~ /\.128/) l128++; else if (op !~ /\.(64|U8|S8|U16|S16)/) l32++ }
+    if (op ~ /^ATOMG/) atom++
+    if (op ~ /^REDG?\./ || op ~ /^REDUX/) red++
+    if (op ~ /^VOTE/) vote++
+    if (op ~ /^POPC/) popc++
+    if (op ~ /^MATCH/) match_++
+  }
+  END { flush() }' |
   while IFS=$'\t' read -r n a b c d e f g; do
-    dn=$(echo "$n" | demangle | sed -E 's/tracer:://g; s/\(.*//')
+    dn=$(echo "$n" | demangle | sed -E 's/tracer:://g; s/\(.*//; s/^void //; s/\(anonymous namespace\):://g; s/Compaction\)//g')
     if echo "$dn" | grep -Eq "$re"; then printf '%-100s %9s %7s %6s %6s %5s %5s %6s\n' "$dn" "$a" "$b" "$c" "$d" "$e" "$f" "$g"; fi
   done
