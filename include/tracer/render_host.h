@@ -49,7 +49,7 @@ struct RenderOptions {
   int lightClusters = 256;
   int tileSize = 16;
   float tileGuideMix = 0.5f;
-  MinPlusKernel minPlus = MinPlusKernel::kTiled;
+  MinPlusKernel minPlus = MinPlusKernel::kDpx;  // fastest on an H200 (see README); --naive-minplus for the naive one
   bool naiveReduction = false;
   // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at
   // sample index sppDone, so the result equals an uninterrupted render), and save the film regularly.
