@@ -88,13 +88,7 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
   unsigned long long dropped = film.dropped;
   FilmView fv{film.sum.data(), &dropped, opt.width, opt.height};
 
-  RenderParams rp{};
-  rp.width = opt.width;
-  rp.height = opt.height;
-  rp.seed = opt.seed;
-  rp.maxDepth = opt.maxDepth;
-  rp.rouletteDepth = opt.rouletteDepth;
-  rp.clamp = opt.clamp;
+  RenderParams rp = MakeRenderParams(opt);
 
   RenderResult result;
   result.backend = "cpu (" + std::to_string(threads) + " threads)";

@@ -330,17 +330,9 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   const unsigned resident = static_cast<unsigned>(prop.multiProcessorCount) *
                             static_cast<unsigned>(prop.maxThreadsPerMultiProcessor / static_cast<int>(kStageBlock));
   LaunchSettings ls{opt.compaction, !opt.plainLoads, opt.singleShadeKernel, stream, resident};
-  RenderParams rp{};
-  rp.width = opt.width;
-  rp.height = opt.height;
-  rp.seed = opt.seed;
-  rp.maxDepth = opt.maxDepth;
-  rp.rouletteDepth = opt.rouletteDepth;
-  rp.clamp = opt.clamp;
+  RenderParams rp = MakeRenderParams(opt);
 
   RenderResult result;
-  int driver = 0;
-  cudaDriverGetVersion(&driver);
   result.backend = std::string("cuda (") + prop.name + ")";
   RenderStats& st = result.stats;
   StageTimer timer(opt.collectStats, stream);

@@ -21,6 +21,17 @@ std::vector<float> HostFilm::Resolve() const {
   return rgb;
 }
 
+RenderParams MakeRenderParams(const RenderOptions& opt) {
+  RenderParams rp{};
+  rp.width = opt.width;
+  rp.height = opt.height;
+  rp.seed = opt.seed;
+  rp.maxDepth = opt.maxDepth;
+  rp.rouletteDepth = opt.rouletteDepth;
+  rp.clamp = opt.clamp;
+  return rp;
+}
+
 int SamplesPerPass(long long pixels, long long pool, int sppRemaining) {
   long long want = (4 * pool + pixels - 1) / std::max(1LL, pixels);
   return static_cast<int>(std::max(1LL, std::min<long long>(want, sppRemaining)));

@@ -87,6 +87,9 @@ struct RenderResult {
 // Returning false stops the render at that pass boundary.
 using ProgressFn = std::function<bool(int sppDone, int sppTotal, const RenderStats&)>;
 
+// The per-render constants that the stage functions read, from the options.
+RenderParams MakeRenderParams(const RenderOptions& options);
+
 // Samples per pixel per pass: enough work to fill a pool of `pool` paths a few times.
 int SamplesPerPass(long long pixels, long long pool, int sppRemaining);
 
