@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kBlock) ShadeKernel(WaveView<L> w, SceneView s
   const HitRecord h = L::LoadHit(w.hits, i);
   const PathState ps = L::LoadPath(w.paths[b], r.index);
   ShadeOutput out = ShadeItem<kLdg>(s, rp, r, h, ps);
-  if (!IsBlack(out.emitted)) FilmAdd(film, rp, ps.pixel, out.emitted);
+  if (!IsBlack(out.emitted)) FilmAdd(film, rp, ps.pixel, ps.depth, out.emitted);
 
   if (C == Compaction::kNone) {
     // In place: the slot keeps its shadow ray and its continuation, or dies.

@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(kBlock) ShadowKernel(WaveView<L> w, SceneView 
     none.ray.tmax = -1.0f;
     L::StoreShadow(w.shadows, j, none);  // consumed: the slot may not shade next bounce
   }
-  if (ShadowItemVisible<kLdg>(s, sh)) FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.contribution);
+  if (ShadowItemVisible<kLdg>(s, sh)) FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.depth, sh.contribution);
   });
 }
 

@@ -86,7 +86,8 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
   film.Reset(opt.width, opt.height);
   if (opt.resume) film = *opt.resume;
   unsigned long long dropped = film.dropped;
-  FilmView fv{film.sum.data(), &dropped, opt.width, opt.height};
+  unsigned long long firstBad = kNoBadSample;
+  FilmView fv{film.sum.data(), &dropped, &firstBad, opt.width, opt.height};
 
   RenderParams rp = MakeRenderParams(opt);
 
@@ -184,7 +185,7 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
             HitRecord h = L::LoadHit(wf.hits.data(), i);
             PathState ps = L::LoadPath(inPaths, r.index);
             ShadeOutput out = ShadeItem<false>(scene, rp, r, h, ps);
-            if (!IsBlack(out.emitted)) FilmAdd(fv, rp, ps.pixel, out.emitted);
+            if (!IsBlack(out.emitted)) FilmAdd(fv, rp, ps.pixel, ps.depth, out.emitted);
             if (out.hasShadow) {
               ShadowItem s;
               L::StoreShadow(&s, 0, out.shadow);
@@ -206,7 +207,7 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
       tp.ParallelFor(ns, chunk, [&](size_t b, size_t e) {
         for (size_t j = b; j < e; ++j) {
           Shadow s = L::LoadShadow(wf.shadowQueue.items.data(), static_cast<int>(j));
-          if (ShadowItemVisible<false>(scene, s)) FilmAdd(fv, rp, static_cast<uint32_t>(s.ray.index), s.contribution);
+          if (ShadowItemVisible<false>(scene, s)) FilmAdd(fv, rp, static_cast<uint32_t>(s.ray.index), s.depth, s.contribution);
         }
       });
       live = wf.nextCount.load();
@@ -221,6 +222,7 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
       lastCheckpoint = now;
     }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.checkNan && firstBad != kNoBadSample) break;  // --check-nan: stop at the pass that found one
     if (progress && !progress(film.sppDone, opt.spp, st)) break;
     if (opt.timeLimit > 0.0 && st.seconds >= opt.timeLimit) break;
   }
@@ -232,6 +234,7 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
   film.dropped = dropped;
   result.rgb = film.Resolve();
   result.film = std::move(film);
+  result.firstNonFinite = NonFiniteSample::Decode(firstBad);
   return result;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -71,6 +72,15 @@ bool CudaAvailable(std::string& why) {
 }
 
 namespace {
+
+// Test hook: TRACER_FAULT_INJECT=oom makes the path pool's allocation fail as if the device were full, and
+// =illegal-address launches a kernel that writes through a null pointer, so that the handling of both can be
+// tested on a real GPU (tests/robustness_gpu_test.cu). Unset in normal use.
+std::string InjectedFault() {
+  const char* f = std::getenv("TRACER_FAULT_INJECT");
+  return f ? f : "";
+}
+__global__ void FaultKernel(int* p) { *p = 1; }
 
 // ---- scene upload -----------------------------------------------------------------------------------------
 struct DeviceScene {
@@ -314,6 +324,15 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
 
   DeviceScene scene(data);
   SceneView sceneView = scene.view;
+  const std::string fault = InjectedFault();
+  if (fault == "oom")
+    throw CudaError("out of device memory allocating " + std::to_string(pool * 256) + " bytes for the path pool "
+                    "(injected by TRACER_FAULT_INJECT); try a smaller --paths-in-flight or image",
+                    cudaErrorMemoryAllocation, false);
+  if (fault == "illegal-address") {
+    FaultKernel<<<1, 1, 0, stream>>>(nullptr);
+    TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   std::unique_ptr<DeviceTileGuide> guide;
   if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
     guide = std::make_unique<DeviceTileGuide>(scene, data, opt, stream);
@@ -322,7 +341,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   DeviceBuffer<unsigned long long> film(static_cast<size_t>(pixels) * 3, "film");
   film.Zero(stream);
   if (opt.resume) film.Upload(opt.resume->sum.data(), opt.resume->sum.size(), stream);
-  FilmView fv{film.Get(), &wave.counters.Get()->dropped, opt.width, opt.height};
+  FilmView fv{film.Get(), &wave.counters.Get()->dropped, &wave.counters.Get()->firstBad, opt.width, opt.height};
   if (opt.collectStats) wave.view.livePerBounce = wave.live.Get();
   wave.view.collectStats = opt.collectStats ? 1 : 0;
 
@@ -349,6 +368,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
     }
   } eventGuard{snapEvents};
   *init = WaveCounters{};
+  init->firstBad = kNoBadSample;
 
   int sppDone = opt.resume ? opt.resume->sppDone : 0;
   if (opt.resume) init->dropped = opt.resume->dropped;
@@ -391,6 +411,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
     WaveCounters fresh{};
     fresh.totalWork = static_cast<unsigned long long>(pixels) * passSpp;
     fresh.dropped = init->dropped;
+    fresh.firstBad = init->firstBad;
     fresh.shadeLanes = init->shadeLanes;
     fresh.shadeWarps = init->shadeWarps;
     fresh.shadeClasses = init->shadeClasses;
@@ -465,6 +486,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
       opt.checkpoint(snapshot);
       lastCheckpoint = now;
     }
+    if (opt.checkNan && init->firstBad != kNoBadSample) break;  // --check-nan: stop at the pass that found one
     if (progress && !progress(sppDone, opt.spp, st)) break;
     if (opt.timeLimit > 0.0 && st.seconds >= opt.timeLimit) break;
   }
@@ -490,6 +512,7 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   result.sppDone = sppDone;
   result.rgb = hf.Resolve();
   result.film = std::move(hf);
+  result.firstNonFinite = NonFiniteSample::Decode(init->firstBad);
   return result;
 }
 

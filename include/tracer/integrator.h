@@ -31,8 +31,10 @@ constexpr float kFilmMaxSample = 1.0e7f;
 struct FilmView {
   unsigned long long* sum;   // 3 per pixel
   unsigned long long* dropped;  // count of non-finite samples dropped
+  unsigned long long* firstBad; // smallest (pixel << 32 | depth) of a non-finite sample; ~0 when none
   int32_t width, height;
 };
+constexpr unsigned long long kNoBadSample = ~0ull;
 
 TRACER_HD unsigned long long ToFixed(float v) {
   if (!(v > 0.0f)) return 0ull;
@@ -48,10 +50,22 @@ TRACER_HD void AtomicAddU64(unsigned long long* p, unsigned long long v) {
 #endif
 }
 
-// Adds one contribution; a non-finite one is counted and dropped. clamp > 0 caps its max component.
-TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pixel, Vec3 c) {
+TRACER_HD void AtomicMinU64(unsigned long long* p, unsigned long long v) {
+#if TRACER_ON_DEVICE
+  atomicMin(p, v);
+#else
+  unsigned long long cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+#endif
+}
+
+// Adds one contribution of a path at `depth`; a non-finite one is counted, remembered (the smallest pixel,
+// so that the report does not depend on thread order) and dropped. clamp > 0 caps its max component.
+TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pixel, uint32_t depth, Vec3 c) {
   if (!IsFinite(c)) {
     AtomicAddU64(film.dropped, 1ull);
+    if (film.firstBad) AtomicMinU64(film.firstBad, (static_cast<unsigned long long>(pixel) << 32) | depth);
     return;
   }
   if (rp.clamp > 0.0f) {
@@ -86,7 +100,7 @@ TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t
 
 // ---- miss -----------------------------------------------------------------------------------------------
 TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps) {
-  FilmAdd(film, rp, ps.pixel, ps.throughput * s.environment);
+  FilmAdd(film, rp, ps.pixel, ps.depth, ps.throughput * s.environment);
 }
 
 // ---- shade ----------------------------------------------------------------------------------------------
@@ -169,6 +183,7 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
             sr.tmax = d2 * (1.0f - 1e-4f);
             sr.index = static_cast<int32_t>(ps.pixel);
             out.shadow.contribution = c;
+            out.shadow.depth = d;
           }
         }
       }

@@ -73,16 +73,18 @@ static_assert(sizeof(NaivePath) == 28 && alignof(NaivePath) == 4, "naive path: 2
 // A shadow ray carries the radiance it delivers if unoccluded; ray.index = pixel.
 struct alignas(32) ShadowItem {
   RayState ray;
-  Float4 contribution;  // (rgb, unused)
+  Float4 contribution;  // (rgb, depth of the path vertex as int bits)
 };
 static_assert(sizeof(ShadowItem) == 64, "shadow item: three 16-byte loads and one spare");
-struct NaiveShadow {  // 44 bytes, 4-byte aligned
+struct NaiveShadow {  // 48 bytes, 4-byte aligned
   NaiveRay ray;
   F3 contribution;
+  uint32_t depth;
 };
 struct Shadow {
   Ray ray;
   Vec3 contribution;
+  uint32_t depth;  // of the vertex it was sampled from (for --check-nan reports)
 };
 
 // ---- layout policies: the kernels are templates on one of these -----------------------------------
@@ -125,11 +127,11 @@ struct AlignedLayout {
   }
   TRACER_HD static Shadow LoadShadow(const ShadowT* items, int i) {
     Float4 c = LoadVec4(&items[i].contribution);
-    return Shadow{LoadRay(&items[i].ray, 0), Vec3(c.x, c.y, c.z)};
+    return Shadow{LoadRay(&items[i].ray, 0), Vec3(c.x, c.y, c.z), BitsFromFloat(c.w)};
   }
   TRACER_HD static void StoreShadow(ShadowT* items, int i, const Shadow& s) {
     StoreRay(&items[i].ray, 0, s.ray);
-    Store4(&items[i].contribution, Float4{s.contribution.x, s.contribution.y, s.contribution.z, 0.0f});
+    Store4(&items[i].contribution, Float4{s.contribution.x, s.contribution.y, s.contribution.z, FloatFromBits(s.depth)});
   }
 };
 
@@ -181,11 +183,12 @@ struct NaiveLayout {
   }
   TRACER_HD static Shadow LoadShadow(const ShadowT* items, int i) {
     const NaiveShadow& s = items[i];
-    return Shadow{LoadRay(&s.ray, 0), Vec3(s.contribution.x, s.contribution.y, s.contribution.z)};
+    return Shadow{LoadRay(&s.ray, 0), Vec3(s.contribution.x, s.contribution.y, s.contribution.z), s.depth};
   }
   TRACER_HD static void StoreShadow(ShadowT* items, int i, const Shadow& s) {
     StoreRay(&items[i].ray, 0, s.ray);
     items[i].contribution = F3{s.contribution.x, s.contribution.y, s.contribution.z};
+    items[i].depth = s.depth;
   }
 };
 

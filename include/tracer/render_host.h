@@ -56,6 +56,7 @@ struct RenderOptions {
   const HostFilm* resume = nullptr;
   CheckpointFn checkpoint;
   double checkpointSeconds = 60.0;
+  bool checkNan = false;      // stop after the pass in which a non-finite sample appeared (--check-nan)
   bool collectStats = false;  // time each stage with CUDA events and count lanes, classes and live paths
   bool regenerate = true;     // refill the pool with new paths as old ones end (off: one generation per pass)
   bool timePerBounce = false; // with collectStats: time intersect separately for each bounce
@@ -74,7 +75,22 @@ struct RenderStats {
   size_t peakDeviceBytes = 0;
 };
 
+// The first non-finite sample of a render: its pixel and the depth of the path vertex that produced it
+// (the smallest pixel when several passes or threads found one).
+struct NonFiniteSample {
+  bool found = false;
+  uint32_t pixel = 0, depth = 0;
+  static NonFiniteSample Decode(unsigned long long packed) {
+    NonFiniteSample s;
+    s.found = packed != kNoBadSample;
+    s.pixel = static_cast<uint32_t>(packed >> 32);
+    s.depth = static_cast<uint32_t>(packed & 0xffffffffu);
+    return s;
+  }
+};
+
 struct RenderResult {
+  NonFiniteSample firstNonFinite;
   std::vector<float> rgb;  // linear radiance, width*height*3, row 0 at the top
   HostFilm film;           // the fixed-point sums behind rgb
   int width = 0, height = 0;

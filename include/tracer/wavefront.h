@@ -16,6 +16,7 @@ struct alignas(16) WaveCounters {
   unsigned long long shadeClasses; // sum over shade warps of the distinct material classes in the warp
   // Running totals, kept across passes:
   unsigned long long dropped;    // non-finite samples dropped
+  unsigned long long firstBad;   // see FilmView::firstBad
   unsigned long long extensionRays;
   unsigned long long shadowRays;
 };
