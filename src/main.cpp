@@ -1,20 +1,29 @@
 // @file main.cpp: the tracer command line: parse flags, load the scene, render on the GPU or the CPU, write.
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <cxxopts.hpp>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 
+#include "tracer/checkpoint.h"
 #include "tracer/image_io.h"
+#include "tracer/light_tiles_host.h"
 #include "tracer/render_host.h"
 #include "tracer/scene_data_host.h"
 #include "tracer/scene_host.h"
 #if defined(TRACER_HAVE_CUDA)
+#include "tracer/cuda_host.h"
 #include "tracer/cuda_renderer.h"
 #include "tracer/profile.h"
 #endif
@@ -55,6 +64,108 @@ void OnSignal(int sig) {
   gSignal = sig;
 }
 
+// ---- output paths: refuse before rendering what would fail after it --------------------------------------
+std::string FolderOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The file must be creatable: its folder exists, is a folder, and accepts a new file. access(W_OK) is not
+// enough: root passes it on read-only mounts and on /proc, and it says yes for a regular file used as a
+// folder's name. So a probe file is created and removed, as the real write will do.
+void CheckWritablePath(const std::string& flag, const std::string& path) {
+  if (path.empty()) throw UsageError(flag + ": empty path");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": is a folder");
+  const std::string dir = FolderOf(path);
+  if (stat(dir.c_str(), &st) != 0)
+    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" + std::strerror(errno) + ")");
+  if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": '" + dir + "' is not a folder");
+  std::string probe = dir + "/.tracer-probe-XXXXXX";
+  int fd = mkstemp(probe.data());
+  if (fd < 0)
+    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" + std::strerror(errno) + ")");
+  close(fd);
+  unlink(probe.c_str());
+}
+
+// Empty when the render found no non-finite sample; else the message naming its pixel and depth.
+std::string NonFiniteReport(const RenderResult& result) {
+  const NonFiniteSample& nf = result.firstNonFinite;
+  if (!nf.found) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "non-finite sample at pixel (%u, %u), path depth %u",
+                nf.pixel % static_cast<uint32_t>(result.width), nf.pixel / static_cast<uint32_t>(result.width), nf.depth);
+  return buf;
+}
+
+// ---- what a checkpoint must agree on ------------------------------------------------------------------
+// Everything that decides the image apart from the sample count. Pool size, threads, backend and the
+// naive/optimised GPU variants are left out: they change the speed, not the samples taken.
+std::string Fmt(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));  // 9 digits: exact for a float
+  return buf;
+}
+std::string Fmt(Vec3 v) { return Fmt(v.x) + "," + Fmt(v.y) + "," + Fmt(v.z); }
+
+// Geometry, materials and textures as loaded, so that an edited OBJ, MTL or texture is noticed even where
+// the OBJ's size stays the same.
+uint64_t SceneContentHash(const Scene& scene) {
+  static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is hashed as packed floats");
+  Hasher h;
+  auto vec = [&](const auto& v) {
+    uint64_t n = v.size();
+    h.Update(&n, sizeof n);
+    if (n) h.Update(v.data(), n * sizeof(v[0]));
+  };
+  vec(scene.positions);
+  vec(scene.normals);
+  vec(scene.uvs);
+  vec(scene.triMaterial);
+  for (const HostMaterial& m : scene.materials) {
+    const int32_t cls = m.cls;
+    h.Update(&cls, sizeof cls);
+    for (Vec3 c : {m.kd, m.ks, m.ke}) h.Update(&c, sizeof c);
+    h.Update(&m.alpha, sizeof m.alpha);
+    h.Update(&m.ior, sizeof m.ior);
+    h.Update(&m.texture, sizeof m.texture);
+  }
+  for (const Texture& t : scene.textures) {
+    h.Update(&t.width, sizeof t.width);
+    h.Update(&t.height, sizeof t.height);
+    vec(t.texels);
+  }
+  return h.Digest();
+}
+
+std::string RenderSettings(const std::string& scenePath, const Scene& scene, const SceneData& data,
+                           const RenderOptions& opt) {
+  std::ostringstream s;
+  char* real = realpath(scenePath.c_str(), nullptr);
+  struct stat st;
+  s << "scene=" << (real ? real : scenePath) << "\n";
+  std::free(real);
+  s << "scene-bytes=" << (stat(scenePath.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1) << "\n";
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(scene)));
+  s << "scene-content=" << hash << "\n";
+  s << "width=" << opt.width << "\n" << "height=" << opt.height << "\n";
+  s << "seed=" << opt.seed << "\n";
+  s << "max-depth=" << opt.maxDepth << "\n" << "roulette-depth=" << opt.rouletteDepth << "\n";
+  s << "clamp=" << Fmt(opt.clamp) << "\n";
+  s << "env=" << Fmt(data.environment) << "\n";
+  const Camera& c = data.camera;
+  s << "camera-eye=" << Fmt(c.eye) << "\n" << "camera-right=" << Fmt(c.u) << "\n" << "camera-up=" << Fmt(c.v) << "\n"
+    << "camera-forward=" << Fmt(c.w) << "\n" << "camera-tan-half-fov=" << Fmt(c.tanHalfFovY) << "\n";
+  s << "light-sampling=" << (opt.lightSampling == LightSampling::kTiles ? "tiles" : "power") << "\n";
+  if (opt.lightSampling == LightSampling::kTiles)
+    s << "light-clusters=" << opt.lightClusters << "\n" << "tile-size=" << opt.tileSize << "\n"
+      << "tile-guide-mix=" << Fmt(opt.tileGuideMix) << "\n";
+  return s.str();
+}
+
 std::string FormatDuration(double s) {
   char buf[32];
   if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
@@ -91,8 +202,13 @@ int main(int argc, char** argv) {
     ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
     ("threads", "CPU renderer threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
-    ("q,quiet", "no progress bar or summary on stderr")
+    ("check-nan", "stop at the first non-finite (NaN or Inf) sample and report its pixel and depth; writes no image")
+    ("q,quiet", "no progress bar or summary on stderr; errors and warnings only")
     ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder");
+  cli.add_options("Long renders (Ctrl-C or SIGTERM finishes the current pass, writes the image so far and exits 130/143; a second signal exits at once)")
+    ("checkpoint", "save the film to FILE every --checkpoint-interval seconds, at the end and when interrupted (written atomically)", cxxopts::value<std::string>())
+    ("checkpoint-interval", "seconds between checkpoints (0 = after every pass)", cxxopts::value<double>()->default_value("60"))
+    ("resume", "continue the render saved in FILE by --checkpoint up to --spp; the settings must match", cxxopts::value<std::string>());
   cli.add_options("Naive twins of the GPU optimisations (same image, slower)")
     ("naive-layout", "array-of-structs ray/hit/path state with float3 fields and 4-byte loads")
     ("naive-compaction", "one atomicAdd per thread when pushing to queues")
@@ -126,11 +242,14 @@ int main(int argc, char** argv) {
   bool sppGiven = false;
   bool profile = false, benchmark = false;
   std::string reportPath;
+  std::string checkpointPath, resumePath;
+  bool checkNan = false;
   int repeats = 5;
   try {
     auto r = cli.parse(argc, argv);
     if (r.count("help")) {
-      std::cout << cli.help() << "\nExit status: 0 success, 1 scene or render error, 2 usage error, 130/143 interrupted.\n";
+      std::cout << cli.help() << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error, 2 usage error\n"
+                   "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n";
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");
@@ -138,8 +257,13 @@ int main(int argc, char** argv) {
     outPath = r["output"].as<std::string>();
     opt.width = r["width"].as<int>();
     opt.height = r["height"].as<int>();
-    if (opt.width <= 0 || opt.height <= 0 || opt.width > 32768 || opt.height > 32768)
-      throw UsageError("--width and --height must be between 1 and 32768");
+    if (opt.width <= 0 || opt.height <= 0 || opt.width > kMaxFilmSide || opt.height > kMaxFilmSide)
+      throw UsageError("--width and --height must be between 1 and " + std::to_string(kMaxFilmSide));
+    // Bounds the film (3 uint64 per pixel) and keeps pixel and sample indices within 32 bits.
+    if (static_cast<int64_t>(opt.width) * opt.height > kMaxFilmPixels)
+      throw UsageError("--width " + std::to_string(opt.width) + " --height " + std::to_string(opt.height) + " is " +
+                       std::to_string(static_cast<int64_t>(opt.width) * opt.height) + " pixels; the limit is " +
+                       std::to_string(kMaxFilmPixels) + " (2^28)");
     sppGiven = r.count("spp") > 0;
     if (sppGiven) {
       opt.spp = r["spp"].as<int>();
@@ -155,6 +279,17 @@ int main(int argc, char** argv) {
     if (!(opt.clamp >= 0.0f)) throw UsageError("--clamp must be >= 0");
     opt.timeLimit = r["time"].as<double>();
     if (!(opt.timeLimit >= 0.0)) throw UsageError("--time must be >= 0");
+    checkNan = r.count("check-nan") > 0;
+    if (r.count("checkpoint")) checkpointPath = r["checkpoint"].as<std::string>();
+    opt.checkpointSeconds = r["checkpoint-interval"].as<double>();
+    if (!(opt.checkpointSeconds >= 0.0 && opt.checkpointSeconds < 1e9))
+      throw UsageError("--checkpoint-interval must be a number of seconds >= 0");
+    if (r.count("resume")) {
+      resumePath = r["resume"].as<std::string>();
+      struct stat st;
+      if (stat(resumePath.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(resumePath.c_str(), R_OK) != 0)
+        throw UsageError("--resume " + resumePath + ": no such readable file");
+    }
     backend = r["backend"].as<std::string>();
     if (backend != "auto" && backend != "cpu" && backend != "cuda") throw UsageError("--backend must be auto, cpu or cuda");
     opt.threads = r["threads"].as<int>();
@@ -202,12 +337,12 @@ int main(int argc, char** argv) {
     }
     if (!profile && !benchmark && FormatFromPath(outPath) == ImageFormat::kUnknown)
       throw UsageError("--output " + outPath + ": unknown extension (use .png, .hdr or .pfm)");
+    if ((profile || benchmark) && (!checkpointPath.empty() || !resumePath.empty()))
+      throw UsageError("--checkpoint and --resume do not apply to --profile or --benchmark");
     // The output folder must exist and be writable before we spend time rendering.
-    const std::string& target = (profile || benchmark) ? reportPath : outPath;
-    std::string dir = target.find('/') == std::string::npos ? "." : target.substr(0, target.find_last_of('/'));
-    if (dir.empty()) dir = "/";
-    if (access(dir.c_str(), W_OK) != 0)
-      throw UsageError((profile || benchmark ? "--report " : "--output ") + target + ": folder '" + dir + "' does not exist or is not writable");
+    if (profile || benchmark) CheckWritablePath("--report", reportPath);
+    else CheckWritablePath("--output", outPath);
+    if (!checkpointPath.empty()) CheckWritablePath("--checkpoint", checkpointPath);
   } catch (const UsageError& e) {
     std::cerr << "tracer: usage error: " << e.what() << "\n";
     return 2;
@@ -246,6 +381,18 @@ int main(int argc, char** argv) {
 #endif
     if (!sppGiven) opt.spp = useCuda ? 1024 : 64;
 
+    // Signals from here on finish the current pass instead of killing the process; during loading
+    // they stop it once loading returns (a second signal still exits at once).
+    const bool rendering = !profile && !benchmark;
+    if (rendering) {
+      std::signal(SIGINT, OnSignal);
+      std::signal(SIGTERM, OnSignal);
+    }
+
+    // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
+    Checkpoint resumed;
+    if (!resumePath.empty()) resumed = LoadCheckpoint(resumePath);
+
     auto tLoad = std::chrono::steady_clock::now();
     Scene scene = LoadScene(scenePath, loadOptions);
     if (!opt.quiet) std::cerr << scene.Summary() << "\n";
@@ -259,6 +406,7 @@ int main(int argc, char** argv) {
       camera = FramedCamera(scene, haveFov ? fov : 45.0f, opt.width, opt.height);
     }
     SceneData data = BuildSceneData(scene, camera, env);
+    if (opt.lightSampling == LightSampling::kTiles || profile || benchmark) BuildLightClusters(data, opt.lightClusters);
     double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tLoad).count();
     if (!opt.quiet)
       std::fprintf(stderr, "loaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", loadSeconds, data.bvh.nodes.size(),
@@ -274,13 +422,48 @@ int main(int argc, char** argv) {
       return profile ? RunProfile(data, opt, ps) : RunBenchmark(data, opt, ps);
     }
 #endif
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    if (gSignal) {
+      std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
+      return 128 + gSignal;
+    }
+
+    // Long renders: what must match a checkpoint, the resumed film, and regular saves.
+    const std::string settings = RenderSettings(scenePath, scene, data, opt);
+    if (!resumePath.empty()) {
+      std::string diff = DescribeSettingsMismatch(resumed.settings, settings);
+      if (!diff.empty() || resumed.film.width != opt.width || resumed.film.height != opt.height) {
+        std::cerr << "tracer: usage error: --resume " << resumePath
+                  << ": the checkpoint was rendered with different settings: " << (diff.empty() ? "image size" : diff)
+                  << "\n";
+        return 2;
+      }
+      opt.resume = &resumed.film;
+      if (resumed.film.sppDone >= opt.spp)
+        std::fprintf(stderr, "tracer: %s already holds %d spp (--spp %d); writing it as it is\n", resumePath.c_str(),
+                     resumed.film.sppDone, opt.spp);
+      else if (!opt.quiet)
+        std::fprintf(stderr, "resuming %s at %d of %d spp\n", resumePath.c_str(), resumed.film.sppDone, opt.spp);
+    }
+    int checkpointFailures = 0;
+    if (!checkpointPath.empty()) {
+      // A failed periodic save must not end a render that may have hours left: warn and go on.
+      opt.checkpoint = [&](const HostFilm& film) {
+        try {
+          SaveCheckpoint(checkpointPath, film, opt.seed, settings);
+        } catch (const std::exception& e) {
+          if (checkpointFailures++ == 0) std::fprintf(stderr, "\ntracer: warning: %s\n", e.what());
+        }
+      };
+    }
+    opt.checkNan = checkNan;
+    // Rates and the ETA count only this run's samples, not those a resumed checkpoint brought along.
+    const int startSpp = opt.resume ? opt.resume->sppDone : 0;
+
     const bool showBar = !opt.quiet && isatty(STDERR_FILENO);
     ProgressFn progress = [&](int done, int total, const RenderStats& st) {
       if (showBar) {
         double rays = static_cast<double>(st.extensionRays + st.shadowRays);
-        double eta = done > 0 ? st.seconds * (total - done) / done : 0.0;
+        double eta = done > startSpp ? st.seconds * (total - done) / (done - startSpp) : 0.0;
         int width = 30, filled = static_cast<int>(width * static_cast<double>(done) / total);
         std::fprintf(stderr, "\r[%s%s] %d/%d spp  %.1f Mrays/s  ETA %s   ", std::string(filled, '#').c_str(),
                      std::string(width - filled, '.').c_str(), done, total, rays / std::max(st.seconds, 1e-9) / 1e6,
@@ -291,30 +474,71 @@ int main(int argc, char** argv) {
     };
     RenderResult result;
 #if defined(TRACER_HAVE_CUDA)
-    if (useCuda) result = RenderCuda(data, opt, progress);
-    else
+    if (useCuda) {
+      try {
+        result = RenderCuda(data, opt, progress);
+      } catch (const CudaError& e) {
+        // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
+        // Any other CUDA error (a sticky one above all: illegal address, launch timeout) ends the run here,
+        // with no further CUDA call.
+        if (e.sticky || e.code != cudaErrorMemoryAllocation || backend != "auto") throw;
+        std::cerr << "tracer: " << e.what() << "\ntracer: falling back to the CPU renderer\n";
+        useCuda = false;
+      }
+    }
+    if (!useCuda)
 #endif
       result = RenderCpu(data, opt, progress);
     if (showBar) std::fprintf(stderr, "\n");
+
+    if (checkNan) {
+      std::string nf = NonFiniteReport(result);
+      if (!nf.empty()) {
+        std::cerr << "tracer: error: --check-nan: " << nf << "; no image written\n";
+        return 1;
+      }
+    }
     if (result.sppDone <= 0) {
       std::cerr << "tracer: interrupted before the first pass finished; no image written\n";
       return gSignal ? 128 + gSignal : 1;
     }
+    // The checkpoint first: it can reproduce the image, the image cannot reproduce it.
+    std::string checkpointError;
+    if (!checkpointPath.empty()) {
+      try {
+        SaveCheckpoint(checkpointPath, result.film, opt.seed, settings);
+      } catch (const std::exception& e) {
+        checkpointError = e.what();
+      }
+    }
     WriteImage(outPath, result.rgb, result.width, result.height, exposure);
     const RenderStats& st = result.stats;
-    double samples = static_cast<double>(result.width) * result.height * result.sppDone;
+    double samples = static_cast<double>(result.width) * result.height * std::max(0, result.sppDone - startSpp);
     if (!opt.quiet) {
-      std::fprintf(stderr, "rendered on %s: %d spp in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
-                   result.backend.c_str(), result.sppDone, st.seconds, samples / st.seconds / 1e6,
+      const std::string resumedNote = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+      std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
+                   result.backend.c_str(), result.sppDone, resumedNote.c_str(), st.seconds, samples / st.seconds / 1e6,
                    (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                    st.shadowRays / st.seconds / 1e6);
-      if (st.droppedSamples) std::fprintf(stderr, "warning: %llu non-finite samples were dropped\n", static_cast<unsigned long long>(st.droppedSamples));
       std::fprintf(stderr, "wrote %s\n", outPath.c_str());
+      if (!checkpointPath.empty() && checkpointError.empty())
+        std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", checkpointPath.c_str(), result.sppDone);
+    }
+    if (st.droppedSamples)
+      std::fprintf(stderr, "tracer: warning: %llu non-finite samples were dropped\n",
+                   static_cast<unsigned long long>(st.droppedSamples));
+    if (!checkpointError.empty()) {
+      std::cerr << "tracer: error: " << checkpointError << "\n";
+      return 1;
     }
     if (gSignal) {
-      std::fprintf(stderr, "tracer: interrupted; wrote the image so far (%d spp)\n", result.sppDone);
+      std::fprintf(stderr, "tracer: interrupted at %d of %d spp; wrote the image so far to %s%s%s\n", result.sppDone,
+                   opt.spp, outPath.c_str(), checkpointPath.empty() ? "" : " and the checkpoint to ",
+                   checkpointPath.c_str());
       return 128 + gSignal;
     }
+    if (result.sppDone < opt.spp && !opt.quiet)
+      std::fprintf(stderr, "stopped by --time after %d of %d spp\n", result.sppDone, opt.spp);
     return 0;
   } catch (const SceneError& e) {
     std::cerr << "tracer: error: " << e.what() << "\n";

@@ -1,0 +1,266 @@
+// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes, validating reads.
+#include "tracer/checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+namespace tracer {
+
+// The film is written and read with memcpy-style block I/O; a big-endian host would need byte swaps.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "checkpoint I/O assumes a little-endian host");
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'R', 'A', 'C', 'E', 'R', 'C', 'K'};
+constexpr size_t kHeaderBytes = 48;
+
+uint64_t Rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+// splitmix64's finaliser (Steele, Lea and Flood 2014): a bijection that spreads every bit over the word.
+uint64_t Avalanche(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void PutU32(unsigned char* p, uint32_t v) { std::memcpy(p, &v, 4); }
+void PutU64(unsigned char* p, uint64_t v) { std::memcpy(p, &v, 8); }
+uint32_t GetU32(const unsigned char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+uint64_t GetU64(const unsigned char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+[[noreturn]] void Fail(const std::string& path, const std::string& message) {
+  throw CheckpointError(path + ": " + message);
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+std::string FolderOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Reads exactly n bytes and feeds them to the checksum.
+void ReadExact(std::FILE* f, void* dst, size_t n, Hasher* hash, const std::string& path) {
+  if (n && std::fread(dst, 1, n, f) != n)
+    Fail(path, std::feof(f) ? std::string("read failed: the file got shorter while it was read")
+                            : std::string("read failed (") + std::strerror(errno) + ")");
+  if (hash) hash->Update(dst, n);
+}
+
+// "key=value" lines to a map; lines without '=' are kept whole as keys.
+std::map<std::string, std::string> ParseSettings(const std::string& text) {
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) kv[line] = "";
+    else kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+
+}  // namespace
+
+// ---- hashing ----------------------------------------------------------------------------------------------
+void Hasher::Mix(uint64_t word) {
+  // Multiplying by an odd constant, xor with the state, rotating and multiplying again are each
+  // invertible, so two inputs that differ in one word always leave different states.
+  h_ = Rotl(h_ ^ (word * 0x9fb21c651e98df25ull), 31) * 0xc2b2ae3d27d4eb4full;
+}
+
+void Hasher::Update(const void* data, size_t n) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  total_ += n;
+  // Top up a partial word left from the previous call.
+  while (n && pendingBytes_ > 0) {
+    pending_[pendingBytes_++] = *p++;
+    --n;
+    if (pendingBytes_ == 8) {
+      Mix(GetU64(pending_));
+      pendingBytes_ = 0;
+    }
+  }
+  // Here either n == 0 or the partial word was completed (pendingBytes_ == 0).
+  for (; n >= 8; n -= 8, p += 8) Mix(GetU64(p));
+  if (n > 0) {
+    std::memcpy(pending_, p, n);
+    pendingBytes_ = n;
+  }
+}
+
+uint64_t Hasher::Digest() const {
+  Hasher copy = *this;
+  if (copy.pendingBytes_ > 0) {
+    unsigned char word[8] = {};
+    std::memcpy(word, copy.pending_, copy.pendingBytes_);
+    copy.Mix(GetU64(word));
+  }
+  // The length tells "ab" from "ab\0": zero padding alone would not.
+  copy.Mix(copy.total_);
+  return Avalanche(copy.h_);
+}
+
+uint64_t HashBytes(const void* data, size_t n) {
+  Hasher h;
+  h.Update(data, n);
+  return h.Digest();
+}
+
+// ---- writing ----------------------------------------------------------------------------------------------
+void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed, const std::string& settings) {
+  // Refuse to write what LoadCheckpoint would refuse to read.
+  const int64_t pixels = static_cast<int64_t>(film.width) * film.height;
+  if (film.width < 1 || film.height < 1 || film.width > kMaxFilmSide || film.height > kMaxFilmSide ||
+      pixels > kMaxFilmPixels)
+    Fail(path, "cannot save a film of " + std::to_string(film.width) + "x" + std::to_string(film.height));
+  if (film.sum.size() != static_cast<size_t>(pixels) * 3) Fail(path, "film size does not match its width and height");
+  if (film.sppDone < 0) Fail(path, "negative sample count");
+  if (settings.size() > kMaxSettingsBytes) Fail(path, "settings text too long");
+
+  unsigned char header[kHeaderBytes];
+  std::memcpy(header, kMagic, 8);
+  PutU32(header + 8, kCheckpointVersion);
+  PutU32(header + 12, static_cast<uint32_t>(film.width));
+  PutU32(header + 16, static_cast<uint32_t>(film.height));
+  PutU32(header + 20, static_cast<uint32_t>(film.sppDone));
+  PutU32(header + 24, seed);
+  PutU32(header + 28, static_cast<uint32_t>(settings.size()));
+  PutU64(header + 32, HashString(settings));
+  PutU64(header + 40, film.dropped);
+
+  // Same folder as the target, so rename() replaces it atomically.
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  auto failWrite = [&](const char* what) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    Fail(path, std::string("cannot write checkpoint: ") + what + " (" + std::strerror(err) + ")");
+  };
+  {
+    File f(std::fopen(tmp.c_str(), "wb"));
+    if (!f) failWrite("cannot create a temporary file beside it");
+    Hasher hash;
+    auto put = [&](const void* data, size_t n) {
+      if (n && std::fwrite(data, 1, n, f.get()) != n) failWrite("write failed");
+      hash.Update(data, n);
+    };
+    put(header, kHeaderBytes);
+    put(settings.data(), settings.size());
+    put(film.sum.data(), film.sum.size() * sizeof(unsigned long long));
+    unsigned char check[8];
+    PutU64(check, hash.Digest());
+    put(check, 8);
+    // On disk before the rename: a crash right after it must not leave a renamed but empty file.
+    if (std::fflush(f.get()) != 0) failWrite("flush failed");
+    if (fsync(fileno(f.get())) != 0) failWrite("fsync failed");
+    std::FILE* raw = f.release();
+    if (std::fclose(raw) != 0) failWrite("close failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) failWrite("cannot rename the temporary file into place");
+  // Make the rename itself durable; a failure here loses nothing that a crash would not.
+  int dir = open(FolderOf(path).c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir >= 0) {
+    (void)fsync(dir);
+    close(dir);
+  }
+}
+
+void SaveCheckpoint(const std::string& path, const Checkpoint& c) { SaveCheckpoint(path, c.film, c.seed, c.settings); }
+
+// ---- reading ----------------------------------------------------------------------------------------------
+Checkpoint LoadCheckpoint(const std::string& path) {
+  // Regular files only: a FIFO would block and /dev/zero would never end.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) Fail(path, std::string("cannot open checkpoint (") + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode)) Fail(path, "not a regular file");
+  File f(std::fopen(path.c_str(), "rb"));
+  if (!f) Fail(path, std::string("cannot open checkpoint (") + std::strerror(errno) + ")");
+  const uint64_t fileBytes = static_cast<uint64_t>(st.st_size);
+  if (fileBytes < kHeaderBytes + 8) Fail(path, "not a tracer checkpoint (only " + std::to_string(fileBytes) + " bytes)");
+
+  Hasher hash;
+  unsigned char header[kHeaderBytes];
+  ReadExact(f.get(), header, kHeaderBytes, &hash, path);
+  if (std::memcmp(header, kMagic, 8) != 0) Fail(path, "not a tracer checkpoint (wrong magic bytes)");
+  const uint32_t version = GetU32(header + 8);
+  if (version != kCheckpointVersion)
+    Fail(path, "checkpoint version " + std::to_string(version) + "; this build reads version " +
+                   std::to_string(kCheckpointVersion));
+  const int64_t width = static_cast<int32_t>(GetU32(header + 12));
+  const int64_t height = static_cast<int32_t>(GetU32(header + 16));
+  const int64_t spp = static_cast<int32_t>(GetU32(header + 20));
+  if (width < 1 || height < 1 || width > kMaxFilmSide || height > kMaxFilmSide || width * height > kMaxFilmPixels)
+    Fail(path, "corrupt header: image size " + std::to_string(width) + "x" + std::to_string(height));
+  if (spp < 0) Fail(path, "corrupt header: negative sample count " + std::to_string(spp));
+  const uint32_t settingsBytes = GetU32(header + 28);
+  if (settingsBytes > kMaxSettingsBytes) Fail(path, "corrupt header: settings length " + std::to_string(settingsBytes));
+
+  // The header fixes the size; check it before allocating the film.
+  const uint64_t sumBytes = static_cast<uint64_t>(width * height) * 3 * sizeof(unsigned long long);
+  const uint64_t expected = kHeaderBytes + settingsBytes + sumBytes + 8;
+  if (fileBytes < expected)
+    Fail(path, "truncated: " + std::to_string(fileBytes) + " bytes, a " + std::to_string(width) + "x" +
+                   std::to_string(height) + " checkpoint has " + std::to_string(expected));
+  if (fileBytes > expected)
+    Fail(path, std::to_string(fileBytes - expected) + " unexpected bytes after the checkpoint's end");
+
+  Checkpoint c;
+  c.seed = GetU32(header + 24);
+  c.settings.resize(settingsBytes);
+  ReadExact(f.get(), c.settings.data(), settingsBytes, &hash, path);
+  c.film.width = static_cast<int>(width);
+  c.film.height = static_cast<int>(height);
+  c.film.sppDone = static_cast<int>(spp);
+  c.film.dropped = GetU64(header + 40);
+  c.film.sum.resize(static_cast<size_t>(width * height) * 3);
+  ReadExact(f.get(), c.film.sum.data(), sumBytes, &hash, path);
+  unsigned char check[8];
+  ReadExact(f.get(), check, 8, nullptr, path);
+  if (GetU64(check) != hash.Digest()) Fail(path, "checksum mismatch: the checkpoint is corrupt");
+  // Covered by the checksum unless the writer itself was wrong; cheap, so check anyway.
+  if (GetU64(header + 32) != HashString(c.settings)) Fail(path, "settings hash does not match the settings text");
+  return c;
+}
+
+std::string DescribeSettingsMismatch(const std::string& saved, const std::string& now) {
+  if (saved == now) return "";
+  const auto a = ParseSettings(saved), b = ParseSettings(now);
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  for (const auto& [key, value] : a) {
+    auto it = b.find(key);
+    if (it == b.end()) add(key + ": '" + value + "' in the checkpoint, not set now");
+    else if (it->second != value) add(key + ": '" + value + "' in the checkpoint, '" + it->second + "' now");
+  }
+  for (const auto& [key, value] : b)
+    if (!a.count(key)) add(key + ": not in the checkpoint, '" + value + "' now");
+  // Same keys and values but different text (order, blank lines): still not the same render settings.
+  if (out.empty()) out = "the settings text differs";
+  return out;
+}
+
+}  // namespace tracer

@@ -1,0 +1,117 @@
+// @file loader_fuzz.cpp: libFuzzer target on the scene loader (tracer::LoadScene), built by src/scripts/fuzz.
+//
+// One input is up to three files: the OBJ, then optionally after a line "#MTL" the MTL (f.mtl), then
+// optionally after a line "#CAMERA" the camera file (f.camera). They are written into a private temporary
+// folder as f.obj, f.mtl and f.camera; a part the input lacks is removed, so every input reproduces alone.
+// A SceneError is the loader saying no, and fine. Anything else is a finding: a crash or sanitizer report,
+// any other exception (it escapes and aborts), or a loaded scene that breaks the loader's promises (bounds
+// finite, indices in range, arrays the right length), which traps.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "tracer/scene_host.h"
+
+namespace {
+
+const std::string& Folder() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string t = std::string(tmp && *tmp ? tmp : "/tmp") + "/tracer_fuzz_XXXXXX";
+    if (!mkdtemp(t.data())) std::abort();
+    return t;
+  }();
+  return dir;
+}
+
+void Put(const std::string& path, std::string_view bytes, bool present) {
+  if (!present) {
+    std::remove(path.c_str());
+    return;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) std::abort();
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) std::abort();
+  std::fclose(f);
+}
+
+// Splits at the first line that is exactly `marker` (followed by \n or \r\n); false when there is none.
+bool SplitAt(std::string_view all, std::string_view marker, std::string_view* before, std::string_view* after) {
+  for (size_t at = 0; (at = all.find(marker, at)) != std::string_view::npos; at += marker.size()) {
+    if (at != 0 && all[at - 1] != '\n') continue;
+    size_t end = at + marker.size();
+    if (end < all.size() && all[end] == '\r') ++end;
+    if (end < all.size() && all[end] != '\n') continue;
+    *before = all.substr(0, at);
+    *after = end < all.size() ? all.substr(end + 1) : std::string_view();
+    return true;
+  }
+  return false;
+}
+
+void Check(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "loader_fuzz: broken promise: %s\n", what);
+    __builtin_trap();
+  }
+}
+
+bool Finite(tracer::Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view all(reinterpret_cast<const char*>(data), size);
+  std::string_view obj = all, mtl, camera, rest;
+  bool haveMtl = false, haveCamera = false;
+  if (SplitAt(all, "#MTL", &obj, &rest)) {
+    haveMtl = true;
+    mtl = rest;
+    haveCamera = SplitAt(rest, "#CAMERA", &mtl, &camera);
+  } else {
+    haveCamera = SplitAt(all, "#CAMERA", &obj, &camera);
+  }
+  const std::string& dir = Folder();
+  Put(dir + "/f.obj", obj, true);
+  Put(dir + "/f.mtl", mtl, haveMtl);
+  Put(dir + "/f.camera", camera, haveCamera);
+
+  tracer::Scene scene;
+  try {
+    scene = tracer::LoadScene(dir + "/f.obj");
+  } catch (const tracer::SceneError&) {
+    return 0;  // refused with a message: the intended answer to bad input
+  }
+
+  // What the renderer relies on.
+  const size_t n = scene.NumTriangles();
+  Check(n > 0, "a scene without triangles loaded");
+  Check(scene.positions.size() == 3 * n && scene.normals.size() == 3 * n && scene.uvs.size() == 6 * n,
+        "per-vertex arrays do not match the triangle count");
+  for (size_t i = 0; i < scene.positions.size(); ++i) {
+    Check(Finite(scene.positions[i]), "non-finite position");
+    Check(Finite(scene.normals[i]), "non-finite normal");
+    float len2 = scene.normals[i].x * scene.normals[i].x + scene.normals[i].y * scene.normals[i].y +
+                 scene.normals[i].z * scene.normals[i].z;
+    Check(std::fabs(len2 - 1.0f) < 1e-3f, "normal not unit length");
+  }
+  for (float uv : scene.uvs) Check(std::isfinite(uv), "non-finite uv");
+  Check(Finite(scene.boundsMin) && Finite(scene.boundsMax), "non-finite scene bounds");
+  for (int32_t m : scene.triMaterial) Check(m >= 0 && size_t(m) < scene.materials.size(), "material index out of range");
+  for (const tracer::HostMaterial& m : scene.materials) {
+    Check(Finite(m.kd) && Finite(m.ks) && Finite(m.ke), "non-finite material colour");
+    Check(m.ke.x >= 0 && m.ke.y >= 0 && m.ke.z >= 0, "negative emission");
+    Check(std::isfinite(m.alpha) && std::isfinite(m.ior) && m.ior > 0.0f, "bad roughness or index of refraction");
+    Check(m.texture >= -1 && m.texture < int(scene.textures.size()), "texture index out of range");
+  }
+  if (scene.camera.valid) {
+    Check(Finite(scene.camera.eye) && Finite(scene.camera.lookAt) && Finite(scene.camera.up), "non-finite camera");
+    Check(scene.camera.fovY > 0.0f && scene.camera.fovY < 180.0f, "camera fov out of range");
+  }
+  return 0;
+}
