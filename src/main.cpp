@@ -226,7 +226,9 @@ int main(int argc, char** argv) {
     ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
     ("tile-size", "screen tile size in pixels for tile guiding", cxxopts::value<int>()->default_value("16"))
     ("tile-guide-mix", "weight alpha of the tile-guided pdf against the power pdf, in [0, 1)", cxxopts::value<float>()->default_value("0.5"))
-    ("naive-minplus", "use the naive (uncoalesced) min-plus propagation kernel");
+    ("minplus", "min-plus propagation kernel: naive, coalesced, tiled or dpx (fixed point, Hopper DPX)", cxxopts::value<std::string>()->default_value("dpx"))
+    ("naive-minplus", "same as --minplus naive: the uncoalesced min-plus kernel")
+    ("naive-reduction", "reduce the tile statistics with neighbored pairs (divergent) instead of interleaved pairs and shuffles");
   // clang-format on
   cli.parse_positional({"scene"});
 
@@ -315,7 +317,14 @@ int main(int argc, char** argv) {
     if (opt.tileSize < 1 || opt.tileSize > 1024) throw UsageError("--tile-size must be between 1 and 1024");
     opt.tileGuideMix = r["tile-guide-mix"].as<float>();
     if (!(opt.tileGuideMix >= 0.0f && opt.tileGuideMix < 1.0f)) throw UsageError("--tile-guide-mix must be in [0, 1)");
+    const std::string mp = r["minplus"].as<std::string>();
+    if (mp == "naive") opt.minPlus = MinPlusKernel::kNaive;
+    else if (mp == "coalesced") opt.minPlus = MinPlusKernel::kCoalesced;
+    else if (mp == "tiled") opt.minPlus = MinPlusKernel::kTiled;
+    else if (mp == "dpx") opt.minPlus = MinPlusKernel::kDpx;
+    else throw UsageError("--minplus must be naive, coalesced, tiled or dpx");
     if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
+    opt.naiveReduction = r.count("naive-reduction") > 0;
     profile = r.count("profile") > 0;
     benchmark = r.count("benchmark") > 0;
     if (profile && benchmark) throw UsageError("--profile and --benchmark exclude each other");

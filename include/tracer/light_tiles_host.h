@@ -1,5 +1,6 @@
 // @file light_tiles_host.h: light clusters (host) and the CPU renderer's tile guide.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "tracer/light_tiles.h"
