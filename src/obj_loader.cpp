@@ -176,6 +176,13 @@ NumberKind ParseNumber(std::string_view token, float* value) {
   double d = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size()) return NumberKind::kNotNumber;
   *value = float(d);
+  // An exponent of more than four digits is out of any float's range, and tinyobjloader's own parser
+  // accumulates it in an int that overflows (undefined behaviour, found by the fuzzer): refuse it here.
+  size_t e = s.find_first_of("eE");
+  if (e != std::string::npos) {
+    size_t digits = s.size() - e - 1 - ((e + 1 < s.size() && (s[e + 1] == '+' || s[e + 1] == '-')) ? 1 : 0);
+    if (digits > 4) return NumberKind::kNonFinite;
+  }
   return std::isfinite(*value) ? NumberKind::kFinite : NumberKind::kNonFinite;
 }
 
@@ -457,8 +464,16 @@ Vec3 ClampColor(Scene& scene, const MtlOrigin& origin, const char* key, Vec3 c, 
 }
 
 HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const MtlOrigin& origin) {
+  // tinyobjloader turns some tokens that are no numbers to our scan (such as "-.e1302") into NaN or inf
+  // (a fuzzer finding): every value we use must be finite.
+  const std::pair<const char*, bool> finite[] = {
+      {"Ke", IsFinite(ToVec3(m.emission))},    {"Kd", IsFinite(ToVec3(m.diffuse))},
+      {"Ks", IsFinite(ToVec3(m.specular))},    {"Tf", IsFinite(ToVec3(m.transmittance))},
+      {"d", std::isfinite(m.dissolve)},       {"Ni", std::isfinite(m.ior)},
+      {"Ns", std::isfinite(m.shininess)}};
+  for (const auto& f : finite)
+    if (!f.second) Fail(origin.path, origin.line, "material " + Quote(origin.name) + ": " + f.first + " is not finite");
   Vec3 ke = ToVec3(m.emission);
-  if (!IsFinite(ke)) Fail(origin.path, origin.line, "material " + Quote(origin.name) + ": Ke is not finite");
   if (MaxComponent(ke) > kLargeEmission)
     Warn(scene, origin.path, origin.line,
          "material " + Quote(origin.name) + ": Ke " + FormatVec(ke) + " is very large; sums of it may overflow");
