@@ -171,18 +171,24 @@ enum class NumberKind { kNotNumber, kNonFinite, kFinite };
 // float (nan, inf, 1e400, 1e39) is kNonFinite; underflow to zero is fine.
 NumberKind ParseNumber(std::string_view token, float* value) {
   if (token.empty() || token.find_first_of("xX") != std::string_view::npos) return NumberKind::kNotNumber;
+  // An exponent of five or more digits is out of any float's range, and tinyobjloader's own parser
+  // accumulates it in an int that overflows (undefined behaviour, found by the fuzzer) even when junk
+  // follows it ("1e-21474836481abc" parses as a number there): refuse any number-like token carrying one.
+  const char first = token[0];
+  if (std::isdigit(static_cast<unsigned char>(first)) || first == '-' || first == '+' || first == '.') {
+    for (size_t i = 0; i < token.size(); ++i) {
+      if (token[i] != 'e' && token[i] != 'E') continue;
+      size_t j = i + 1, digits = 0;
+      if (j < token.size() && (token[j] == '+' || token[j] == '-')) ++j;
+      while (j < token.size() && std::isdigit(static_cast<unsigned char>(token[j]))) ++j, ++digits;
+      if (digits > 4) return NumberKind::kNonFinite;
+    }
+  }
   std::string s(token);
   char* end = nullptr;
   double d = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size()) return NumberKind::kNotNumber;
   *value = float(d);
-  // An exponent of more than four digits is out of any float's range, and tinyobjloader's own parser
-  // accumulates it in an int that overflows (undefined behaviour, found by the fuzzer): refuse it here.
-  size_t e = s.find_first_of("eE");
-  if (e != std::string::npos) {
-    size_t digits = s.size() - e - 1 - ((e + 1 < s.size() && (s[e + 1] == '+' || s[e + 1] == '-')) ? 1 : 0);
-    if (digits > 4) return NumberKind::kNonFinite;
-  }
   return std::isfinite(*value) ? NumberKind::kFinite : NumberKind::kNonFinite;
 }
 

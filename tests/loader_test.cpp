@@ -410,7 +410,8 @@ TEST_F(LoaderTest, HugeEmissionWarnsNonFiniteEmissionFails) {
   EXPECT_TRUE(HasWarning(scene, "material 'sun': Ke (1e+30, 1e+30, 1e+30) is very large"));
   // "1e-21474836481" underflows to a finite 0 in strtod but overflows tinyobjloader's int exponent (UB; a
   // fuzzer finding): exponents of more than four digits are refused before the library sees them.
-  for (const char* ke : {"Ke nan 1 1", "Ke 1 inf 1", "Ke 1 1 1e400", "Ke 1e-21474836481 0 0", "Ke 1 1E+99999 1"}) {
+  for (const char* ke : {"Ke nan 1 1", "Ke 1 inf 1", "Ke 1 1 1e400", "Ke 1e-21474836481 0 0", "Ke 1 1E+99999 1",
+                         "Ke 1e-21474836481zz 0 0"}) {
     SCOPED_TRACE(ke);
     Write("bad.mtl", std::string("newmtl x\n") + ke + "\n");
     std::string error =
