@@ -107,7 +107,6 @@ RenderResult RenderCpu(const SceneData& data, const RenderOptions& opt, const Pr
     }
     ++pass;
     rp.sampleBase = static_cast<uint32_t>(film.sppDone);
-    rp.samplesPerPass = static_cast<uint32_t>(passSpp);
     const uint64_t total = static_cast<uint64_t>(pixels) * passSpp;
     uint64_t nextWork = 0;
     size_t live = 0;

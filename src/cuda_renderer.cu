@@ -397,7 +397,6 @@ RenderResult RenderWithLayout(const SceneData& data, const RenderOptions& opt, c
   while (sppDone < opt.spp) {
     const int passSpp = SamplesPerPass(pixels, pool, opt.spp - sppDone);
     rp.sampleBase = static_cast<uint32_t>(sppDone);
-    rp.samplesPerPass = static_cast<uint32_t>(passSpp);
     // The tile guide changes only between passes, so each pass samples one fixed distribution.
     if (guide && IsTileRefreshPass(pass)) {
       timer.Begin("tile_guide");

@@ -171,25 +171,29 @@ enum class NumberKind { kNotNumber, kNonFinite, kFinite };
 // float (nan, inf, 1e400, 1e39) is kNonFinite; underflow to zero is fine.
 NumberKind ParseNumber(std::string_view token, float* value) {
   if (token.empty() || token.find_first_of("xX") != std::string_view::npos) return NumberKind::kNotNumber;
-  // An exponent of five or more digits is out of any float's range, and tinyobjloader's own parser
-  // accumulates it in an int that overflows (undefined behaviour, found by the fuzzer) even when junk
-  // follows it ("1e-21474836481abc" parses as a number there): refuse any number-like token carrying one.
-  const char first = token[0];
-  if (std::isdigit(static_cast<unsigned char>(first)) || first == '-' || first == '+' || first == '.') {
-    for (size_t i = 0; i < token.size(); ++i) {
-      if (token[i] != 'e' && token[i] != 'E') continue;
-      size_t j = i + 1, digits = 0;
-      if (j < token.size() && (token[j] == '+' || token[j] == '-')) ++j;
-      while (j < token.size() && std::isdigit(static_cast<unsigned char>(token[j]))) ++j, ++digits;
-      if (digits > 4) return NumberKind::kNonFinite;
-    }
-  }
   std::string s(token);
   char* end = nullptr;
   double d = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size()) return NumberKind::kNotNumber;
   *value = float(d);
   return std::isfinite(*value) ? NumberKind::kFinite : NumberKind::kNonFinite;
+}
+
+// True when the line holds an exponent of five or more digits after a digit or '.' ("1e-21474836481",
+// also inside a longer word). Such a value is beyond any float, and tinyobjloader's number parser, which
+// parses every token of a line that starts like a number, accumulates the exponent in an int that overflows
+// (undefined behaviour; three fuzzer findings). Both scans refuse such lines before the library sees them.
+bool HasHugeExponent(std::string_view line) {
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (line[i] != 'e' && line[i] != 'E') continue;
+    const char before = line[i - 1];
+    if (!std::isdigit(static_cast<unsigned char>(before)) && before != '.') continue;
+    size_t j = i + 1, digits = 0;
+    if (j < line.size() && (line[j] == '+' || line[j] == '-')) ++j;
+    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j, ++digits;
+    if (digits > 4) return true;
+  }
+  return false;
 }
 
 // Splits like tinyobjloader's mtllib parsing: separated by spaces, "\ " escapes a space.
@@ -249,6 +253,7 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
       Fail(path, lineNo, "contains a NUL byte; this is a binary file, not an OBJ");
     Tokenize(line, &tokens);
     if (tokens.empty() || tokens[0][0] == '#') continue;
+    if (HasHugeExponent(line)) Fail(path, lineNo, "a number's exponent is out of range");
     std::string_view key = tokens[0];
     if (key == "v" || key == "vn" || key == "vt") {
       size_t needed = key == "vt" ? 1 : 3;
@@ -327,6 +332,7 @@ std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text)
       Fail(path, lineNo, "contains a NUL byte; this is a binary file, not an MTL");
     Tokenize(line, &tokens);
     if (tokens.empty() || tokens[0][0] == '#') continue;
+    if (HasHugeExponent(line)) Fail(path, lineNo, "a number's exponent is out of range");
     std::string_view key = tokens[0];
     if (key == "newmtl") {
       // tinyobjloader's name: everything after "newmtl" and one separator, trailing blanks trimmed.

@@ -115,7 +115,6 @@ SceneView SceneData::View() const {
   v.emitterTri = emitterTri.data();
   v.triEmitter = triEmitter.data();
   v.numEmitters = static_cast<int32_t>(emitterTri.size());
-  v.numMaterials = static_cast<int32_t>(materials.size());
   v.camera = camera;
   v.environment = environment;
   v.tiles = TileGuideView{};

@@ -93,7 +93,8 @@ TEST_F(LoaderTest, RelativeIndicesCountOnlyPrecedingVertices) {
 
 TEST_F(LoaderTest, NonFiniteNumbersFailWithLine) {
   const char* lines[] = {"v nan 0 0",  "v 0 inf 0",  "v 0 0 -inf",    "v 1e400 0 0",
-                         "v 0 1e39 0", "vn 0 NaN 1", "vt 0 infinity", "v 0 0"};
+                         "v 0 1e39 0", "vn 0 NaN 1", "vt 0 infinity", "v 0 0",
+                         "v 0 1e-123456 0", "v 0 0 1.5E+99999x"};
   for (const char* line : lines) {
     SCOPED_TRACE(line);
     std::string path = Write("nan.obj", std::string(kTriangle) + line + "\nf 1 2 3\n");
@@ -411,7 +412,7 @@ TEST_F(LoaderTest, HugeEmissionWarnsNonFiniteEmissionFails) {
   // "1e-21474836481" underflows to a finite 0 in strtod but overflows tinyobjloader's int exponent (UB; a
   // fuzzer finding): exponents of more than four digits are refused before the library sees them.
   for (const char* ke : {"Ke nan 1 1", "Ke 1 inf 1", "Ke 1 1 1e400", "Ke 1e-21474836481 0 0", "Ke 1 1E+99999 1",
-                         "Ke 1e-21474836481zz 0 0"}) {
+                         "Ke 1e-21474836481zz 0 0", "Ke 1e-21474836481\xd7xagon 0 0"}) {
     SCOPED_TRACE(ke);
     Write("bad.mtl", std::string("newmtl x\n") + ke + "\n");
     std::string error =

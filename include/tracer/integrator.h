@@ -16,7 +16,6 @@ struct RenderParams {
   int32_t rouletteDepth; // Russian roulette starts at this depth
   float clamp;           // firefly clamp on each contribution's max component; <= 0 means off
   uint32_t sampleBase;   // first sample index of this pass
-  uint32_t samplesPerPass;
   int32_t guideLights;   // 1: tile-guided emitter choice (scene.tiles), 0: by power
 };
 

@@ -31,7 +31,7 @@ struct PathState {
   uint32_t depth;
   uint32_t flags;
 };
-enum PathFlags : uint32_t { kPathSpecular = 1u, kPathDead = 2u };
+enum PathFlags : uint32_t { kPathSpecular = 1u };
 
 // ---- optimised layout ----------------------------------------------------------------------------
 // r0 = (origin.xyz, dir.x), r1 = (dir.y, dir.z, tmax, index as int bits).

@@ -25,8 +25,7 @@ enum RandomDim : uint32_t {
   kDimBsdfU = 4,
   kDimBsdfV = 5,
   kDimRoulette = 6,
-  kDimClusterPick = 7,
-  kDimsPerBounce = 8,
+  kDimsPerBounce = 8,  // one spare
 };
 
 TRACER_HD uint32_t BounceDim(uint32_t depth, uint32_t which) {

@@ -43,7 +43,6 @@ struct SceneView {
   const int32_t* emitterTri;     // emitter -> triangle (BVH order)
   const int32_t* triEmitter;     // triangle (BVH order) -> emitter, or -1
   int32_t numEmitters;
-  int32_t numMaterials;
   Camera camera;
   Vec3 environment;  // constant radiance of rays that leave the scene
   TileGuideView tiles;
