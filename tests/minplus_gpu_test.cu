@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_test_util.h"
 #include "tracer/block_reduce_device.cuh"
 #include "tracer/cuda_host.h"
 #include "tracer/minplus.h"
@@ -17,14 +18,6 @@
 using namespace tracer;
 
 namespace {
-
-#define TRACER_REQUIRE_GPU()                                                                            \
-  do {                                                                                                  \
-    int count_ = 0;                                                                                     \
-    cudaError_t e_ = cudaGetDeviceCount(&count_);                                                       \
-    if (e_ != cudaSuccess) GTEST_SKIP() << "no CUDA device: " << cudaGetErrorString(e_);                \
-    if (count_ == 0) GTEST_SKIP() << "no CUDA device: cudaGetDeviceCount returned 0";                   \
-  } while (0)
 
 const float inf = kInf;
 const MinPlusKernel kFloatKernels[] = {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled};

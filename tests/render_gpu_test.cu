@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "image_compare.h"
+#include "gpu_test_util.h"
 #include "test_util.h"
 #include "tracer/cuda_renderer.h"
 #include "tracer/light_tiles_host.h"
@@ -13,12 +14,6 @@
 using namespace tracer;
 
 namespace {
-
-#define TRACER_REQUIRE_GPU()                                              \
-  do {                                                                    \
-    std::string why_;                                                     \
-    if (!CudaAvailable(why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
 
 SceneData Data(const std::string& path, int w, int h) {
   Scene scene = LoadScene(path);

@@ -4,8 +4,7 @@
 // with TRACER_FAULT_INJECT (src/cuda_renderer.cu), since a healthy GPU produces neither on demand.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
+#include "gpu_test_util.h"
 #include "test_util.h"
 #include "tracer/cuda_renderer.h"
 
@@ -14,26 +13,14 @@ using namespace tracer::test;
 
 namespace {
 
-struct InjectedFault {
-  explicit InjectedFault(const char* what) { setenv("TRACER_FAULT_INJECT", what, 1); }
-  ~InjectedFault() { unsetenv("TRACER_FAULT_INJECT"); }
-};
-
-#define TRACER_REQUIRE_GPU()                                              \
-  do {                                                                    \
-    std::string why_;                                                     \
-    if (!CudaAvailable(why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
-
 std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 
 }  // namespace
 
 TEST(GpuFaults, OutOfMemoryFallsBackToTheCpuUnderAuto) {
   TRACER_REQUIRE_GPU();
-  InjectedFault fault("oom");
   std::string out = MakeTempDir() + "/x.png";
-  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2");
+  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2", 120, "TRACER_FAULT_INJECT=oom");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("out of device memory"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("rendered on cpu"), std::string::npos) << r.output;
@@ -42,9 +29,9 @@ TEST(GpuFaults, OutOfMemoryFallsBackToTheCpuUnderAuto) {
 
 TEST(GpuFaults, OutOfMemoryFailsClearlyUnderBackendCuda) {
   TRACER_REQUIRE_GPU();
-  InjectedFault fault("oom");
   std::string out = MakeTempDir() + "/x.png";
-  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2 --backend cuda");
+  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2 --backend cuda", 120,
+                              "TRACER_FAULT_INJECT=oom");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--paths-in-flight"), std::string::npos) << r.output;
@@ -53,9 +40,9 @@ TEST(GpuFaults, OutOfMemoryFailsClearlyUnderBackendCuda) {
 
 TEST(GpuFaults, IllegalAddressIsReportedAndNothingIsWritten) {
   TRACER_REQUIRE_GPU();
-  InjectedFault fault("illegal-address");
   std::string out = MakeTempDir() + "/x.png";
-  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2");
+  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2", 120,
+                              "TRACER_FAULT_INJECT=illegal-address");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("cudaErrorIllegalAddress"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("no longer usable"), std::string::npos) << r.output;

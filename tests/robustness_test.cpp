@@ -2,7 +2,7 @@
 // (--time, signals, checkpoints and resume) and the checkpoint file format itself.
 //
 // Scene-input robustness lives in loader_test.cpp and is not repeated here. The CLI tests run the tracer
-// executable; those that need a signal or an environment variable start it themselves (Spawn, RunWithEnv).
+// executable; those that need a signal or an environment variable start it themselves (Spawn) or pass it to RunTracer.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -55,19 +55,6 @@ std::set<std::string> ListDir(const std::string& dir) {
 
 double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Runs the tracer with extra environment settings ("NAME=value ..."), like RunTracer does without them.
-CommandResult RunWithEnv(const std::string& env, const std::string& args, int timeoutSeconds = 120) {
-  std::string cmd = "env " + env + " timeout -s KILL " + std::to_string(timeoutSeconds) + " " + TRACER_EXE + " " + args +
-                    " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("popen failed");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
 
 // A tracer process of our own, so the test can signal it. stdout and stderr go to logPath.
 struct Spawned {
@@ -323,7 +310,7 @@ TEST(RobustNumerics, ClampIsOffByDefaultAndCapsFireflies) {
 
 TEST(RobustGpu, HiddenDevicesFallBackToTheCpuUnderAuto) {
   std::string dir = MakeTempDir();
-  CommandResult r = RunWithEnv("CUDA_VISIBLE_DEVICES=", Cornell() + " --width 8 --height 8 --spp 1 -o " + dir + "/a.png");
+  CommandResult r = RunTracer(Cornell() + " --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120, "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "rendering on the CPU")) << "the fallback is announced:\n" << r.output;
   EXPECT_TRUE(Contains(r.output, "rendered on cpu")) << r.output;
@@ -333,7 +320,8 @@ TEST(RobustGpu, HiddenDevicesFallBackToTheCpuUnderAuto) {
 TEST(RobustGpu, HiddenDevicesFailCleanlyUnderBackendCuda) {
   std::string dir = MakeTempDir();
   CommandResult r =
-      RunWithEnv("CUDA_VISIBLE_DEVICES=", Cornell() + " --backend cuda --width 8 --height 8 --spp 1 -o " + dir + "/a.png");
+      RunTracer(Cornell() + " --backend cuda --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120,
+                "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "error: --backend cuda")) << r.output;
   EXPECT_TRUE(ListDir(dir).empty());

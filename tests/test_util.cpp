@@ -49,9 +49,9 @@ bool FileExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-CommandResult RunTracer(const std::string& args, int timeoutSeconds) {
-  std::string cmd = "timeout -s KILL " + std::to_string(timeoutSeconds) + " " + std::string(TRACER_EXE) + " " +
-                    args + " 2>&1";
+CommandResult RunTracer(const std::string& args, int timeoutSeconds, const std::string& env) {
+  std::string cmd = (env.empty() ? "" : "env " + env + " ") + "timeout -s KILL " + std::to_string(timeoutSeconds) +
+                    " " + std::string(TRACER_EXE) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("popen failed");
   std::string out;

@@ -19,8 +19,9 @@ struct CommandResult {
   int exitCode;       // the process's exit status, or 128 + signal
   std::string output; // stdout and stderr together
 };
-// Runs the tracer executable with the given arguments (a shell-quoted string), with a time limit.
-CommandResult RunTracer(const std::string& args, int timeoutSeconds = 120);
+// Runs the tracer executable with the given arguments (a shell-quoted string), with a time limit, and with
+// extra environment settings ("NAME=value ...") when env is not empty.
+CommandResult RunTracer(const std::string& args, int timeoutSeconds = 120, const std::string& env = "");
 
 }  // namespace tracer::test
 
