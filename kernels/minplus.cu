@@ -416,21 +416,7 @@ int MinPlusIterate(MinPlusKernel which, const float* dD, float* dC, int T, int K
 
 namespace {
 
-const char* KernelName(MinPlusKernel k) {
-  switch (k) {
-    case MinPlusKernel::kNaive: return "naive";
-    case MinPlusKernel::kCoalesced: return "coalesced";
-    case MinPlusKernel::kTiled: return "tiled";
-    case MinPlusKernel::kDpx: return "dpx";
-  }
-  return "?";
-}
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 }  // namespace
 
@@ -501,7 +487,7 @@ std::vector<MinPlusTimingRow> PrintMinPlusTable(int T, int K, int repeats, std::
   for (MinPlusKernel k : kinds) {
     const int reps = k == MinPlusKernel::kNaive ? std::min(repeats, 5) : repeats;
     const double ms = TimeMinPlusMs(k, T, K, reps);
-    MinPlusTimingRow r{KernelName(k), ms, 0.0, ops / (ms * 1e-3) * 1e-9, 0.0};
+    MinPlusTimingRow r{MinPlusKernelName(k), ms, 0.0, ops / (ms * 1e-3) * 1e-9, 0.0};
     r.percentOfFp32Peak = 100.0 * ops / (ms * 1e-3) / peak;
     rows.push_back(r);
   }

@@ -6,6 +6,7 @@
 
 #include "tracer/block_reduce_device.cuh"
 #include "tracer/cuda_host.h"
+#include "tracer/render_host.h"
 #include "tracer/tile_stats_host.h"
 
 namespace tracer {
@@ -23,11 +24,6 @@ __global__ void __launch_bounds__(kTileStatsBlock)
   BlockAccumulateByKey<kNaive>(key, value, E, storage);
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 }  // namespace
 

@@ -317,12 +317,8 @@ int main(int argc, char** argv) {
     if (opt.tileSize < 1 || opt.tileSize > 1024) throw UsageError("--tile-size must be between 1 and 1024");
     opt.tileGuideMix = r["tile-guide-mix"].as<float>();
     if (!(opt.tileGuideMix >= 0.0f && opt.tileGuideMix < 1.0f)) throw UsageError("--tile-guide-mix must be in [0, 1)");
-    const std::string mp = r["minplus"].as<std::string>();
-    if (mp == "naive") opt.minPlus = MinPlusKernel::kNaive;
-    else if (mp == "coalesced") opt.minPlus = MinPlusKernel::kCoalesced;
-    else if (mp == "tiled") opt.minPlus = MinPlusKernel::kTiled;
-    else if (mp == "dpx") opt.minPlus = MinPlusKernel::kDpx;
-    else throw UsageError("--minplus must be naive, coalesced, tiled or dpx");
+    if (!MinPlusKernelFromName(r["minplus"].as<std::string>(), &opt.minPlus))
+      throw UsageError("--minplus must be naive, coalesced, tiled or dpx");
     if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
     opt.naiveReduction = r.count("naive-reduction") > 0;
     profile = r.count("profile") > 0;

@@ -153,6 +153,34 @@ class LineReader {
   size_t pos_ = 0, number_ = 0;
 };
 
+void Tokenize(std::string_view line, std::vector<std::string_view>* tokens);
+bool HasHugeExponent(std::string_view line);
+
+// The lines of an OBJ or MTL file that carry content, tokenized, after the checks both scans need before
+// tinyobjloader may see the text: no NUL byte, no exponent beyond int range. Blank and comment lines are
+// skipped; Number() is the current line's number.
+class ContentLines {
+ public:
+  ContentLines(const std::string& path, std::string_view text, const char* kind) : path_(path), kind_(kind), lines_(text) {}
+  bool Next(std::string_view* line, std::vector<std::string_view>* tokens) {
+    while (lines_.Next(line)) {
+      if (line->find('\0') != std::string_view::npos)
+        Fail(path_, Number(), std::string("contains a NUL byte; this is a binary file, not an ") + kind_);
+      Tokenize(*line, tokens);
+      if (tokens->empty() || (*tokens)[0][0] == '#') continue;
+      if (HasHugeExponent(*line)) Fail(path_, Number(), "a number's exponent is out of range");
+      return true;
+    }
+    return false;
+  }
+  size_t Number() const { return lines_.Number(); }
+
+ private:
+  const std::string& path_;
+  const char* kind_;
+  LineReader lines_;
+};
+
 // Space/tab separated tokens (tinyobjloader's separators).
 void Tokenize(std::string_view line, std::vector<std::string_view>* tokens) {
   tokens->clear();
@@ -244,16 +272,11 @@ std::string CheckIndex(std::string_view s, int64_t count, const char* what) {
 ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options) {
   ObjScan scan;
   int64_t numV = 0, numVt = 0, numVn = 0;
-  LineReader lines(text);
+  ContentLines lines(path, text, "OBJ");
   std::string_view line;
   std::vector<std::string_view> tokens;
-  while (lines.Next(&line)) {
+  while (lines.Next(&line, &tokens)) {
     size_t lineNo = lines.Number();
-    if (line.find('\0') != std::string_view::npos)
-      Fail(path, lineNo, "contains a NUL byte; this is a binary file, not an OBJ");
-    Tokenize(line, &tokens);
-    if (tokens.empty() || tokens[0][0] == '#') continue;
-    if (HasHugeExponent(line)) Fail(path, lineNo, "a number's exponent is out of range");
     std::string_view key = tokens[0];
     if (key == "v" || key == "vn" || key == "vt") {
       size_t needed = key == "vt" ? 1 : 3;
@@ -323,16 +346,11 @@ std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text)
       "Ka", "Kd", "Ks", "Ke", "Kt", "Tf", "Ni", "Ns", "d", "Tr", "Pr", "Pm", "illum",
   };
   std::vector<MtlOrigin> origins;
-  LineReader lines(text);
+  ContentLines lines(path, text, "MTL");
   std::string_view line;
   std::vector<std::string_view> tokens;
-  while (lines.Next(&line)) {
+  while (lines.Next(&line, &tokens)) {
     size_t lineNo = lines.Number();
-    if (line.find('\0') != std::string_view::npos)
-      Fail(path, lineNo, "contains a NUL byte; this is a binary file, not an MTL");
-    Tokenize(line, &tokens);
-    if (tokens.empty() || tokens[0][0] == '#') continue;
-    if (HasHugeExponent(line)) Fail(path, lineNo, "a number's exponent is out of range");
     std::string_view key = tokens[0];
     if (key == "newmtl") {
       // tinyobjloader's name: everything after "newmtl" and one separator, trailing blanks trimmed.

@@ -17,13 +17,6 @@
 namespace tracer {
 namespace {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // One configuration, measured: the whole render (median wall time, no instrumentation) and, from separate
 // instrumented runs, the median time of each stage and the statistics.
 struct Measurement {
@@ -213,10 +206,9 @@ LightQuality MeasureLightQuality(const SceneData& data, RenderOptions o, int ref
   return q;
 }
 
-}  // namespace
-
-int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
-  JsonWriter j;
+// Opens a report with the fields every report carries: the GPU, the commit, the scene and the settings.
+// Returns the GPU's one-line description.
+std::string BeginReport(JsonWriter& j, const RenderOptions& base, const ProfileSettings& ps) {
   j.BeginObject();
   std::string gpu = GpuDescription(&j);
   j.Field("git_commit", TRACER_GIT_COMMIT);
@@ -225,6 +217,14 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   j.Field("height", base.height);
   j.Field("spp", base.spp);
   j.Field("max_depth", base.maxDepth);
+  return gpu;
+}
+
+}  // namespace
+
+int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
+  JsonWriter j;
+  std::string gpu = BeginReport(j, base, ps);
   j.Field("repeats", ps.repeats);
   std::fprintf(stderr, "profiling %s on %s: %dx%d, %d spp, max depth %d, median of %d after a warm-up\n",
                ps.sceneName.c_str(), gpu.c_str(), base.width, base.height, base.spp, base.maxDepth, ps.repeats);
@@ -373,16 +373,9 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
 
 int RunBenchmark(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
   JsonWriter j;
-  j.BeginObject();
-  std::string gpu = GpuDescription(&j);
-  j.Field("git_commit", TRACER_GIT_COMMIT);
-  j.Field("scene", ps.sceneName);
+  std::string gpu = BeginReport(j, base, ps);
   j.Field("triangles", static_cast<long long>(data.bvh.order.size()));
   j.Field("emitters", static_cast<long long>(data.emitterTri.size()));
-  j.Field("width", base.width);
-  j.Field("height", base.height);
-  j.Field("spp", base.spp);
-  j.Field("max_depth", base.maxDepth);
   std::fprintf(stderr, "benchmark %s on %s: %dx%d, %d spp, max depth %d\n", ps.sceneName.c_str(), gpu.c_str(),
                base.width, base.height, base.spp, base.maxDepth);
   RenderOptions o = base;

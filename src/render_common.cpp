@@ -21,6 +21,32 @@ std::vector<float> HostFilm::Resolve() const {
   return rgb;
 }
 
+const char* MinPlusKernelName(MinPlusKernel k) {
+  switch (k) {
+    case MinPlusKernel::kNaive: return "naive";
+    case MinPlusKernel::kCoalesced: return "coalesced";
+    case MinPlusKernel::kTiled: return "tiled";
+    case MinPlusKernel::kDpx: return "dpx";
+  }
+  return "?";
+}
+
+bool MinPlusKernelFromName(const std::string& name, MinPlusKernel* k) {
+  for (MinPlusKernel c : {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled, MinPlusKernel::kDpx})
+    if (name == MinPlusKernelName(c)) {
+      *k = c;
+      return true;
+    }
+  return false;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
 RenderParams MakeRenderParams(const RenderOptions& opt) {
   RenderParams rp{};
   rp.width = opt.width;

@@ -22,15 +22,6 @@ namespace {
 const float inf = kInf;
 const MinPlusKernel kFloatKernels[] = {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled};
 
-const char* Name(MinPlusKernel k) {
-  switch (k) {
-    case MinPlusKernel::kNaive: return "naive";
-    case MinPlusKernel::kCoalesced: return "coalesced";
-    case MinPlusKernel::kTiled: return "tiled";
-    case MinPlusKernel::kDpx: return "dpx";
-  }
-  return "?";
-}
 
 // Unstructured random inputs: half of D at +inf, 30% of C at +inf, negative costs allowed, no exact zeros in C.
 void RandomInputs(int T, int K, uint32_t seed, std::vector<float>& D, std::vector<float>& C) {
@@ -90,12 +81,12 @@ void ExpectStepMatches(int T, int K, const std::vector<float>& D, const std::vec
     TRACER_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got = dOut.Read(n);
     const long long bad = FirstBitDifference(got, ref);
-    EXPECT_EQ(bad, -1) << Name(k) << " T " << T << " K " << K << " offset " << offset << ": first difference at "
+    EXPECT_EQ(bad, -1) << MinPlusKernelName(k) << " T " << T << " K " << K << " offset " << offset << ": first difference at "
                        << bad << " (t " << (bad >= 0 ? bad / K : 0) << ", c " << (bad >= 0 ? bad % K : 0)
                        << "): got " << (bad >= 0 ? got[bad] : 0.0f) << ", host " << (bad >= 0 ? ref[bad] : 0.0f);
     int changed = -1;
     TRACER_CUDA_CHECK(cudaMemcpy(&changed, flag.Get(), sizeof(int), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(changed != 0, refChanged) << Name(k) << " T " << T << " K " << K << ": changed flag";
+    EXPECT_EQ(changed != 0, refChanged) << MinPlusKernelName(k) << " T " << T << " K " << K << ": changed flag";
   }
 }
 
@@ -153,14 +144,14 @@ TEST(MinPlusGpu, IterationMatchesHost) {
       // until converged: same step count and same bits
       DeviceArray<float> dC(C0, 0);
       const int steps = MinPlusIterate(k, dD.Get(), dC.Get(), T, K, 200, MinPlusStop::kUntilConverged, 0);
-      EXPECT_EQ(steps, refSteps) << Name(k);
-      EXPECT_EQ(FirstBitDifference(dC.Read(C0.size()), ref), -1) << Name(k) << " T " << T << " K " << K;
+      EXPECT_EQ(steps, refSteps) << MinPlusKernelName(k);
+      EXPECT_EQ(FirstBitDifference(dC.Read(C0.size()), ref), -1) << MinPlusKernelName(k) << " T " << T << " K " << K;
       // a fixed number of steps (odd, so the result has to be copied back from the scratch buffer)
       std::vector<float> ref3 = C0;
       MinPlusIterateHost(D.data(), ref3.data(), T, K, 3);
       DeviceArray<float> dC3(C0, 0);
       EXPECT_EQ(MinPlusIterate(k, dD.Get(), dC3.Get(), T, K, 3, MinPlusStop::kFixedSteps, 0), 3);
-      EXPECT_EQ(FirstBitDifference(dC3.Read(C0.size()), ref3), -1) << Name(k) << " 3 fixed steps";
+      EXPECT_EQ(FirstBitDifference(dC3.Read(C0.size()), ref3), -1) << MinPlusKernelName(k) << " 3 fixed steps";
     }
   }
 }
@@ -319,7 +310,7 @@ TEST(MinPlusGpu, TimingTable) {
     for (MinPlusKernel k : kFloatKernels) {
       DeviceArray<float> dOut({}, 0, C.size());
       LaunchMinPlusStep(k, dD.Get(), dC.Get(), dOut.Get(), T, K, 0);
-      EXPECT_EQ(FirstBitDifference(dOut.Read(C.size()), ref), -1) << Name(k) << " at T " << T << " K " << K;
+      EXPECT_EQ(FirstBitDifference(dOut.Read(C.size()), ref), -1) << MinPlusKernelName(k) << " at T " << T << " K " << K;
     }
   }
   const std::vector<MinPlusTimingRow> rows = PrintMinPlusTable(T, K, 20);

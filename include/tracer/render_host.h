@@ -103,6 +103,14 @@ struct RenderResult {
 // Returning false stops the render at that pass boundary.
 using ProgressFn = std::function<bool(int sppDone, int sppTotal, const RenderStats&)>;
 
+// Name of a min-plus kernel as the CLI spells it ("naive", "coalesced", "tiled", "dpx"), and the reverse;
+// the latter returns false for an unknown name.
+const char* MinPlusKernelName(MinPlusKernel k);
+bool MinPlusKernelFromName(const std::string& name, MinPlusKernel* k);
+
+// Median of timed repeats (0 for none).
+double Median(std::vector<double> v);
+
 // The per-render constants that the stage functions read, from the options.
 RenderParams MakeRenderParams(const RenderOptions& options);
 
