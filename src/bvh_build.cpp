@@ -8,7 +8,7 @@
 // without another pass over their triangles.
 //
 // Depth is capped so that TraverseBvh's fixed stack (kBvhStackSize) cannot overflow: see kSahDepthBudget.
-#include "tracer/bvh_build.h"
+#include "tracer/host/bvh_build.h"
 
 #include <algorithm>
 #include <array>

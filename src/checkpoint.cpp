@@ -1,5 +1,5 @@
 // @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes, validating reads.
-#include "tracer/checkpoint.h"
+#include "tracer/host/checkpoint.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // @file image_io.cpp: PNG/HDR/PFM output through stb_image_write and a small PFM writer, written atomically.
-#include "tracer/image_io.h"
+#include "tracer/host/image_io.h"
 
 #include <stb_image_write.h>
 #include <unistd.h>

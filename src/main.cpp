@@ -16,16 +16,15 @@
 #include <type_traits>
 #include <utility>
 
-#include "tracer/checkpoint.h"
-#include "tracer/image_io.h"
-#include "tracer/light_tiles_host.h"
-#include "tracer/render_host.h"
-#include "tracer/scene_data_host.h"
-#include "tracer/scene_host.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/checkpoint.h"
+#include "tracer/host/device_error.h"
+#include "tracer/host/image_io.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
+#include "tracer/host/tile_guide.h"
 #if defined(TRACER_HAVE_CUDA)
-#include "tracer/cuda_host.h"
-#include "tracer/cuda_renderer.h"
-#include "tracer/profile.h"
+#include "tracer/host/profile.h"
 #endif
 
 using namespace tracer;
@@ -482,11 +481,11 @@ int main(int argc, char** argv) {
     if (useCuda) {
       try {
         result = RenderCuda(data, opt, progress);
-      } catch (const CudaError& e) {
+      } catch (const DeviceError& e) {
         // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
         // Any other CUDA error (a sticky one above all: illegal address, launch timeout) ends the run here,
         // with no further CUDA call.
-        if (e.sticky || e.code != cudaErrorMemoryAllocation || backend != "auto") throw;
+        if (e.sticky || !e.outOfMemory || backend != "auto") throw;
         std::cerr << "tracer: " << e.what() << "\ntracer: falling back to the CPU renderer\n";
         useCuda = false;
       }

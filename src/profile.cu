@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 
-#include "tracer/cuda_host.h"
-#include "tracer/cuda_renderer.h"
-#include "tracer/json_writer.h"
-#include "tracer/minplus_host.h"
-#include "tracer/profile.h"
-#include "tracer/tile_stats_host.h"
+#include "tracer/cuda/cuda_check.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/json_writer.h"
+#include "tracer/cuda/minplus_launch.h"
+#include "tracer/host/profile.h"
+#include "tracer/host/timing.h"
+#include "tracer/host/backends.h"
+#include "tracer/cuda/tile_stats_launch.h"
 
 namespace tracer {
 namespace {

@@ -1,10 +1,12 @@
 // @file scene_data.cpp: turns a loaded Scene into the flat, BVH-ordered arrays that rendering reads.
-#include "tracer/scene_data_host.h"
+#include "tracer/host/scene_data.h"
+
+#include "tracer/host/bvh_build.h"
 
 #include <numeric>
 #include <stdexcept>
 
-#include "tracer/light.h"
+#include "tracer/core/light.h"
 
 namespace tracer {
 

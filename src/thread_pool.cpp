@@ -1,5 +1,5 @@
 // @file thread_pool.cpp: the worker loop behind ThreadPool::ParallelFor.
-#include "thread_pool.h"
+#include "tracer/host/thread_pool.h"
 
 #include <algorithm>
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "tracer/material.h"
-#include "tracer/sampling.h"
+#include "tracer/core/material.h"
+#include "tracer/core/sampling.h"
 
 namespace tracer {
 namespace {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "test_util.h"
-#include "tracer/bvh.h"
-#include "tracer/bvh_build.h"
+#include "tracer/core/bvh.h"
+#include "tracer/host/bvh_build.h"
 
 namespace tracer {
 namespace {

@@ -1,5 +1,5 @@
 // @file bvh_test.cpp: BuildBvh and TraverseBvh against brute force: structure, closest hit, any hit, watertightness.
-#include "tracer/bvh.h"
+#include "tracer/core/bvh.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "tracer/bvh_build.h"
+#include "tracer/host/bvh_build.h"
 
 namespace tracer {
 namespace {

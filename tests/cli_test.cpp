@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
-#include "tracer/image_io.h"
+#include "tracer/host/image_io.h"
 
 using namespace tracer::test;
 

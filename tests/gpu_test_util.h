@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tracer/cuda_renderer.h"
+#include "tracer/host/backends.h"
 
 // Skips the current test, with the reason, when no CUDA device and driver are usable.
 #define TRACER_REQUIRE_GPU()                                              \

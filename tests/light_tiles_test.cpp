@@ -7,8 +7,9 @@
 
 #include "image_compare.h"
 #include "test_util.h"
-#include "tracer/light_tiles_host.h"
-#include "tracer/scene_host.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/tile_guide.h"
+#include "tracer/host/scene_loader.h"
 
 using namespace tracer;
 

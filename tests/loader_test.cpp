@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "test_util.h"
-#include "tracer/scene_host.h"
+#include "tracer/host/scene_loader.h"
 
 namespace tracer {
 namespace {

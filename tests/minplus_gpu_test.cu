@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "gpu_test_util.h"
-#include "tracer/block_reduce_device.cuh"
-#include "tracer/cuda_host.h"
-#include "tracer/minplus.h"
-#include "tracer/minplus_host.h"
-#include "tracer/tile_stats_host.h"
+#include "tracer/cuda/block_reduce.cuh"
+#include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/device_buffer.h"
+#include "tracer/core/minplus.h"
+#include "tracer/cuda/minplus_launch.h"
+#include "tracer/cuda/tile_stats_launch.h"
 
 using namespace tracer;
 
@@ -285,7 +286,7 @@ TEST(BlockReduceGpu, TileStatisticsMatchHost) {
       dValues.Upload(values.data(), values.size());
       for (bool naive : {false, true}) {
         dE.Zero();
-        LaunchTileStats(naive, dKeys.Get(), dValues.Get(), n, dE.Get(), 0);
+        LaunchKeyedTileStats(naive, dKeys.Get(), dValues.Get(), n, dE.Get(), 0);
         std::vector<float> got(numKeys);
         TRACER_CUDA_CHECK(cudaMemcpy(got.data(), dE.Get(), dE.Bytes(), cudaMemcpyDeviceToHost));
         for (int k = 0; k < numKeys; ++k)

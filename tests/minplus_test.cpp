@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "tracer/minplus.h"
+#include "tracer/core/minplus.h"
 
 using namespace tracer;
 

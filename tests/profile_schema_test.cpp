@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "report_schema.h"
-#include "tracer/json_writer.h"
+#include "tracer/host/json_writer.h"
 
 using namespace tracer;
 using namespace tracer::test;

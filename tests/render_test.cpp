@@ -5,8 +5,9 @@
 #include <cmath>
 
 #include "test_util.h"
-#include "tracer/render_host.h"
-#include "tracer/scene_host.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
 
 using namespace tracer;
 

@@ -4,7 +4,7 @@
 
 #include "report_schema.h"
 #include "test_util.h"
-#include "tracer/cuda_renderer.h"
+#include "tracer/host/backends.h"
 
 using namespace tracer;
 using namespace tracer::test;

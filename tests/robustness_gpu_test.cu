@@ -6,7 +6,7 @@
 
 #include "gpu_test_util.h"
 #include "test_util.h"
-#include "tracer/cuda_renderer.h"
+#include "tracer/host/backends.h"
 
 using namespace tracer;
 using namespace tracer::test;

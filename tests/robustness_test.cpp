@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "test_util.h"
-#include "tracer/checkpoint.h"
-#include "tracer/image_io.h"
+#include "tracer/host/checkpoint.h"
+#include "tracer/host/image_io.h"
 
 namespace tracer {
 namespace {

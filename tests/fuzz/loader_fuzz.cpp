@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "tracer/scene_host.h"
+#include "tracer/host/scene_loader.h"
 
 namespace {
 

@@ -1,0 +1,174 @@
+// @file bvh.h: the flat BVH node layout and the closest-hit / any-hit traversal shared by CPU and GPU.
+//
+// Node layout (64 bytes, four 16-byte loads). Each node holds the boxes of both children, so one node
+// fetch tests two boxes (Aila and Laine 2009, "Understanding the Efficiency of Ray Traversal on GPUs"):
+//   lxy  = (left.min.x,  left.max.x,  left.min.y,  left.max.y)
+//   rxy  = (right.min.x, right.max.x, right.min.y, right.max.y)
+//   lrz  = (left.min.z,  left.max.z,  right.min.z, right.max.z)
+//   kids = (left, right, leftCount, rightCount): a child with count > 0 is a leaf holding triangles
+//          [index, index + count) of the BVH-ordered triangle array; count == 0 means an inner node.
+// Node 0 is the root. Triangles are stored in BVH order as three Float4 (v0, v1, v2); v0.w holds the
+// triangle's index in the loaded scene as int bits, so results can be reported in the scene's numbering.
+#pragma once
+#include "tracer/core/ray.h"
+
+namespace tracer {
+
+struct alignas(16) BvhNode {
+  Float4 lxy, rxy, lrz;
+  Int4 kids;
+};
+static_assert(sizeof(BvhNode) == 64 && alignof(BvhNode) == 16, "BVH node: four 16-byte loads");
+
+constexpr int kBvhStackSize = 64;  // the builder caps depth below this
+
+struct BvhView {
+  const BvhNode* nodes;
+  const Float4* tris;  // 3 per triangle, BVH order
+  int32_t numNodes;
+  int32_t numTris;
+};
+
+// Per-ray constants of the watertight test (Woop, Benthin and Wald 2013, JCGT 2(1)).
+struct RayTriPre {
+  int kx, ky, kz;
+  float sx, sy, sz;
+};
+TRACER_HD RayTriPre PrepareRay(Vec3 d) {
+  RayTriPre p;
+  float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z);
+  p.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+  p.kx = p.kz == 2 ? 0 : p.kz + 1;
+  p.ky = p.kx == 2 ? 0 : p.kx + 1;
+  if (d[p.kz] < 0.0f) {
+    int t = p.kx;
+    p.kx = p.ky;
+    p.ky = t;
+  }
+  p.sx = d[p.kx] / d[p.kz];
+  p.sy = d[p.ky] / d[p.kz];
+  p.sz = 1.0f / d[p.kz];
+  return p;
+}
+
+// Watertight ray/triangle test. Accepts hits with 0 < t < tmax; both faces. On a hit, writes t and the
+// barycentric weights of v1 and v2.
+TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1, Vec3 v2, float tmax, float& tOut,
+                                 float& b1Out, float& b2Out) {
+  Vec3 a = v0 - o, b = v1 - o, c = v2 - o;
+  float ax = a[pre.kx] - pre.sx * a[pre.kz], ay = a[pre.ky] - pre.sy * a[pre.kz];
+  float bx = b[pre.kx] - pre.sx * b[pre.kz], by = b[pre.ky] - pre.sy * b[pre.kz];
+  float cx = c[pre.kx] - pre.sx * c[pre.kz], cy = c[pre.ky] - pre.sy * c[pre.kz];
+  float u = cx * by - cy * bx;
+  float v = ax * cy - ay * cx;
+  float w = bx * ay - by * ax;
+  // Edge tests that land exactly on zero are redone in double precision, as the paper prescribes.
+  if (u == 0.0f || v == 0.0f || w == 0.0f) {
+    u = static_cast<float>(static_cast<double>(cx) * by - static_cast<double>(cy) * bx);
+    v = static_cast<float>(static_cast<double>(ax) * cy - static_cast<double>(ay) * cx);
+    w = static_cast<float>(static_cast<double>(bx) * ay - static_cast<double>(by) * ax);
+  }
+  if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return false;
+  float det = u + v + w;
+  if (det == 0.0f) return false;
+  float az = pre.sz * a[pre.kz], bz = pre.sz * b[pre.kz], cz = pre.sz * c[pre.kz];
+  float t = u * az + v * bz + w * cz;
+  float inv = 1.0f / det;
+  t *= inv;
+  if (!(t > 0.0f && t < tmax)) return false;
+  tOut = t;
+  b1Out = v * inv;
+  b2Out = w * inv;
+  return true;
+}
+
+// Widening of a box's exit distance that makes the slab test conservative (Ize 2013, "Robust BVH Ray
+// Traversal", JCGT 2(2)): each slab distance carries three roundings (subtract, reciprocal, multiply), so
+// the exit is scaled by 1 + 2*gamma(3); 1.0000005f is the next float above that bound. Without it a ray
+// through a box's edge or corner (one aimed at a vertex, or crossing a flat box) can be culled although
+// the watertight triangle test reports the hit, and the ray leaks through a closed mesh.
+constexpr float kSlabExitScale = 1.0000005f;
+
+// Slab test of one box; returns the entry distance, or a value >= tmax when missed.
+TRACER_HD float SlabEntry(Vec3 o, Vec3 inv, float xmin, float xmax, float ymin, float ymax, float zmin, float zmax,
+                          float tmax) {
+  float tx0 = (xmin - o.x) * inv.x, tx1 = (xmax - o.x) * inv.x;
+  float ty0 = (ymin - o.y) * inv.y, ty1 = (ymax - o.y) * inv.y;
+  float tz0 = (zmin - o.z) * inv.z, tz1 = (zmax - o.z) * inv.z;
+  float tnear = Fmaxf(Fmaxf(Fminf(tx0, tx1), Fminf(ty0, ty1)), Fmaxf(Fminf(tz0, tz1), 0.0f));
+  float tfar = Fminf(Fminf(Fmaxf(tx0, tx1), Fmaxf(ty0, ty1)), Fmaxf(tz0, tz1)) * kSlabExitScale;
+  tfar = Fminf(tfar, tmax);
+  return tnear <= tfar ? tnear : kInf;
+}
+
+TRACER_HD Vec3 SafeInverse(Vec3 d) {
+  const float eps = 1e-20f;
+  auto inv = [](float x, float e) { return 1.0f / (fabsf(x) > e ? x : copysignf(e, x)); };
+  return Vec3(inv(d.x, eps), inv(d.y, eps), inv(d.z, eps));
+}
+
+template <bool kLdg>
+TRACER_HD void LoadTriangle(const Float4* tris, int i, Vec3& v0, Vec3& v1, Vec3& v2) {
+  Float4 a = Load4<kLdg>(&tris[3 * i]), b = Load4<kLdg>(&tris[3 * i + 1]), c = Load4<kLdg>(&tris[3 * i + 2]);
+  v0 = Vec3(a.x, a.y, a.z);
+  v1 = Vec3(b.x, b.y, b.z);
+  v2 = Vec3(c.x, c.y, c.z);
+}
+
+// Stack traversal of the two-box nodes. kAnyHit stops at the first hit (shadow rays); kLdg reads nodes
+// and triangles through the read-only data cache on the GPU.
+template <bool kAnyHit, bool kLdg>
+TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray) {
+  HitRecord hit{ray.tmax, 0.0f, 0.0f, -1};
+  const RayTriPre pre = PrepareRay(ray.d);
+  const Vec3 inv = SafeInverse(ray.d);
+  int stack[kBvhStackSize];
+  int sp = 0;
+  int node = 0;
+  while (true) {
+    const BvhNode* n = &bvh.nodes[node];
+    Float4 lxy = Load4<kLdg>(&n->lxy), rxy = Load4<kLdg>(&n->rxy), lrz = Load4<kLdg>(&n->lrz);
+    Int4 kids = Load4<kLdg>(&n->kids);
+    float tl = SlabEntry(ray.o, inv, lxy.x, lxy.y, lxy.z, lxy.w, lrz.x, lrz.y, hit.t);
+    float tr = SlabEntry(ray.o, inv, rxy.x, rxy.y, rxy.z, rxy.w, lrz.z, lrz.w, hit.t);
+    int next = -1;
+    int children[2] = {kids.x, kids.y};
+    int counts[2] = {kids.z, kids.w};
+    float entry[2] = {tl, tr};
+    // Visit leaves at once; of the inner children, go to the nearer and push the farther.
+    int innerNear = -1, innerFar = -1;
+    float tNear = kInf;
+    for (int c = 0; c < 2; ++c) {
+      if (!(entry[c] < hit.t)) continue;
+      if (counts[c] > 0) {
+        for (int k = children[c], end = children[c] + counts[c]; k < end; ++k) {
+          Vec3 v0, v1, v2;
+          LoadTriangle<kLdg>(bvh.tris, k, v0, v1, v2);
+          float t, b1, b2;
+          if (IntersectTriangle(pre, ray.o, v0, v1, v2, hit.t, t, b1, b2)) {
+            hit = HitRecord{t, b1, b2, k};
+            if (kAnyHit) return hit;
+          }
+        }
+      } else if (innerNear < 0) {
+        innerNear = children[c];
+        tNear = entry[c];
+      } else if (entry[c] < tNear) {
+        innerFar = innerNear;
+        innerNear = children[c];
+      } else {
+        innerFar = children[c];
+      }
+    }
+    if (innerFar >= 0 && sp < kBvhStackSize) stack[sp++] = innerFar;
+    next = innerNear;
+    if (next < 0) {
+      if (sp == 0) break;
+      next = stack[--sp];
+    }
+    node = next;
+  }
+  return hit;
+}
+
+}  // namespace tracer

@@ -1,0 +1,51 @@
+// @file film.h: the film as per-ray code sees it: 64-bit fixed-point sums added with atomics.
+#pragma once
+#include "tracer/core/math.h"
+#include "tracer/core/render_params.h"
+
+namespace tracer {
+
+
+// ---- film: fixed-point accumulation -------------------------------------------------------------------
+// Each pixel sums its samples in 64-bit fixed point (2^-20 resolution). Integer addition is associative,
+// so the image does not depend on the order in which threads add: the same seed gives the same image on
+// the CPU, and the GPU's optimised and naive variants give bit-identical images. Contributions are
+// capped at kFilmMaxSample, far above any physical value, to keep sums from overflowing.
+constexpr double kFilmScale = 1048576.0;
+constexpr float kFilmMaxSample = 1.0e7f;
+
+struct FilmView {
+  unsigned long long* sum;   // 3 per pixel
+  unsigned long long* dropped;  // count of non-finite samples dropped
+  unsigned long long* firstBad; // smallest (pixel << 32 | depth) of a non-finite sample; ~0 when none
+  int32_t width, height;
+};
+constexpr unsigned long long kNoBadSample = ~0ull;
+
+TRACER_HD unsigned long long ToFixed(float v) {
+  if (!(v > 0.0f)) return 0ull;
+  if (v > kFilmMaxSample) v = kFilmMaxSample;
+  return static_cast<unsigned long long>(static_cast<double>(v) * kFilmScale + 0.5);
+}
+
+// Adds one contribution of a path at `depth`; a non-finite one is counted, remembered (the smallest pixel,
+// so that the report does not depend on thread order) and dropped. clamp > 0 caps its max component.
+TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pixel, uint32_t depth, Vec3 c) {
+  if (!IsFinite(c)) {
+    AtomicAddU64(film.dropped, 1ull);
+    if (film.firstBad) AtomicMinU64(film.firstBad, (static_cast<unsigned long long>(pixel) << 32) | depth);
+    return;
+  }
+  if (rp.clamp > 0.0f) {
+    float m = MaxComponent(c);
+    if (m > rp.clamp) c = c * (rp.clamp / m);
+  }
+  if (IsBlack(c)) return;
+  unsigned long long* s = film.sum + 3ull * pixel;
+  unsigned long long r = ToFixed(c.x), g = ToFixed(c.y), b = ToFixed(c.z);
+  if (r) AtomicAddU64(s + 0, r);
+  if (g) AtomicAddU64(s + 1, g);
+  if (b) AtomicAddU64(s + 2, b);
+}
+
+}  // namespace tracer

@@ -1,0 +1,167 @@
+// @file integrator.h: the stages of the wavefront path tracer as per-item functions.
+//
+// Unidirectional path tracing with next-event estimation and multiple importance sampling (power
+// heuristic, Veach 1997), Russian roulette, and a maximum depth. The CPU renderer and the CUDA kernels
+// both call these functions; they differ only in how they loop over queues and push results.
+#pragma once
+#include "tracer/core/film.h"
+#include "tracer/core/light.h"
+#include "tracer/core/rng.h"
+
+namespace tracer {
+
+// ---- generate -----------------------------------------------------------------------------------------
+// Work item w of a pass covers pixel w % (width*height) and sample sampleBase + w / (width*height).
+TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t work, Ray& ray, PathState& ps) {
+  uint64_t pixels = static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
+  uint32_t pixel = static_cast<uint32_t>(work % pixels);
+  uint32_t sample = rp.sampleBase + static_cast<uint32_t>(work / pixels);
+  PathRng rng{rp.seed, pixel, sample};
+  int px = static_cast<int>(pixel % static_cast<uint32_t>(rp.width));
+  int py = static_cast<int>(pixel / static_cast<uint32_t>(rp.width));
+  ray = s.camera.Generate(px, py, rng.Get(kDimPixelX), rng.Get(kDimPixelY));
+  ps.throughput = Vec3(1.0f);
+  ps.bsdfPdf = 0.0f;
+  ps.pixel = pixel;
+  ps.sample = sample;
+  ps.depth = 0;
+  ps.flags = kPathSpecular;  // the camera "bounce" counts as specular: emitters seen directly get full weight
+}
+
+// ---- miss -----------------------------------------------------------------------------------------------
+TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps) {
+  FilmAdd(film, rp, ps.pixel, ps.depth, ps.throughput * s.environment);
+}
+
+// ---- shade ----------------------------------------------------------------------------------------------
+struct ShadeOutput {
+  bool continues;
+  Ray next;
+  PathState nextState;
+  bool hasShadow;
+  Shadow shadow;         // ray.index = pixel
+  Vec3 emitted;          // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
+};
+
+template <bool kLdg>
+TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, const Ray& ray, const HitRecord& hit,
+                                const PathState& ps) {
+  ShadeOutput out;
+  out.continues = false;
+  out.hasShadow = false;
+  out.emitted = Vec3(0.0f);
+  const Surface sf = GetSurface<kLdg>(s, hit);
+  Vec3 le;
+  const SurfaceBsdf bsdf = GetBsdf<kLdg>(s, sf, le);
+  const Vec3 wo = -ray.d;
+  const PathRng rng{rp.seed, ps.pixel, ps.sample};
+  const int tile = rp.guideLights ? TileOfPixel(s.tiles, ps.pixel, rp.width) : -1;
+
+  // Emission reached by the previous BSDF sample, MIS-weighted against light sampling.
+  if (!IsBlack(le) && Dot(sf.ng, wo) > 0.0f) {
+    float w = 1.0f;
+    if (!(ps.flags & kPathSpecular)) {
+      int e = s.triEmitter[hit.tri];
+      Vec3 v0, v1, v2;
+      LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
+      float triArea = TriangleArea(v0, v1, v2);
+      float cosL = Dot(sf.ng, wo);
+      float pdfLight = (e >= 0 && triArea > 0.0f) ? EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL : 0.0f;
+      w = PowerHeuristic(ps.bsdfPdf, pdfLight);
+    }
+    out.emitted = ps.throughput * le * w;
+  }
+  if (static_cast<int32_t>(ps.depth) >= rp.maxDepth) return out;
+
+  // Shading frame on the side of the incoming ray (two-sided surfaces), except for dielectrics,
+  // which need to know whether the ray enters or leaves.
+  const bool dielectric = bsdf.cls == kDielectric;
+  Vec3 n = sf.ns, ng = sf.ng;
+  if (!dielectric && Dot(ng, wo) < 0.0f) {
+    n = -n;
+    ng = -ng;
+  }
+  const Frame frame = Frame::FromNormal(n);
+  const Vec3 woL = frame.ToLocal(wo);
+  const uint32_t d = ps.depth;
+
+  // Next-event estimation: one point on one emitter, MIS-weighted against BSDF sampling.
+  if (!IsDeltaClass(bsdf.cls) && s.numEmitters > 0) {
+    LightSample ls = SampleLight<kLdg>(s, tile, rng.Bounce(d, kDimLightPick), rng.Bounce(d, kDimLightU),
+                                       rng.Bounce(d, kDimLightV));
+    Vec3 toL = ls.p - sf.p;
+    float dist2 = Dot(toL, toL);
+    if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
+      float dist = sqrtf(dist2);
+      Vec3 wi = toL / dist;
+      float cosL = -Dot(ls.n, wi);
+      Vec3 wiL = frame.ToLocal(wi);
+      if (cosL > 0.0f && Dot(wi, ng) > 0.0f) {
+        Vec3 f = BsdfEval(bsdf, woL, wiL);
+        if (!IsBlack(f)) {
+          float pdfLight = ls.pdfArea * dist2 / cosL;
+          float pdfBsdf = BsdfPdf(bsdf, woL, wiL);
+          float w = PowerHeuristic(pdfLight, pdfBsdf);
+          Vec3 c = ps.throughput * f * ls.le * (fabsf(wiL.z) * w / pdfLight);
+          if (!IsBlack(c)) {
+            out.hasShadow = true;
+            Ray& sr = out.shadow.ray;
+            sr.o = OffsetRayOrigin(sf.p, ng, wi);
+            Vec3 toL2 = ls.p - sr.o;
+            float d2 = Length(toL2);
+            sr.d = toL2 / d2;
+            sr.tmax = d2 * (1.0f - 1e-4f);
+            sr.index = static_cast<int32_t>(ps.pixel);
+            out.shadow.contribution = c;
+            out.shadow.depth = d;
+          }
+        }
+      }
+    }
+  }
+
+  // Sample the BSDF for the continuation.
+  BsdfSample bs = BsdfSampleDir(bsdf, woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU),
+                                rng.Bounce(d, kDimBsdfV));
+  if (!bs.valid || bs.pdf <= 0.0f) return out;
+  Vec3 wi = frame.ToWorld(bs.wi);
+  Vec3 beta = ps.throughput * bs.f * (fabsf(bs.wi.z) / bs.pdf);
+  if (IsBlack(beta) || !IsFinite(beta)) return out;
+  // A reflected direction must leave on the side it came from, a refracted one on the other.
+  if (!dielectric && Dot(wi, ng) <= 0.0f) return out;
+
+  // Russian roulette on the throughput.
+  if (static_cast<int32_t>(d) + 1 >= rp.rouletteDepth) {
+    float q = Fminf(MaxComponent(beta), 0.95f);
+    if (rng.Bounce(d, kDimRoulette) >= q) return out;
+    beta = beta / q;
+  }
+  out.continues = true;
+  out.next.o = OffsetRayOrigin(sf.p, sf.ng, wi);
+  out.next.d = wi;
+  out.next.tmax = kInf;
+  out.next.index = 0;
+  out.nextState = ps;
+  out.nextState.throughput = beta;
+  out.nextState.bsdfPdf = bs.delta ? 0.0f : bs.pdf;
+  out.nextState.depth = d + 1;
+  out.nextState.flags = bs.delta ? kPathSpecular : 0u;
+  return out;
+}
+
+// ---- shadow: an unoccluded shadow ray delivers its contribution ---------------------------------------------
+template <bool kLdg>
+TRACER_HD bool ShadowItemVisible(const SceneView& s, const Shadow& sh) {
+  return TraverseBvh<true, kLdg>(s.bvh, sh.ray).tri < 0;
+}
+
+// ---- intersect -------------------------------------------------------------------------------------
+// Returns the material class of the hit surface, or -1 for a miss.
+template <bool kLdg>
+TRACER_HD int32_t ClassOfHit(const SceneView& s, const HitRecord& hit) {
+  if (hit.tri < 0) return -1;
+  int32_t m = TriangleMaterial<kLdg>(s, hit.tri);
+  return LoadRO<kLdg>(&s.materials[m].info.x);
+}
+
+}  // namespace tracer

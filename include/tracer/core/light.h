@@ -1,0 +1,75 @@
+// @file light.h: picking an emitter and a point on it, and the pdf of doing so (for MIS).
+// Emitters are triangles with a positive Ke, one-sided: they emit on the side their winding faces.
+#pragma once
+#include "tracer/core/scene_view.h"
+
+namespace tracer {
+
+struct LightSample {
+  Vec3 p, n, le;
+  float pdfArea;  // p(emitter) / area: the area density of the sampled point
+  int32_t tri;
+};
+
+// Index of the screen tile a pixel belongs to, for tile-guided light selection.
+TRACER_HD int TileOfPixel(const TileGuideView& g, uint32_t pixel, int width) {
+  int x = static_cast<int>(pixel % static_cast<uint32_t>(width)), y = static_cast<int>(pixel / static_cast<uint32_t>(width));
+  return (y / g.tileSize) * g.tilesX + x / g.tileSize;
+}
+
+// Probability of choosing emitter e (its pick probability, before the point on it).
+TRACER_HD float EmitterPmf(const SceneView& s, int emitter, int tile) {
+  if (s.tiles.numClusters == 0 || tile < 0) return s.lightAlias[emitter].pmf;
+  int c = s.tiles.emitterCluster[emitter];
+  const float* cdf = s.tiles.cdf + static_cast<size_t>(tile) * s.tiles.numClusters;
+  float pc = cdf[c] - (c > 0 ? cdf[c - 1] : 0.0f);
+  return pc * s.tiles.emitterInClusterPmf[emitter];
+}
+
+// Picks an emitter; tile < 0 or no tile guide means "in proportion to power".
+TRACER_HD int PickEmitter(const SceneView& s, int tile, float u, float& pmf) {
+  if (s.tiles.numClusters == 0 || tile < 0) return SampleAlias(s.lightAlias, s.numEmitters, u, pmf);
+  // Cluster by inverting the tile's cdf (binary search), then an emitter inside it by its alias table;
+  // the leftover fraction of u is reused for the second choice.
+  const int nc = s.tiles.numClusters;
+  const float* cdf = s.tiles.cdf + static_cast<size_t>(tile) * nc;
+  int lo = 0, hi = nc - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    if (u < cdf[mid]) hi = mid; else lo = mid + 1;
+  }
+  float prev = lo > 0 ? cdf[lo - 1] : 0.0f;
+  float pc = cdf[lo] - prev;
+  float u2 = pc > 0.0f ? Clamp((u - prev) / pc, 0.0f, 0.99999994f) : 0.0f;
+  int start = s.tiles.clusterStart[lo], count = s.tiles.clusterStart[lo + 1] - start;
+  float pe;
+  int local = SampleAlias(s.tiles.clusterAlias + start, count, u2, pe);
+  pmf = pc * pe;
+  return start + local;  // emitters are numbered cluster by cluster
+}
+
+TRACER_HD float TriangleArea(Vec3 v0, Vec3 v1, Vec3 v2) { return 0.5f * Length(Cross(v1 - v0, v2 - v0)); }
+
+template <bool kLdg>
+TRACER_HD LightSample SampleLight(const SceneView& s, int tile, float uPick, float u1, float u2) {
+  LightSample ls;
+  float pmf;
+  int e = PickEmitter(s, tile, uPick, pmf);
+  int tri = s.emitterTri[e];
+  Vec3 v0, v1, v2;
+  LoadTriangle<kLdg>(s.bvh.tris, tri, v0, v1, v2);
+  float b1, b2;
+  SampleTriangle(u1, u2, b1, b2);
+  ls.p = v0 * (1.0f - b1 - b2) + v1 * b1 + v2 * b2;
+  Vec3 c = Cross(v1 - v0, v2 - v0);
+  float area2 = Length(c);
+  ls.n = area2 > 0.0f ? c / area2 : Vec3(0, 0, 1);
+  ls.pdfArea = area2 > 0.0f ? pmf / (0.5f * area2) : 0.0f;
+  int mat = TriangleMaterial<kLdg>(s, tri);
+  Float4 ke = Load4<kLdg>(&s.materials[mat].ke);
+  ls.le = Vec3(ke.x, ke.y, ke.z);
+  ls.tri = tri;
+  return ls;
+}
+
+}  // namespace tracer

@@ -1,0 +1,117 @@
+// @file scene_view.h: the read-only scene as per-ray code sees it (raw pointers, valid on host or device),
+// and the surface data fetched at a hit.
+#pragma once
+#include "tracer/core/bvh.h"
+#include "tracer/core/camera.h"
+#include "tracer/core/material.h"
+
+namespace tracer {
+
+// Per-triangle shading data in BVH order (64 bytes, four 16-byte loads):
+//   n0 = (vertex normal 0, material index as int bits), n1 = (normal 1, u0), n2 = (normal 2, v0),
+//   uv = (u1, v1, u2, v2). Meshes without normals get the face normal at all three vertices.
+struct alignas(16) TriShading {
+  Float4 n0, n1, n2, uv;
+};
+static_assert(sizeof(TriShading) == 64, "triangle shading record: four 16-byte loads");
+
+struct alignas(16) TextureInfo {
+  int32_t offset, width, height, pad;  // texels [offset, offset + width*height), linear RGB in Float4
+};
+
+// Many-light sampling by screen tiles (see light_tiles.h); null when --light-sampling power.
+struct TileGuideView {
+  const float* cdf;         // per tile: numClusters cumulative probabilities of p(c|t)
+  const int32_t* clusterStart;  // per cluster: first entry of clusterEmitters; numClusters + 1 entries
+  const AliasEntry* clusterAlias; // per cluster-local emitter, alias tables laid end to end
+  const int32_t* emitterCluster;  // emitter -> cluster
+  const float* emitterInClusterPmf; // emitter -> pmf inside its cluster
+  const float* clusterPowerPmf;    // cluster -> p_power(c)
+  int32_t numClusters;
+  int32_t tileSize;
+  int32_t tilesX;
+  int32_t numTiles;
+};
+
+struct SceneView {
+  BvhView bvh;
+  const TriShading* shading;    // BVH order
+  const Material* materials;
+  const Float4* texels;
+  const TextureInfo* textures;
+  const AliasEntry* lightAlias;  // one entry per emitter, picks in proportion to power
+  const int32_t* emitterTri;     // emitter -> triangle (BVH order)
+  const int32_t* triEmitter;     // triangle (BVH order) -> emitter, or -1
+  int32_t numEmitters;
+  Camera camera;
+  Vec3 environment;  // constant radiance of rays that leave the scene
+  TileGuideView tiles;
+};
+
+struct Surface {
+  Vec3 p;   // position
+  Vec3 ng;  // unit geometric normal, from the winding (v1-v0) x (v2-v0)
+  Vec3 ns;  // unit shading normal, flipped into ng's hemisphere
+  float u, v;
+  int32_t material;
+};
+
+template <bool kLdg>
+TRACER_HD int32_t TriangleMaterial(const SceneView& s, int tri) {
+  Float4 n0 = Load4<kLdg>(&s.shading[tri].n0);
+  return static_cast<int32_t>(BitsFromFloat(n0.w));
+}
+
+template <bool kLdg>
+TRACER_HD Surface GetSurface(const SceneView& s, const HitRecord& hit) {
+  Vec3 v0, v1, v2;
+  LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
+  const TriShading* sh = &s.shading[hit.tri];
+  Float4 n0 = Load4<kLdg>(&sh->n0), n1 = Load4<kLdg>(&sh->n1), n2 = Load4<kLdg>(&sh->n2), uv = Load4<kLdg>(&sh->uv);
+  float b0 = 1.0f - hit.b1 - hit.b2;
+  Surface sf;
+  sf.p = v0 * b0 + v1 * hit.b1 + v2 * hit.b2;
+  Vec3 c = Cross(v1 - v0, v2 - v0);
+  float len = Length(c);
+  sf.ng = len > 0.0f ? c / len : Vec3(0, 0, 1);
+  Vec3 ns = Vec3(n0.x, n0.y, n0.z) * b0 + Vec3(n1.x, n1.y, n1.z) * hit.b1 + Vec3(n2.x, n2.y, n2.z) * hit.b2;
+  float nl = Length(ns);
+  ns = nl > 0.0f && isfinite(nl) ? ns / nl : sf.ng;
+  sf.ns = Dot(ns, sf.ng) < 0.0f ? -ns : ns;
+  sf.u = n1.w * b0 + uv.x * hit.b1 + uv.z * hit.b2;
+  sf.v = n2.w * b0 + uv.y * hit.b1 + uv.w * hit.b2;
+  sf.material = static_cast<int32_t>(BitsFromFloat(n0.w));
+  return sf;
+}
+
+// Nearest-texel lookup with wrapping; v = 0 is the bottom row, as in OBJ.
+TRACER_HD Vec3 SampleTexture(const SceneView& s, int tex, float u, float v) {
+  TextureInfo ti = s.textures[tex];
+  u -= floorf(u);
+  v -= floorf(v);
+  int x = static_cast<int>(u * static_cast<float>(ti.width));
+  int y = static_cast<int>((1.0f - v) * static_cast<float>(ti.height));
+  x = x < 0 ? 0 : (x >= ti.width ? ti.width - 1 : x);
+  y = y < 0 ? 0 : (y >= ti.height ? ti.height - 1 : y);
+  Float4 t = s.texels[ti.offset + y * ti.width + x];
+  return Vec3(t.x, t.y, t.z);
+}
+
+template <bool kLdg>
+TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, const Surface& sf, Vec3& emission) {
+  const Material* m = &s.materials[sf.material];
+  Float4 kd = Load4<kLdg>(&m->kd), ks = Load4<kLdg>(&m->ks), ke = Load4<kLdg>(&m->ke);
+  Int4 info = Load4<kLdg>(&m->info);
+  SurfaceBsdf b;
+  b.cls = info.x;
+  b.kd = Vec3(kd.x, kd.y, kd.z);
+  int tex = static_cast<int32_t>(BitsFromFloat(kd.w));
+  if (tex >= 0) b.kd = b.kd * SampleTexture(s, tex, sf.u, sf.v);
+  b.ks = Vec3(ks.x, ks.y, ks.z);
+  b.alpha = ks.w;
+  b.ior = ke.w;
+  emission = Vec3(ke.x, ke.y, ke.z);
+  return b;
+}
+
+}  // namespace tracer

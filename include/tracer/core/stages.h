@@ -1,0 +1,342 @@
+// @file stages.h: each wavefront stage written once, as a body that a backend runs over its queue.
+//
+// A stage is a small struct of views (WaveView, SceneView, ...) with two members:
+//   Count()      the number of items to run, read from the queue counters (device memory on the GPU, host
+//                memory on the CPU), so the host never needs the count before launching;
+//   operator()(j) the work of item j of the queue.
+// The CUDA backend runs a body with StageKernel<Body> (one grid-stride kernel for every stage, see
+// cuda/stage_kernel.cuh); the CPU backend runs it with ThreadPool::ParallelFor. A serial stage (one item:
+// counter bookkeeping between stages) has only operator()() and runs on one GPU thread or inline.
+// Pushing to a queue is PushSlot (core/queue.h): warp-aggregated on the GPU, an atomic add on the CPU, where
+// the executor first points a stage's outputs (kPushes) at chunk-local queues and appends them to the shared
+// ones with one atomic add per queue per chunk (the host's warp aggregation; see cpu_backend.cpp).
+//
+// Template parameters select the naive twins: L the memory layout, C the compaction mode, kLdg the
+// read-only load path, kSingleQueue one shade queue for every material (--single-shade-kernel).
+#pragma once
+#include "tracer/core/integrator.h"
+#include "tracer/core/queue.h"
+#include "tracer/core/wavefront.h"
+
+namespace tracer {
+
+constexpr int kShadeAllClasses = -1;  // the single shade stage that switches on the material
+constexpr int kMaxStatBounces = 64;   // livePerBounce entries
+
+// What a queued stage pushes to (compacted modes): nothing, the hit queues, or the shadow queue and the next
+// ray buffer. The CPU executor redirects exactly these outputs to chunk-local queues.
+enum class Pushes { kNothing, kHitQueues, kShadowsAndRays };
+
+// Without compaction every stage works in place on buffer 0; with it, rays and paths ping-pong.
+template <Compaction C>
+TRACER_HD int CurBuffer(int cur) {
+  return C == Compaction::kNone ? 0 : cur;
+}
+template <Compaction C>
+constexpr PushMode PushModeOf() {
+  return C == Compaction::kPerThreadAtomic ? PushMode::kPerThread : PushMode::kWarpAggregated;
+}
+
+// No-compaction mode only: marks every slot dead so that the first generate fills the pool.
+template <class L>
+struct InitPoolStage {
+  static constexpr Pushes kPushes = Pushes::kNothing;
+  WaveView<L> w;
+  TRACER_HD int Count() const { return w.pool; }
+  TRACER_HD void operator()(int i) const {
+    Ray dead{};
+    dead.tmax = -1.0f;
+    L::StoreRay(w.rays[0], i, dead);
+    Shadow none{};
+    none.ray.tmax = -1.0f;
+    L::StoreShadow(w.shadows, i, none);
+  }
+};
+
+// Camera rays for new paths. With compaction, live paths occupy [0, live) and new ones take [live, pool):
+// work item nextWork + (i - live) goes to slot i (AdvanceStage then accounts for them). Without, a slot is
+// free when its ray is dead.
+template <class L, Compaction C>
+struct GenerateStage {
+  static constexpr Pushes kPushes = Pushes::kNothing;
+  WaveView<L> w;
+  SceneView s;
+  RenderParams rp;
+  TRACER_HD int Count() const { return w.pool; }
+  TRACER_HD void operator()(int i) const {
+    WaveCounters* c = w.counters;
+    unsigned long long work;
+    if (C != Compaction::kNone) {
+      const uint32_t live = c->rayCount[w.cur];
+      if (static_cast<uint32_t>(i) < live) return;
+      work = c->nextWork + static_cast<unsigned long long>(i - static_cast<int>(live));
+      if (work >= c->totalWork) return;
+    } else {
+      if (L::LoadRay(w.rays[0], i).tmax >= 0.0f) return;
+      if (c->nextWork >= c->totalWork) return;
+      work = AtomicAddU64(&c->nextWork, 1ull);
+      if (work >= c->totalWork) return;
+      AtomicAddU32(&c->rayCount[w.cur], 1u);
+    }
+    Ray r;
+    PathState ps;
+    GenerateItem(s, rp, work, r, ps);
+    r.index = i;
+    const int b = CurBuffer<C>(w.cur);
+    L::StoreRay(w.rays[b], i, r);
+    L::StorePath(w.paths[b], i, ps);
+  }
+};
+
+// Serial, after a compacting generate: accounts for the slots it filled.
+template <class L>
+struct AdvanceStage {
+  WaveView<L> w;
+  TRACER_HD void operator()() const {
+    WaveCounters* c = w.counters;
+    const unsigned long long live = c->rayCount[w.cur];
+    unsigned long long fresh = static_cast<unsigned long long>(w.pool) - live;
+    const unsigned long long left = c->totalWork - c->nextWork;
+    if (left < fresh) fresh = left;
+    c->rayCount[w.cur] = static_cast<uint32_t>(live + fresh);
+    c->nextWork += fresh;
+  }
+};
+
+// Closest-hit traversal, then the hit is pushed to its material class's queue (or the miss queue), so that
+// each shade stage's warps run one BSDF.
+template <class L, Compaction C, bool kLdg, bool kSingleQueue>
+struct IntersectStage {
+  static constexpr Pushes kPushes = Pushes::kHitQueues;
+  WaveView<L> w;
+  SceneView s;
+  TRACER_HD int Count() const {
+    return C != Compaction::kNone ? static_cast<int>(w.counters->rayCount[w.cur]) : w.pool;
+  }
+  TRACER_HD void operator()(int i) const {
+    const Ray r = L::LoadRay(w.rays[CurBuffer<C>(w.cur)], i);
+    if (C == Compaction::kNone && r.tmax < 0.0f) {
+      w.hitClass[i] = -2;  // dead slot: no work, but the lane is still launched
+      return;
+    }
+    const HitRecord h = TraverseBvh<false, kLdg>(s.bvh, r);
+    L::StoreHit(w.hits, i, h);
+    const int cls = ClassOfHit<kLdg>(s, h);
+    if (C == Compaction::kNone) {
+      w.hitClass[i] = static_cast<int8_t>(cls);
+      return;
+    }
+    const int key = cls < 0 ? kMissQueue : (kSingleQueue ? 0 : cls);
+    const uint32_t slot = PushSlotKeyed<PushModeOf<C>()>(w.counters->classCount, key);
+    w.classQueue[static_cast<size_t>(key) * w.pool + slot] = i;
+  }
+};
+
+// Item j of a hit queue (`queue`), or -1 when this lane has nothing to do (no-compaction mode: lanes of
+// other classes and dead lanes idle). `want` is the class the stage runs: -1 miss, kShadeAllClasses any hit.
+template <class L, Compaction C>
+TRACER_HD int QueuedHit(const WaveView<L>& w, int queue, int want, int j) {
+  if (C != Compaction::kNone) return w.classQueue[static_cast<size_t>(queue) * w.pool + j];
+  const int hc = w.hitClass[j];
+  if (want == kShadeAllClasses ? hc < 0 : hc != want) return -1;
+  return j;
+}
+
+// Rays that left the scene: the environment.
+template <class L, Compaction C>
+struct MissStage {
+  static constexpr Pushes kPushes = Pushes::kNothing;
+  WaveView<L> w;
+  SceneView s;
+  RenderParams rp;
+  FilmView film;
+  TRACER_HD int Count() const {
+    return C != Compaction::kNone ? static_cast<int>(w.counters->classCount[kMissQueue]) : w.pool;
+  }
+  TRACER_HD void operator()(int j) const {
+    const int i = QueuedHit<L, C>(w, kMissQueue, -1, j);
+    if (i < 0) return;
+    const int b = CurBuffer<C>(w.cur);
+    const Ray r = L::LoadRay(w.rays[b], i);
+    MissItem(s, rp, film, L::LoadPath(w.paths[b], r.index));
+    if (C == Compaction::kNone) {
+      Ray dead{};
+      dead.tmax = -1.0f;
+      L::StoreRay(w.rays[0], i, dead);
+    }
+  }
+};
+
+// One material class's hits (or all of them, cls == kShadeAllClasses): emission with MIS, a light sample
+// pushed as a shadow ray, and the BSDF sample pushed as the continuation (compacted).
+template <class L, Compaction C, bool kLdg>
+struct ShadeStage {
+  static constexpr Pushes kPushes = Pushes::kShadowsAndRays;
+  WaveView<L> w;
+  SceneView s;
+  RenderParams rp;
+  FilmView film;
+  int cls;
+  TRACER_HD int Queue() const { return cls == kShadeAllClasses ? 0 : cls; }
+  TRACER_HD int Count() const {
+    return C != Compaction::kNone ? static_cast<int>(w.counters->classCount[Queue()]) : w.pool;
+  }
+  TRACER_HD void operator()(int j) const {
+    const int i = QueuedHit<L, C>(w, Queue(), cls, j);
+    if (i < 0) return;
+    if (w.collectStats) CountShadeWarp(i);
+    const int b = CurBuffer<C>(w.cur);
+    const Ray r = L::LoadRay(w.rays[b], i);
+    const HitRecord h = L::LoadHit(w.hits, i);
+    const PathState ps = L::LoadPath(w.paths[b], r.index);
+    ShadeOutput out = ShadeItem<kLdg>(s, rp, r, h, ps);
+    if (!IsBlack(out.emitted)) FilmAdd(film, rp, ps.pixel, ps.depth, out.emitted);
+
+    if (C == Compaction::kNone) {
+      // In place: the slot keeps its shadow ray and its continuation, or dies.
+      if (out.hasShadow) {
+        L::StoreShadow(w.shadows, i, out.shadow);
+        PushSlot<PushMode::kWarpAggregated>(&w.counters->shadowCount);  // statistics only
+      }
+      if (out.continues) {
+        out.next.index = i;
+        L::StorePath(w.paths[0], i, out.nextState);
+        AtomicAddU32(&w.counters->rayCount[1 - w.cur], 1u);  // statistics only
+      } else {
+        out.next = Ray{};
+        out.next.tmax = -1.0f;
+      }
+      L::StoreRay(w.rays[0], i, out.next);
+      return;
+    }
+    constexpr PushMode kMode = PushModeOf<C>();
+    if (out.hasShadow) {
+      const uint32_t slot = PushSlot<kMode>(&w.counters->shadowCount);
+      L::StoreShadow(w.shadows, static_cast<int>(slot), out.shadow);
+    }
+    if (out.continues) {
+      const int nb = 1 - w.cur;
+      const int slot = static_cast<int>(PushSlot<kMode>(&w.counters->rayCount[nb]));
+      out.next.index = slot;
+      L::StoreRay(w.rays[nb], slot, out.next);
+      L::StorePath(w.paths[nb], slot, out.nextState);
+    }
+  }
+  // Statistics (GPU): active lanes of the warp, and how many material classes its lanes will run.
+  TRACER_HD void CountShadeWarp(int i) const {
+#if TRACER_ON_DEVICE
+    const unsigned mask = __activemask();
+    const int hitCls = ClassOfHit<kLdg>(s, L::LoadHit(w.hits, i));
+    const unsigned same = __match_any_sync(mask, hitCls);
+    const bool classLeader = (threadIdx.x & 31) == static_cast<unsigned>(__ffs(same) - 1);
+    const unsigned leaders = __ballot_sync(mask, classLeader);
+    if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(mask) - 1)) {
+      atomicAdd(&w.counters->shadeLanes, static_cast<unsigned long long>(__popc(mask)));
+      atomicAdd(&w.counters->shadeWarps, 1ull);
+      atomicAdd(&w.counters->shadeClasses, static_cast<unsigned long long>(__popc(leaders)));
+    }
+#else
+    (void)i;
+#endif
+  }
+};
+
+// Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film.
+template <class L, Compaction C, bool kLdg>
+struct ShadowStage {
+  static constexpr Pushes kPushes = Pushes::kNothing;
+  WaveView<L> w;
+  SceneView s;
+  RenderParams rp;
+  FilmView film;
+  TRACER_HD int Count() const { return C != Compaction::kNone ? static_cast<int>(w.counters->shadowCount) : w.pool; }
+  TRACER_HD void operator()(int j) const {
+    const Shadow sh = L::LoadShadow(w.shadows, j);
+    if (C == Compaction::kNone) {
+      if (sh.ray.tmax < 0.0f) return;
+      Shadow none{};
+      none.ray.tmax = -1.0f;
+      L::StoreShadow(w.shadows, j, none);  // consumed: the slot may not shade next bounce
+    }
+    if (ShadowItemVisible<kLdg>(s, sh))
+      FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.depth, sh.contribution);
+  }
+};
+
+// Serial, last in each bounce: statistics, then empty the consumed queues for the next bounce.
+template <class L>
+struct FinishStage {
+  WaveView<L> w;
+  TRACER_HD void operator()() const {
+    WaveCounters* c = w.counters;
+    if (w.livePerBounce) w.livePerBounce[w.bounce] += c->rayCount[w.cur];
+    c->extensionRays += c->rayCount[w.cur];
+    c->shadowRays += c->shadowCount;
+    c->rayCount[w.cur] = 0;
+    for (int k = 0; k <= kNumMaterialClasses; ++k) c->classCount[k] = 0;
+    c->shadowCount = 0;
+  }
+};
+
+// Whether the pass has drained after the bounce whose counters (after FinishStage) are `c`, `cur` being that
+// bounce's current ray buffer: no continuation was pushed and no work item is left to generate.
+TRACER_HD bool PassDrained(const WaveCounters& c, int cur) { return c.rayCount[1 - cur] == 0 && c.nextWork >= c.totalWork; }
+
+struct BounceOptions {
+  bool regenerate = true;      // refill the pool with new paths as old ones end (off: one generation per pass)
+  bool singleShadeKernel = false;
+  bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
+};
+
+// One pass of bounces: generate -> intersect -> miss -> shade per class -> shadow -> finish, until the pass
+// has drained. `ex` is a backend's executor:
+//   ex.Run(body)        runs a queued stage over body.Count() items;
+//   ex.Serial(body)     runs a serial stage;
+//   ex.Begin(name, k = -1) / ex.End()  bracket a timed range of stages named name, or "name#k" for k >= 0
+//                       (NVTX and CUDA events on the GPU);
+//   ex.Drained(iter, cur)       the end test after bounce iter (the GPU tests a snapshot two bounces old).
+// `base` holds the pass's buffers; its cur and bounce are set here.
+template <class L, Compaction C, bool kLdg, bool kSingleQueue, class Exec>
+void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const RenderParams& rp, const FilmView& film,
+                const BounceOptions& bo) {
+  static const char* kShadeNames[kNumMaterialClasses] = {"shade_diffuse", "shade_glossy", "shade_mirror",
+                                                         "shade_dielectric"};
+  int cur = 0;
+  for (int iter = 0;; ++iter) {
+    WaveView<L> w = base;
+    w.cur = cur;
+    w.bounce = iter < kMaxStatBounces - 1 ? iter : kMaxStatBounces - 1;
+    if (iter == 0 || bo.regenerate) {
+      ex.Begin("generate");
+      ex.Run(GenerateStage<L, C>{w, s, rp});
+      if (C != Compaction::kNone) ex.Serial(AdvanceStage<L>{w});
+      ex.End();
+    }
+    ex.Begin("intersect", bo.timePerBounce ? w.bounce : -1);
+    ex.Run(IntersectStage<L, C, kLdg, kSingleQueue>{w, s});
+    ex.End();
+    ex.Begin("miss");
+    ex.Run(MissStage<L, C>{w, s, rp, film});
+    ex.End();
+    if (bo.singleShadeKernel) {
+      ex.Begin("shade");
+      ex.Run(ShadeStage<L, C, kLdg>{w, s, rp, film, kShadeAllClasses});
+      ex.End();
+    } else {
+      for (int c = 0; c < kNumMaterialClasses; ++c) {
+        ex.Begin(kShadeNames[c]);
+        ex.Run(ShadeStage<L, C, kLdg>{w, s, rp, film, c});
+        ex.End();
+      }
+    }
+    ex.Begin("shadow");
+    ex.Run(ShadowStage<L, C, kLdg>{w, s, rp, film});
+    ex.End();
+    ex.Serial(FinishStage<L>{w});
+    cur = 1 - cur;
+    if (ex.Drained(iter, 1 - cur)) break;
+    if (iter > 100000) ex.Fail("wavefront did not drain (internal error)");
+  }
+}
+
+}  // namespace tracer

@@ -1,0 +1,43 @@
+// @file wavefront.h: the device-side state of one wavefront bounce, as the kernels see it.
+#pragma once
+#include "tracer/core/integrator.h"
+
+namespace tracer {
+
+// Queue counters. They live on the device; the host reads them only for statistics and the end test.
+struct alignas(16) WaveCounters {
+  uint32_t rayCount[2];          // rays in each ray buffer (current / next)
+  uint32_t classCount[kNumMaterialClasses + 1];  // the last one counts misses: keyed pushes index it
+  uint32_t shadowCount;
+  unsigned long long nextWork;   // next work item of the pass
+  unsigned long long totalWork;  // work items in the pass
+  unsigned long long shadeLanes; // sum of active lanes over shade warps (statistics)
+  unsigned long long shadeWarps; // shade warps counted (statistics)
+  unsigned long long shadeClasses; // sum over shade warps of the distinct material classes in the warp
+  // Running totals, kept across passes:
+  unsigned long long dropped;    // non-finite samples dropped
+  unsigned long long firstBad;   // see FilmView::firstBad
+  unsigned long long extensionRays;
+  unsigned long long shadowRays;
+};
+
+constexpr int kMissQueue = kNumMaterialClasses;
+
+// Buffers of one bounce. `cur` is the index of the current ray buffer; rays[1-cur] receives continuations.
+template <class L>
+struct WaveView {
+  typename L::RayT* rays[2];
+  typename L::PathBuffers paths[2];
+  typename L::HitT* hits;
+  typename L::ShadowT* shadows;
+  int32_t* classQueue;   // kNumMaterialClasses + 1 queues of `pool` entries each; the last holds misses
+  int8_t* hitClass;      // no-compaction mode: class of each slot's hit, -1 miss, -2 dead
+  WaveCounters* counters;
+  unsigned long long* livePerBounce;  // statistics, may be null
+  int32_t pool;
+  int32_t cur;
+  int32_t bounce;
+  int32_t collectStats;
+};
+
+}  // namespace tracer

@@ -1,0 +1,29 @@
+// @file device_tile_guide.h: tile-guided light selection on the device: the same steps as TileGuideHost
+// (host/tile_guide.h). D is numTiles^2 floats: 266 MB for the 8160 tiles of a 1920x1080 image at 16-pixel tiles.
+#pragma once
+#include "tracer/cuda/device_buffer.h"
+#include "tracer/cuda/device_scene.h"
+#include "tracer/cuda/tiles_launch.h"
+#include "tracer/host/render_options.h"
+
+namespace tracer {
+
+class DeviceTileGuide {
+ public:
+  DeviceTileGuide(const DeviceScene& scene, const SceneData& data, const RenderOptions& opt, cudaStream_t stream);
+  // One refresh: statistics rounds, costs, min-plus propagation, and the per-tile cdfs.
+  void Refresh(int refresh);
+  // The scene view with the guide's pointers filled in.
+  const SceneView& View() const { return view_; }
+
+ private:
+  const RenderOptions& opt_;
+  cudaStream_t stream_;
+  TileGrid grid_;
+  int k_;
+  DeviceBuffer<Float4> pos_, nd_, info_;
+  DeviceBuffer<float> d_, sum_, count_, cost_, cdf_;
+  SceneView view_;
+};
+
+}  // namespace tracer

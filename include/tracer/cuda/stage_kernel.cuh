@@ -1,0 +1,113 @@
+// @file stage_kernel.cuh: how the CUDA backend runs the stage bodies of core/stages.h: one grid-stride kernel
+// template for every queued stage and a one-thread kernel for serial stages, launched by CudaExecutor.
+#pragma once
+#include <string>
+
+#include "tracer/core/stages.h"
+#include "tracer/cuda/kernel_common.cuh"
+#include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/raii.h"
+#include "tracer/cuda/stage_timer.h"
+
+namespace tracer {
+
+constexpr unsigned kStageBlock = 128;  // threads per block of the stage kernels
+
+// Grid-stride loop over the body's queue. Stage kernels are launched with at most as many blocks as the GPU
+// holds at once, not one thread per pool slot, so a stage whose queue is short or empty (a material class
+// absent from the scene, the tail of a pass) costs little more than its launch. The count is read on the
+// device, so the host launches without waiting for the previous stage.
+template <class Body>
+__global__ void __launch_bounds__(kStageBlock) StageKernel(const Body body) {
+  const int n = body.Count();
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+       i += static_cast<int>(gridDim.x * blockDim.x))
+    body(i);
+}
+
+template <class Body>
+__global__ void SerialKernel(const Body body) {
+  body();
+}
+
+// The end-of-pass test without stalling the GPU: after each bounce the counters are copied to one slot of a
+// ring of pinned snapshots, and the test reads the snapshot from two bounces ago, so the host never waits on
+// the bounce in flight. Bounces issued after the pool drained find every queue empty and cost only launches.
+class CounterSnapshots {
+ public:
+  static constexpr int kRing = 4;
+  CounterSnapshots() : snaps_(kRing) {
+    for (int i = 0; i < kRing; ++i) events_.emplace_back(cudaEventDisableTiming);
+  }
+  void Take(int iter, const WaveCounters* dCounters, cudaStream_t s) {
+    const int slot = iter % kRing;
+    TRACER_CUDA_CHECK(
+        cudaMemcpyAsync(&snaps_.Get()[slot], dCounters, sizeof(WaveCounters), cudaMemcpyDeviceToHost, s));
+    events_[slot].Record(s);
+  }
+  // Counters after bounce iter (waits for them).
+  const WaveCounters& Wait(int iter) {
+    const int slot = iter % kRing;
+    events_[slot].Synchronize();
+    return snaps_.Get()[slot];
+  }
+
+ private:
+  PinnedBuffer<WaveCounters> snaps_;
+  std::vector<CudaEvent> events_;
+};
+
+// The executor RunBounces (core/stages.h) drives on the GPU.
+class CudaExecutor {
+ public:
+  CudaExecutor(cudaStream_t stream, unsigned blocks, StageTimer& timer, const WaveCounters* dCounters,
+               CounterSnapshots& snapshots)
+      : stream_(stream), blocks_(blocks), timer_(timer), dCounters_(dCounters), snapshots_(snapshots) {}
+  template <class Body>
+  void Run(const Body& body) {
+    StageKernel<Body><<<blocks_, kStageBlock, 0, stream_>>>(body);
+    TRACER_CHECK_LAUNCH("stage");
+  }
+  template <class Body>
+  void Serial(const Body& body) {
+    SerialKernel<Body><<<1, 1, 0, stream_>>>(body);
+    TRACER_CHECK_LAUNCH("serial stage");
+  }
+  void Begin(const char* name, int k = -1) { timer_.Begin(k < 0 ? std::string(name) : name + ("#" + std::to_string(k))); }
+  void End() { timer_.End(); }
+  bool Drained(int iter, int cur) {
+    snapshots_.Take(iter, dCounters_, stream_);
+    // cur alternates, so bounce iter - 2 had the same current buffer as bounce iter.
+    return iter >= 2 && PassDrained(snapshots_.Wait(iter - 2), cur);
+  }
+  [[noreturn]] void Fail(const char* message) const { throw std::runtime_error(message); }
+
+ private:
+  cudaStream_t stream_;
+  unsigned blocks_;
+  StageTimer& timer_;
+  const WaveCounters* dCounters_;
+  CounterSnapshots& snapshots_;
+};
+
+// RunBounces with the variant chosen at run time (compaction, read-only loads, one shade queue): defined
+// for each layout in kernels/bounces_<layout>.cu, so the two layouts' kernels compile in parallel.
+template <class L>
+void RunCudaBounces(CudaExecutor& ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp,
+                    const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg);
+
+// The body of RunCudaBounces, for the files that instantiate it.
+#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                          \
+  template <>                                                                                                \
+  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp, \
+                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {   \
+    DispatchCompaction(compaction, [&](auto c) {                                                             \
+      DispatchBool(ldg, [&](auto l) {                                                                        \
+        DispatchBool(bo.singleShadeKernel, [&](auto single) {                                                \
+          RunBounces<L, decltype(c)::value, decltype(l)::value, decltype(single)::value>(ex, w, s, rp, film, bo); \
+        });                                                                                                  \
+      });                                                                                                    \
+    });                                                                                                      \
+  }
+
+}  // namespace tracer

@@ -1,0 +1,22 @@
+// @file tiles_launch.h: host launchers of the tile-guide kernels (kernels/tiles_launch.cu).
+#pragma once
+#include <cuda_runtime.h>
+
+#include "tracer/core/scene_view.h"
+
+namespace tracer {
+
+struct TileGrid {
+  int width, height, tileSize, tilesX, tilesY;
+  int NumTiles() const { return tilesX * tilesY; }
+};
+
+void LaunchGBuffer(const SceneView& s, const TileGrid& g, Float4* pos, Float4* nd, cudaStream_t st);
+void LaunchTileInfo(const Float4* pos, const Float4* nd, const TileGrid& g, Float4* info, cudaStream_t st);
+void LaunchDissimilarity(const Float4* info, const TileGrid& g, float* D, cudaStream_t st);
+void LaunchTileStats(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
+                     int rounds, uint32_t seed, bool naiveReduction, float* sum, float* count, cudaStream_t st);
+void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st);
+void LaunchTileCdf(const float* cost, const float* powerPmf, int T, int K, float alpha, float* cdf, cudaStream_t st);
+
+}  // namespace tracer

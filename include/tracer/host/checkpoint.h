@@ -1,0 +1,83 @@
+// @file checkpoint.h: saving a render's film to disk and reading it back, so a long render survives an
+// interruption and `--resume` continues it to the image an uninterrupted render would have given.
+//
+// File layout (version 1, all integers little-endian):
+//
+//   offset  size  field
+//        0     8  magic "TRACERCK"
+//        8     4  version (1)
+//       12     4  width            (1 .. 32768, width*height <= kMaxFilmPixels)
+//       16     4  height
+//       20     4  sppDone          (>= 0)
+//       24     4  seed
+//       28     4  settings length  (bytes, <= kMaxSettingsBytes)
+//       32     8  settings hash    (HashBytes of the settings text)
+//       40     8  dropped          (non-finite samples dropped so far)
+//       48     L  settings text    ("key=value" lines: everything that decides the image; see main.cpp)
+//     48+L  24wh  film sums        (uint64, 3 per pixel, row 0 at the top, fixed point as HostFilm)
+//  end - 8     8  checksum         (HashBytes of every byte before it)
+//
+// The file's size follows from the header, so a reader checks it before allocating anything, and a
+// truncated or padded file is refused without reading the film.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "tracer/host/film.h"
+
+namespace tracer {
+
+// Any problem with a checkpoint file. what() starts with the file's path.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+constexpr uint32_t kCheckpointVersion = 1;
+// The largest film the CLI renders and a checkpoint may hold: 2^28 pixels is 6 GiB of fixed-point sums,
+// and keeps width*height*3 far from overflowing 32-bit sample and pixel indices.
+constexpr int64_t kMaxFilmPixels = int64_t(1) << 28;
+constexpr int kMaxFilmSide = 32768;
+constexpr uint32_t kMaxSettingsBytes = 1u << 20;
+
+// A 64-bit hash of bytes, word at a time. Each step is a bijection of the state for a fixed input word and
+// of the word for a fixed state, so changing any single 8-byte word always changes the result.
+class Hasher {
+ public:
+  explicit Hasher(uint64_t seed = 0x9e3779b97f4a7c15ull) : h_(seed) {}
+  void Update(const void* data, size_t n);
+  uint64_t Digest() const;  // does not change the state; more Update calls may follow
+
+ private:
+  void Mix(uint64_t word);
+  uint64_t h_;
+  uint64_t total_ = 0;
+  unsigned char pending_[8] = {};
+  size_t pendingBytes_ = 0;
+};
+uint64_t HashBytes(const void* data, size_t n);
+inline uint64_t HashString(const std::string& s) { return HashBytes(s.data(), s.size()); }
+
+struct Checkpoint {
+  HostFilm film;
+  uint32_t seed = 0;
+  std::string settings;  // "key=value" lines, one per setting that must match on resume
+};
+
+// Writes the checkpoint through a temporary file in the same folder, flushed to disk, then renamed over
+// path, so path always holds either the previous checkpoint or the new one, never a torn file.
+// Throws CheckpointError naming path.
+void SaveCheckpoint(const std::string& path, const Checkpoint& checkpoint);
+void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed, const std::string& settings);
+
+// Reads and validates everything (magic, version, sizes, settings hash, checksum). Throws CheckpointError
+// with a message that names path and what is wrong.
+Checkpoint LoadCheckpoint(const std::string& path);
+
+// Compares two settings texts key by key. Empty when they are equal; otherwise one "key: X in the
+// checkpoint, Y now" part per difference, joined by "; ".
+std::string DescribeSettingsMismatch(const std::string& saved, const std::string& now);
+
+}  // namespace tracer

@@ -1,0 +1,58 @@
+// @file render_options.h: what a render is asked to do, for every backend.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "tracer/core/queue.h"
+#include "tracer/host/film.h"
+
+namespace tracer {
+
+enum class LightSampling { kPower, kTiles };
+enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx };
+
+// Called at pass boundaries with the film so far (for --checkpoint).
+using CheckpointFn = std::function<void(const HostFilm&)>;
+
+struct RenderOptions {
+  int width = 512, height = 512;
+  int spp = 64;
+  uint32_t seed = 1;
+  int maxDepth = 8;
+  int rouletteDepth = 3;
+  float clamp = 0.0f;
+  int threads = 0;               // CPU: 0 = all cores
+  long long pathsInFlight = 0;   // 0 = automatic
+  double timeLimit = 0.0;        // seconds; 0 = none; checked at pass boundaries
+  bool quiet = false;
+  // GPU variants, each the naive twin of an optimisation
+  bool naiveLayout = false;
+  Compaction compaction = Compaction::kWarpAggregated;
+  bool singleShadeKernel = false;  // one shade kernel switching on the material instead of per-class queues
+  bool plainLoads = false;         // BVH and scene through plain loads instead of the read-only path
+  bool pageableReadback = false;
+  // light sampling
+  LightSampling lightSampling = LightSampling::kPower;
+  int lightClusters = 256;
+  int tileSize = 16;
+  float tileGuideMix = 0.5f;
+  MinPlusKernel minPlus = MinPlusKernel::kDpx;  // fastest on an H200 (see README); --naive-minplus for the naive one
+  bool naiveReduction = false;
+  // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at
+  // sample index sppDone, so the result equals an uninterrupted render), and save the film regularly.
+  const HostFilm* resume = nullptr;
+  CheckpointFn checkpoint;
+  double checkpointSeconds = 60.0;
+  bool checkNan = false;      // stop after the pass in which a non-finite sample appeared (--check-nan)
+  bool collectStats = false;  // time each stage with CUDA events and count lanes, classes and live paths
+  bool regenerate = true;     // refill the pool with new paths as old ones end (off: one generation per pass)
+  bool timePerBounce = false; // with collectStats: time intersect separately for each bounce
+};
+
+// Name of a min-plus kernel as the CLI spells it ("naive", "coalesced", "tiled", "dpx"), and the reverse;
+// the latter returns false for an unknown name.
+const char* MinPlusKernelName(MinPlusKernel k);
+bool MinPlusKernelFromName(const std::string& name, MinPlusKernel* k);
+
+}  // namespace tracer

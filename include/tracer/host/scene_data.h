@@ -1,0 +1,67 @@
+// @file scene_data_host.h: the renderable scene in host memory: BVH, per-triangle shading in BVH order,
+// materials, textures and the emitter tables, laid out exactly as the device copy is. View() points a
+// SceneView at these vectors for the CPU renderer; the CUDA renderer uploads the same vectors.
+#pragma once
+#include <vector>
+
+#include "tracer/host/scene_loader.h"
+#include "tracer/core/scene_view.h"
+
+namespace tracer {
+
+struct BvhBuildOptions {
+  int bins = 16;         // SAH bins per axis
+  int maxLeafSize = 4;   // triangles
+  float traversalCost = 1.0f;
+  float intersectCost = 1.0f;
+};
+
+struct Bvh {
+  std::vector<BvhNode> nodes;
+  std::vector<Float4> tris;      // 3 per triangle, BVH order; v0.w = original index as int bits
+  std::vector<int32_t> order;    // BVH position -> original triangle index
+  int depth = 0;
+  BvhView View() const {
+    return BvhView{nodes.data(), tris.data(), static_cast<int32_t>(nodes.size()), static_cast<int32_t>(order.size())};
+  }
+};
+
+// Builds an alias table for weights (Vose 1991). Weights must be >= 0 with a positive sum.
+std::vector<AliasEntry> BuildAliasTable(const std::vector<double>& weights);
+
+// Emitters grouped for tile-guided sampling (see light_tiles_host.h). Emitters are numbered cluster by
+// cluster: cluster c holds emitters [clusterStart[c], clusterStart[c+1]).
+struct LightClusters {
+  std::vector<int32_t> clusterStart;
+  std::vector<AliasEntry> clusterAlias;  // per cluster, over its own emitters, laid end to end
+  std::vector<int32_t> emitterCluster;
+  std::vector<float> emitterInClusterPmf;
+  std::vector<float> clusterPowerPmf;
+  int Count() const { return static_cast<int>(clusterPowerPmf.size()); }
+};
+
+struct SceneData {
+  Bvh bvh;
+  std::vector<TriShading> shading;
+  std::vector<Material> materials;
+  std::vector<Float4> texels;
+  std::vector<TextureInfo> textures;
+  std::vector<AliasEntry> lightAlias;
+  std::vector<int32_t> emitterTri;
+  std::vector<int32_t> triEmitter;
+  std::vector<double> emitterPower;  // luminance(Ke) * area * pi, for statistics and clustering
+  Vec3 boundsMin, boundsMax;
+  Camera camera;
+  Vec3 environment;
+  LightClusters clusters;  // empty until BuildLightClusters
+
+  SceneView View() const;  // host pointers; the tile guide's per-tile arrays empty
+};
+
+SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
+                         const BvhBuildOptions& bvhOptions = {});
+
+// Reorders the emitters (and their tables) by a permutation, for clustering: newOrder[i] = old emitter.
+void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);
+
+}  // namespace tracer

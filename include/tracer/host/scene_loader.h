@@ -1,0 +1,74 @@
+// @file scene_host.h: the scene as loaded on the host (before BVH order), and the loader's interface.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tracer/core/math.h"
+#include "tracer/core/material.h"
+
+namespace tracer {
+
+// Any problem with an input file. what() reads "path:line: message" (line omitted when unknown).
+class SceneError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Texture {
+  std::string path;
+  int width = 0, height = 0;
+  std::vector<Float4> texels;  // linear RGB, row 0 at the top
+};
+
+struct HostMaterial {
+  std::string name;
+  MaterialClass cls = kDiffuse;
+  Vec3 kd{0.5f, 0.5f, 0.5f};  // for dielectrics: the transmission tint (Tf)
+  Vec3 ks{0.0f, 0.0f, 0.0f};
+  Vec3 ke{0.0f, 0.0f, 0.0f};
+  float alpha = 1.0f;  // GGX roughness
+  float ior = 1.5f;
+  int texture = -1;    // index into Scene::textures for map_Kd
+  bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
+};
+
+struct CameraSpec {
+  bool valid = false;
+  Vec3 eye, lookAt, up{0.0f, 1.0f, 0.0f};
+  float fovY = 45.0f;
+};
+
+struct Scene {
+  std::string path;
+  std::vector<Vec3> positions;  // 3 per triangle
+  std::vector<Vec3> normals;    // 3 per triangle; the face normal where the file has none
+  std::vector<float> uvs;       // 6 per triangle; zeros where the file has none
+  std::vector<int32_t> triMaterial;
+  std::vector<HostMaterial> materials;
+  std::vector<Texture> textures;
+  CameraSpec camera;            // from the scene's .camera file, if any
+  std::vector<std::string> warnings;
+  Vec3 boundsMin, boundsMax;
+  size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
+
+  size_t NumTriangles() const { return triMaterial.size(); }
+  std::string Summary() const;  // one line: triangles, materials per class, emitters
+};
+
+struct LoadOptions {
+  bool allowOutsidePaths = false;          // accept mtllib/texture paths outside the scene's folder
+  size_t maxFileBytes = size_t(2) << 30;   // refuse bigger OBJ/MTL/texture files
+  int maxFaceVertices = 4096;              // polygons with more vertices are refused (ear clipping is quadratic)
+};
+
+// Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
+Scene LoadScene(const std::string& path, const LoadOptions& options = {});
+
+// Reads the camera file format (see scenes/README.md). Throws SceneError naming the file and line.
+CameraSpec LoadCameraFile(const std::string& path);
+
+// Maps one MTL material to a class the way renderers do (see the loader for the rules).
+MaterialClass ClassifyMaterial(int illum, Vec3 kd, Vec3 ks, Vec3 ke, float ni, float dissolve, Vec3 tf);
+
+}  // namespace tracer

@@ -1,0 +1,43 @@
+// @file light_tiles_host.h: light clusters (host) and the CPU renderer's tile guide.
+#pragma once
+#include <algorithm>
+#include <vector>
+
+#include "tracer/core/light_tiles.h"
+#include "tracer/host/render_options.h"
+#include "tracer/host/scene_data.h"
+
+namespace tracer {
+
+// Groups the emitters into at most maxClusters clusters by a spatial median split of their centroids
+// (always splitting the cluster with the most emitters, along its longest axis), renumbers the emitters
+// cluster by cluster (PermuteEmitters), and fills data.clusters. Within a cluster, emitters are picked by
+// power through a per-cluster alias table.
+void BuildLightClusters(SceneData& data, int maxClusters);
+
+// Statistics rounds per refresh: each round tests one cluster per tile with every pixel of the tile.
+inline int TileRoundsForRefresh(int refresh, int clusters) { return std::min(clusters, refresh == 0 ? 32 : 8); }
+constexpr int kMinPlusSteps = 3;
+
+// The CPU renderer's guide: the same steps as the GPU's, as plain loops over the host arrays.
+class TileGuideHost {
+ public:
+  TileGuideHost(const SceneData& data, const RenderOptions& opt);
+  // One refresh: statistics rounds, costs, min-plus propagation, and the per-tile cdfs.
+  void Refresh(int refresh);
+  // The scene view with the guide's pointers filled in.
+  SceneView View() const { return view_; }
+  int NumTiles() const { return numTiles_; }
+  const std::vector<float>& Cost() const { return cost_; }
+
+ private:
+  const SceneData& data_;
+  SceneView view_;
+  float alpha_;
+  uint32_t seed_;
+  int width_, height_, tileSize_, tilesX_, tilesY_, numTiles_, k_;
+  std::vector<Float4> posValid_, normalDepth_, tileInfo_;
+  std::vector<float> sum_, count_, cost_, d_, cdf_;
+};
+
+}  // namespace tracer

@@ -1,0 +1,123 @@
+// @file tiles_launch.cu: the GPU side of tile-guided light selection: primary-hit G-buffer, per-tile means,
+// dissimilarities, statistics (one block per tile, block reduction, one atomic per block), costs and cdfs.
+#include "tracer/cuda/kernel_common.cuh"
+#include "tracer/cuda/tiles_launch.h"
+#include "tracer/cuda/block_reduce.cuh"
+#include "tracer/core/light_tiles.h"
+
+namespace tracer {
+
+constexpr unsigned kTileBlock = 256;
+
+__global__ void GBufferKernel(SceneView s, int w, int h, Float4* pos, Float4* nd) {
+  const int i = ThreadIndex();
+  if (i >= w * h) return;
+  Float4 a, b;
+  GBufferItem<true>(s, i % w, i / w, a, b);
+  pos[i] = a;
+  nd[i] = b;
+}
+
+// One block per tile: mean normal (renormalised) and mean depth of the tile's primary hits.
+__global__ void __launch_bounds__(kTileBlock) TileInfoKernel(const Float4* pos, const Float4* nd, TileGrid g,
+                                                             Float4* info) {
+  __shared__ float smem[kTileBlock];
+  const int t = blockIdx.x, tx = t % g.tilesX, ty = t / g.tilesX;
+  float n[4] = {0, 0, 0, 0}, count = 0;
+  for (int p = threadIdx.x; p < g.tileSize * g.tileSize; p += blockDim.x) {
+    const int x = tx * g.tileSize + p % g.tileSize, y = ty * g.tileSize + p / g.tileSize;
+    if (x >= g.width || y >= g.height) continue;
+    const size_t i = static_cast<size_t>(y) * g.width + x;
+    if (pos[i].w == 0.0f) continue;
+    n[0] += nd[i].x, n[1] += nd[i].y, n[2] += nd[i].z, n[3] += nd[i].w, count += 1.0f;
+  }
+  float r[5];
+  for (int k = 0; k < 4; ++k) r[k] = BlockSumInterleaved(n[k], smem);
+  r[4] = BlockSumInterleaved(count, smem);
+  if (threadIdx.x == 0) {
+    float len = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    float inv = len > 0.0f ? 1.0f / len : 0.0f;
+    info[t] = r[4] > 0.0f ? Float4{r[0] * inv, r[1] * inv, r[2] * inv, r[3] / r[4]} : Float4{0, 0, 0, 0};
+  }
+}
+
+__global__ void DissimilarityKernel(const Float4* info, int T, int tilesX, float* D) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y;
+  if (k >= T) return;
+  D[static_cast<size_t>(t) * T + k] = TileDissimilarity(t, k, tilesX, info[t], info[k]);
+}
+
+// Statistics: block (t, round) tests cluster TileRoundCluster(t, round) from every primary hit of tile t,
+// sums the unoccluded contributions and the sample count over the block (interleaved + shuffle, or the naive
+// neighbored reduction), and thread 0 adds both with one atomic each.
+template <bool kNaive>
+__global__ void __launch_bounds__(kTileBlock) TileStatsKernel(SceneView s, const Float4* pos, const Float4* nd,
+                                                              TileGrid g, int refresh, uint32_t seed, float* sum,
+                                                              float* count) {
+  __shared__ float smem[kTileBlock];
+  const int t = blockIdx.x, round = blockIdx.y, tx = t % g.tilesX, ty = t / g.tilesX;
+  const int K = s.tiles.numClusters;
+  const int c = TileRoundCluster(t, round, refresh, K);
+  float v = 0.0f, n = 0.0f;
+  for (int p = threadIdx.x; p < g.tileSize * g.tileSize; p += blockDim.x) {
+    const int x = tx * g.tileSize + p % g.tileSize, y = ty * g.tileSize + p / g.tileSize;
+    if (x >= g.width || y >= g.height) continue;
+    const size_t i = static_cast<size_t>(y) * g.width + x;
+    const Float4 a = pos[i];
+    if (a.w == 0.0f) continue;
+    const Float4 b = nd[i];
+    PathRng rng{seed, static_cast<uint32_t>(i), TileStatSampleIndex(refresh, round)};
+    v += TileStatSample<true>(s, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), c, rng.Get(0), rng.Get(1), rng.Get(2));
+    n += 1.0f;
+  }
+  const float vs = kNaive ? BlockSumNeighbored(v, smem) : BlockSumInterleaved(v, smem);
+  const float ns = kNaive ? BlockSumNeighbored(n, smem) : BlockSumInterleaved(n, smem);
+  if (threadIdx.x == 0 && ns > 0.0f) {
+    atomicAdd(&sum[static_cast<size_t>(t) * K + c], vs);
+    atomicAdd(&count[static_cast<size_t>(t) * K + c], ns);
+  }
+}
+
+__global__ void CostKernel(const float* sum, const float* count, float* cost, size_t n) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) cost[i] = TileCost(sum[i], count[i]);
+}
+
+__global__ void CdfKernel(const float* cost, const float* powerPmf, int T, int K, float alpha, float* cdf) {
+  const int t = ThreadIndex();
+  if (t >= T) return;
+  TileCdfRow(cost + static_cast<size_t>(t) * K, powerPmf, K, alpha, cdf + static_cast<size_t>(t) * K);
+}
+
+void LaunchGBuffer(const SceneView& s, const TileGrid& g, Float4* pos, Float4* nd, cudaStream_t st) {
+  GBufferKernel<<<GridFor(static_cast<size_t>(g.width) * g.height, kBlock), kBlock, 0, st>>>(s, g.width, g.height, pos, nd);
+  TRACER_CHECK_LAUNCH("gbuffer");
+}
+void LaunchTileInfo(const Float4* pos, const Float4* nd, const TileGrid& g, Float4* info, cudaStream_t st) {
+  TileInfoKernel<<<g.NumTiles(), kTileBlock, 0, st>>>(pos, nd, g, info);
+  TRACER_CHECK_LAUNCH("tile_info");
+}
+void LaunchDissimilarity(const Float4* info, const TileGrid& g, float* D, cudaStream_t st) {
+  dim3 grid(GridFor(g.NumTiles(), kBlock), g.NumTiles());
+  DissimilarityKernel<<<grid, kBlock, 0, st>>>(info, g.NumTiles(), g.tilesX, D);
+  TRACER_CHECK_LAUNCH("dissimilarity");
+}
+void LaunchTileStats(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
+                     int rounds, uint32_t seed, bool naiveReduction, float* sum, float* count, cudaStream_t st) {
+  dim3 grid(g.NumTiles(), rounds);
+  if (naiveReduction)
+    TileStatsKernel<true><<<grid, kTileBlock, 0, st>>>(s, pos, nd, g, refresh, seed, sum, count);
+  else
+    TileStatsKernel<false><<<grid, kTileBlock, 0, st>>>(s, pos, nd, g, refresh, seed, sum, count);
+  TRACER_CHECK_LAUNCH("tile_stats");
+}
+void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st) {
+  CostKernel<<<GridFor(n, kBlock), kBlock, 0, st>>>(sum, count, cost, n);
+  TRACER_CHECK_LAUNCH("tile_cost");
+}
+void LaunchTileCdf(const float* cost, const float* powerPmf, int T, int K, float alpha, float* cdf, cudaStream_t st) {
+  CdfKernel<<<GridFor(T, kBlock), kBlock, 0, st>>>(cost, powerPmf, T, K, alpha, cdf);
+  TRACER_CHECK_LAUNCH("tile_cdf");
+}
+
+}  // namespace tracer

@@ -1,0 +1,226 @@
+// @file cuda_backend.cu: the CUDA backend: uploads the scene, holds the path pool in either memory layout,
+// and runs each pass as the stage kernels of core/stages.h (cuda/stage_kernel.cuh), with the queue counters
+// kept on the device.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "tracer/cuda/device_scene.h"
+#include "tracer/cuda/device_tile_guide.h"
+#include "tracer/cuda/stage_kernel.cuh"
+#include "tracer/host/backends.h"
+
+namespace tracer {
+namespace {
+
+// Test hook: TRACER_FAULT_INJECT=oom makes the path pool's allocation fail as if the device were full, and
+// =illegal-address launches a kernel that writes through a null pointer, so that the handling of both can be
+// tested on a real GPU (tests/robustness_gpu_test.cu). Unset in normal use.
+std::string InjectedFault() {
+  const char* f = std::getenv("TRACER_FAULT_INJECT");
+  return f ? f : "";
+}
+__global__ void FaultKernel(int* p) { *p = 1; }
+
+// ---- path pool in either layout ------------------------------------------------------------------------------
+template <class L> struct PathStorage;
+template <> struct PathStorage<AlignedLayout> {
+  DeviceBuffer<Float4> a;
+  DeviceBuffer<Int4> b;
+  void Allocate(size_t n) {
+    a.Allocate(n, "path throughput");
+    b.Allocate(n, "path info");
+  }
+  AlignedLayout::PathBuffers View() const { return {a.Get(), b.Get()}; }
+};
+template <> struct PathStorage<NaiveLayout> {
+  DeviceBuffer<NaivePath> p;
+  void Allocate(size_t n) { p.Allocate(n, "path state"); }
+  NaiveLayout::PathBuffers View() const { return {p.Get()}; }
+};
+
+template <class L>
+struct DeviceWave {
+  DeviceBuffer<typename L::RayT> rays[2];
+  PathStorage<L> paths[2];
+  DeviceBuffer<typename L::HitT> hits;
+  DeviceBuffer<typename L::ShadowT> shadows;
+  DeviceBuffer<int32_t> queues;
+  DeviceBuffer<int8_t> hitClass;
+  DeviceBuffer<WaveCounters> counters;
+  DeviceBuffer<unsigned long long> live;
+  WaveView<L> view{};
+
+  DeviceWave(int pool, bool compact) {
+    for (int b = 0; b < 2; ++b) {
+      // Without compaction everything stays in buffer 0.
+      if (b == 0 || compact) {
+        rays[b].Allocate(pool, "rays");
+        paths[b].Allocate(pool);
+      }
+      view.rays[b] = rays[b].Get();
+      view.paths[b] = paths[b].View();
+    }
+    hits.Allocate(pool, "hits");
+    shadows.Allocate(pool, "shadow rays");
+    if (compact) queues.Allocate(static_cast<size_t>(pool) * (kNumMaterialClasses + 1), "queues");
+    else hitClass.Allocate(pool, "hit classes");
+    counters.Allocate(1, "counters");
+    live.Allocate(kMaxStatBounces, "statistics");
+    live.Zero();
+    view.hits = hits.Get();
+    view.shadows = shadows.Get();
+    view.classQueue = queues.Get();
+    view.hitClass = hitClass.Get();
+    view.counters = counters.Get();
+    view.livePerBounce = nullptr;
+    view.pool = pool;
+  }
+};
+
+template <class L>
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(const SceneData& data, const RenderOptions& opt)
+      : opt_(opt), timer_(opt.collectStats, stream_.Get()), pinnedTotals_(1) {
+    int dev = 0;
+    TRACER_CUDA_CHECK(cudaGetDevice(&dev));
+    TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop_, dev));
+    DeviceBytesPeak() = DeviceBytesInUse();
+    scene_ = std::make_unique<DeviceScene>(data);
+    sceneView_ = scene_->view;
+    if (InjectedFault() == "illegal-address") {
+      FaultKernel<<<1, 1, 0, stream_.Get()>>>(nullptr);
+      TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_.Get()));
+    }
+    if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
+      guide_ = std::make_unique<DeviceTileGuide>(*scene_, data, opt, stream_.Get());
+  }
+
+  std::string Name() const override { return std::string("cuda (") + prop_.name + ")"; }
+  PoolPolicy Pool() const override { return PoolPolicy{1LL << 21, true, 32}; }
+
+  void Allocate(long long pool) override {
+    if (InjectedFault() == "oom")
+      throw CudaError("out of device memory allocating " + std::to_string(pool * 256) + " bytes for the path pool "
+                      "(injected by TRACER_FAULT_INJECT); try a smaller --paths-in-flight or image",
+                      cudaErrorMemoryAllocation, false);
+    const bool compact = opt_.compaction != Compaction::kNone;
+    wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact);
+    if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
+    wave_->view.collectStats = opt_.collectStats ? 1 : 0;
+    const size_t filmValues = static_cast<size_t>(opt_.width) * opt_.height * 3;
+    film_.Allocate(filmValues, "film");
+    film_.Zero(stream_.Get());
+    if (opt_.resume) film_.Upload(opt_.resume->sum.data(), opt_.resume->sum.size(), stream_.Get());
+    // The film is read back through a pinned staging buffer, allocated once, unless the naive twin asks for
+    // a copy straight into pageable memory.
+    if (!opt_.pageableReadback) pinnedFilm_.Allocate(filmValues);
+    totals_ = pinnedTotals_.Get();
+    *totals_ = WaveCounters{};
+    totals_->firstBad = kNoBadSample;
+    if (opt_.resume) totals_->dropped = opt_.resume->dropped;
+    // Stage kernels run grid-stride loops over as many blocks as the GPU holds at once.
+    const unsigned resident = static_cast<unsigned>(prop_.multiProcessorCount) *
+                              static_cast<unsigned>(prop_.maxThreadsPerMultiProcessor / static_cast<int>(kStageBlock));
+    blocks_ = std::min(GridFor(static_cast<size_t>(pool), kStageBlock), resident);
+  }
+
+  bool HasTileGuide() const override { return guide_ != nullptr; }
+  void RefreshTileGuide(int refresh) override {
+    timer_.Begin("tile_guide");
+    guide_->Refresh(refresh);
+    timer_.End();
+    sceneView_ = guide_->View();
+  }
+
+  void RunPass(const RenderParams& rp, int spp) override {
+    const cudaStream_t stream = stream_.Get();
+    // Fresh queue counters for the pass, keeping the running totals (read back at the end of the pass).
+    WaveCounters fresh{};
+    fresh.totalWork = static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp);
+    fresh.dropped = totals_->dropped;
+    fresh.firstBad = totals_->firstBad;
+    fresh.shadeLanes = totals_->shadeLanes;
+    fresh.shadeWarps = totals_->shadeWarps;
+    fresh.shadeClasses = totals_->shadeClasses;
+    fresh.extensionRays = totals_->extensionRays;
+    fresh.shadowRays = totals_->shadowRays;
+    *totals_ = fresh;
+    WaveCounters* dCounters = wave_->counters.Get();
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
+    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_);
+    if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
+    const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad, opt_.width, opt_.height};
+    BounceOptions bo;
+    bo.regenerate = opt_.regenerate;
+    bo.singleShadeKernel = opt_.singleShadeKernel;
+    bo.timePerBounce = opt_.timePerBounce;
+    RunCudaBounces<L>(ex, wave_->view, sceneView_, rp, film, bo, opt_.compaction, !opt_.plainLoads);
+    TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    TRACER_CUDA_CHECK(cudaMemcpy(totals_, dCounters, sizeof(WaveCounters), cudaMemcpyDeviceToHost));
+    timer_.Collect();
+  }
+
+  PassTotals Totals() const override {
+    return PassTotals{totals_->extensionRays, totals_->shadowRays, totals_->dropped, totals_->firstBad};
+  }
+
+  // Through the pinned staging buffer (or, for the naive twin, straight into pageable memory); the time of the
+  // copy alone is kept for the "readback" row.
+  void ReadFilm(HostFilm& film) override {
+    unsigned long long* dst = opt_.pageableReadback ? film.sum.data() : pinnedFilm_.Get();
+    auto t = std::chrono::steady_clock::now();
+    TRACER_CUDA_CHECK(cudaMemcpy(dst, film_.Get(), film_.Bytes(), cudaMemcpyDeviceToHost));
+    readMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    if (!opt_.pageableReadback) std::copy(dst, dst + film.sum.size(), film.sum.begin());
+  }
+
+  void AddStats(RenderStats& st) override {
+    const WaveCounters& c = *totals_;
+    st.activeLanesShade = c.shadeWarps ? static_cast<double>(c.shadeLanes) / c.shadeWarps : 0.0;
+    st.classesPerShadeWarp = c.shadeWarps ? static_cast<double>(c.shadeClasses) / c.shadeWarps : 0.0;
+    std::vector<unsigned long long> live(kMaxStatBounces);
+    TRACER_CUDA_CHECK(cudaMemcpy(live.data(), wave_->live.Get(), sizeof(unsigned long long) * kMaxStatBounces,
+                                 cudaMemcpyDeviceToHost));
+    st.livePerBounce.clear();
+    for (unsigned long long n : live)
+      if (n) st.livePerBounce.push_back(n);
+    for (auto& kv : timer_.Totals()) st.kernelMs.emplace_back(kv.first, kv.second);
+    st.kernelMs.emplace_back("readback", readMs_);
+    st.peakDeviceBytes = DeviceBytesPeak();
+  }
+
+ private:
+  const RenderOptions& opt_;
+  cudaDeviceProp prop_{};
+  CudaStream stream_;
+  StageTimer timer_;
+  std::unique_ptr<DeviceScene> scene_;
+  SceneView sceneView_{};
+  std::unique_ptr<DeviceTileGuide> guide_;
+  std::unique_ptr<DeviceWave<L>> wave_;
+  DeviceBuffer<unsigned long long> film_;
+  PinnedBuffer<unsigned long long> pinnedFilm_;
+  PinnedBuffer<WaveCounters> pinnedTotals_;
+  WaveCounters* totals_ = nullptr;  // running totals, host copy (pinned)
+  CounterSnapshots snapshots_;
+  unsigned blocks_ = 1;
+  double readMs_ = 0.0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeCudaBackend(const SceneData& data, const RenderOptions& opt) {
+  if (CudaContextDead()) throw std::runtime_error("the CUDA context is no longer usable after an earlier error");
+  if (opt.naiveLayout) return std::make_unique<CudaBackend<NaiveLayout>>(data, opt);
+  return std::make_unique<CudaBackend<AlignedLayout>>(data, opt);
+}
+
+RenderResult RenderCuda(const SceneData& data, const RenderOptions& opt, const ProgressFn& progress) {
+  std::unique_ptr<Backend> backend = MakeCudaBackend(data, opt);
+  return RunPasses(opt, *backend, progress);
+}
+
+}  // namespace tracer

@@ -1,0 +1,46 @@
+// @file device_tile_guide.cu: the device tile guide: G-buffer, tile means and dissimilarities once, then
+// per refresh the statistics, costs, min-plus propagation and cdfs.
+#include "tracer/cuda/device_tile_guide.h"
+#include "tracer/cuda/minplus_launch.h"
+#include "tracer/host/tile_guide.h"
+
+namespace tracer {
+
+DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data, const RenderOptions& opt,
+                                 cudaStream_t stream)
+    : opt_(opt), stream_(stream) {
+  grid_ = TileGrid{opt.width, opt.height, opt.tileSize, (opt.width + opt.tileSize - 1) / opt.tileSize,
+                   (opt.height + opt.tileSize - 1) / opt.tileSize};
+  k_ = data.clusters.Count();
+  const size_t pixels = static_cast<size_t>(opt.width) * opt.height, T = grid_.NumTiles();
+  pos_.Allocate(pixels, "tile G-buffer");
+  nd_.Allocate(pixels, "tile G-buffer");
+  info_.Allocate(T, "tile info");
+  d_.Allocate(T * T, "tile dissimilarity matrix (try a larger --tile-size)");
+  sum_.Allocate(T * k_, "tile statistics");
+  count_.Allocate(T * k_, "tile statistics");
+  cost_.Allocate(T * k_, "tile costs");
+  cdf_.Allocate(T * k_, "tile cdfs");
+  sum_.Zero(stream);
+  count_.Zero(stream);
+  view_ = scene.view;
+  view_.tiles.cdf = cdf_.Get();
+  view_.tiles.numClusters = k_;
+  view_.tiles.tileSize = opt.tileSize;
+  view_.tiles.tilesX = grid_.tilesX;
+  view_.tiles.numTiles = static_cast<int32_t>(T);
+  LaunchGBuffer(view_, grid_, pos_.Get(), nd_.Get(), stream);
+  LaunchTileInfo(pos_.Get(), nd_.Get(), grid_, info_.Get(), stream);
+  LaunchDissimilarity(info_.Get(), grid_, d_.Get(), stream);
+}
+
+void DeviceTileGuide::Refresh(int refresh) {
+  const int T = grid_.NumTiles();
+  LaunchTileStats(view_, pos_.Get(), nd_.Get(), grid_, refresh, TileRoundsForRefresh(refresh, k_), opt_.seed,
+                  opt_.naiveReduction, sum_.Get(), count_.Get(), stream_);
+  LaunchTileCost(sum_.Get(), count_.Get(), cost_.Get(), static_cast<size_t>(T) * k_, stream_);
+  MinPlusIterate(opt_.minPlus, d_.Get(), cost_.Get(), T, k_, kMinPlusSteps, MinPlusStop::kFixedSteps, stream_);
+  LaunchTileCdf(cost_.Get(), view_.tiles.clusterPowerPmf, T, k_, opt_.tileGuideMix, cdf_.Get(), stream_);
+}
+
+}  // namespace tracer

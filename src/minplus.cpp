@@ -1,0 +1,97 @@
+// @file minplus.cpp: plain host references for the min-plus step (float and fixed point), which the
+// CUDA kernels must match bit for bit.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "tracer/core/minplus.h"
+
+namespace tracer {
+
+namespace {
+
+// Row-oriented loop: for each tile t and each neighbour k, relax the whole row out[t][*] with D[t][k] + C[k][*].
+// The same set of terms as the kernels (each a single float add), only visited in another order; min is
+// order-independent, so the result is identical. A neighbour at +inf is skipped: inf + x = inf never wins.
+template <typename V, typename Relax>
+void StepRows(const V* D, const V* C, V* out, int T, int K, V inf, Relax relax) {
+  for (int t = 0; t < T; ++t) {
+    V* o = out + static_cast<size_t>(t) * K;
+    const V* ct = C + static_cast<size_t>(t) * K;
+    std::memcpy(o, ct, sizeof(V) * static_cast<size_t>(K));
+    const V* dt = D + static_cast<size_t>(t) * T;
+    for (int k = 0; k < T; ++k) {
+      const V d = dt[k];
+      if (d >= inf) continue;
+      const V* ck = C + static_cast<size_t>(k) * K;
+      for (int c = 0; c < K; ++c) o[c] = relax(o[c], d, ck[c]);
+    }
+  }
+}
+
+}  // namespace
+
+bool MinPlusStepHost(const float* D, const float* C, float* out, int T, int K) {
+  StepRows<float>(D, C, out, T, K, kInf, [](float acc, float d, float c) { return MinPlusRelax(acc, d, c); });
+  const size_t n = static_cast<size_t>(T) * K;
+  for (size_t i = 0; i < n; ++i)
+    if (out[i] < C[i]) return true;
+  return false;
+}
+
+int MinPlusIterateHost(const float* D, float* C, int T, int K, int maxIters) {
+  std::vector<float> next(static_cast<size_t>(T) * K);
+  for (int it = 0; it < maxIters; ++it) {
+    const bool changed = MinPlusStepHost(D, C, next.data(), T, K);
+    std::copy(next.begin(), next.end(), C);
+    if (!changed) return it + 1;
+  }
+  return maxIters;
+}
+
+bool MinPlusStepFixedHost(const int32_t* D, const int32_t* C, int32_t* out, int T, int K) {
+  // Sums stay below 2^30 (see minplus.h), so plain int32 adds never overflow.
+  StepRows<int32_t>(D, C, out, T, K, kFixInf, [](int32_t acc, int32_t d, int32_t c) {
+    const int32_t s = d + c;
+    return s < acc ? s : acc;
+  });
+  const size_t n = static_cast<size_t>(T) * K;
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = FixSaturate(out[i]);
+    changed |= out[i] < C[i];
+  }
+  return changed;
+}
+
+void MinPlusRandomInputs(int T, int K, uint32_t seed, float radius, float infFraction, float* D, float* C) {
+  // xorshift32, seeded away from zero: cheap enough for 67M entries at T = 8192
+  uint32_t state = seed * 2654435761u + 0x9E3779B9u;
+  if (state == 0) state = 1;
+  auto uniform = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);  // [0, 1)
+  };
+  int width = 1;
+  while (width * width < 2 * T) ++width;
+  std::vector<float> feature(static_cast<size_t>(T));
+  for (float& f : feature) f = uniform();
+  for (int t = 0; t < T; ++t) {
+    const int tx = t % width, ty = t / width;
+    for (int k = 0; k < T; ++k) {
+      const float dx = static_cast<float>(tx - k % width), dy = static_cast<float>(ty - k / width);
+      const float dist = std::sqrt(dx * dx + dy * dy);
+      float d = dist <= radius ? dist + std::fabs(feature[t] - feature[k]) : kInf;
+      if (k == t) d = 0.0f;
+      D[static_cast<size_t>(t) * T + k] = d;
+    }
+  }
+  const size_t n = static_cast<size_t>(T) * K;
+  for (size_t i = 0; i < n; ++i) C[i] = uniform() < infFraction ? kInf : 0.25f + 19.75f * uniform();
+}
+
+}  // namespace tracer

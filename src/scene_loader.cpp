@@ -1,0 +1,769 @@
+// @file obj_loader.cpp: OBJ/MTL/texture/camera loading through tinyobjloader, behind our own validation passes.
+//
+// tinyobjloader 2.0.0rc10 reports no line numbers, turns nan/inf into 0 and passes out-of-range
+// negative indices through (CVE-2020-28589). So every file is first read whole (regular files only,
+// size-capped) and checked line by line here; only text that passed goes to tinyobjloader, and the
+// indices it returns are checked once more before they are used.
+#include <fcntl.h>
+#include <stb/stb_image.h>
+#include <sys/stat.h>
+#include <tiny_obj_loader.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <istream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <streambuf>
+#include <string_view>
+
+#include "tracer/host/scene_loader.h"
+
+namespace tracer {
+namespace {
+
+constexpr int kMaxTextureSide = 16384;  // larger textures are refused (memory, not quality)
+constexpr float kLargeEmission = 1e6f;  // Ke above this is legal but overflows float sums fast
+constexpr size_t kMaxCameraFileBytes = size_t(1) << 20;
+
+std::string Where(const std::string& path, size_t line) {
+  return line ? path + ":" + std::to_string(line) : path;
+}
+
+[[noreturn]] void Fail(const std::string& path, size_t line, const std::string& message) {
+  throw SceneError(Where(path, line) + ": " + message);
+}
+
+void Warn(Scene& scene, const std::string& path, size_t line, const std::string& message) {
+  std::string text = Where(path, line) + ": " + message;
+  std::fprintf(stderr, "warning: %s\n", text.c_str());
+  scene.warnings.push_back(std::move(text));
+}
+
+std::string Quote(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
+
+std::string FormatVec(Vec3 v) {
+  std::ostringstream ss;
+  ss << "(" << v.x << ", " << v.y << ", " << v.z << ")";
+  return ss.str();
+}
+
+// Reads a whole regular file into *out. Returns an empty string on success, else the reason.
+// O_NONBLOCK keeps open() from waiting for a writer when the path is a FIFO; fstat then refuses it.
+std::string ReadRegularFile(const std::string& path, size_t maxBytes, std::string* out) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
+  struct stat st;
+  std::string why;
+  if (fstat(fd, &st) != 0) {
+    why = std::string("cannot stat: ") + std::strerror(errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    why = "is a directory, not a file";
+  } else if (!S_ISREG(st.st_mode)) {
+    why = "is not a regular file (device, FIFO or socket)";
+  } else if (size_t(st.st_size) > maxBytes) {
+    why = "is " + std::to_string(st.st_size) + " bytes; the limit is " + std::to_string(maxBytes);
+  } else {
+    out->resize(size_t(st.st_size));
+    size_t got = 0;
+    while (got < out->size()) {
+      ssize_t n = read(fd, &(*out)[got], out->size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        why = std::string("read failed: ") + std::strerror(errno);
+        break;
+      }
+      if (n == 0) break;  // the file shrank while we read it
+      got += size_t(n);
+    }
+    out->resize(got);
+  }
+  close(fd);
+  return why;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string RealPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (!resolved) return "";
+  std::string result(resolved);
+  std::free(resolved);
+  return result;
+}
+
+// Resolves a file named by an OBJ or MTL (mtllib, map_Kd) against the scene folder and reads it.
+// Without allowOutside, the real path (symlinks followed) must lie inside that folder.
+std::string ReadSceneAsset(const std::string& dirReal, const std::string& name, const LoadOptions& options,
+                           std::string* resolved, std::string* contents) {
+  if (name.empty()) return "empty file name";
+  std::string candidate = name[0] == '/' ? name : dirReal + "/" + name;
+  *resolved = RealPath(candidate);
+  if (resolved->empty()) return std::string("not found (") + std::strerror(errno) + ")";
+  std::string prefix = dirReal == "/" ? "/" : dirReal + "/";
+  if (!options.allowOutsidePaths && resolved->compare(0, prefix.size(), prefix) != 0)
+    return "resolves to " + *resolved + ", outside the scene's folder " + dirReal +
+           " (LoadOptions::allowOutsidePaths permits it)";
+  return ReadRegularFile(*resolved, options.maxFileBytes, contents);
+}
+
+// A read-only istream over text we already hold, so that tinyobjloader does not need a second copy.
+class MemoryBuf : public std::streambuf {
+ public:
+  explicit MemoryBuf(const std::string& text) {
+    char* p = const_cast<char*>(text.data());  // streambuf wants char*; get-area reads never write
+    setg(p, p, p + text.size());
+  }
+};
+
+// Splits text into lines exactly as tinyobjloader's safeGetline does ("\n", "\r\n" and a lone "\r"
+// each end a line), so that our line numbers and vertex counts agree with what it parses.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool Next(std::string_view* line) {
+    if (pos_ >= text_.size()) return false;
+    size_t end = text_.find_first_of("\r\n", pos_);
+    if (end == std::string_view::npos) end = text_.size();
+    *line = text_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    if (end < text_.size() && text_[end] == '\r' && pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
+    ++number_;
+    return true;
+  }
+  size_t Number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0, number_ = 0;
+};
+
+void Tokenize(std::string_view line, std::vector<std::string_view>* tokens);
+bool HasHugeExponent(std::string_view line);
+
+// The lines of an OBJ or MTL file that carry content, tokenized, after the checks both scans need before
+// tinyobjloader may see the text: no NUL byte, no exponent beyond int range. Blank and comment lines are
+// skipped; Number() is the current line's number.
+class ContentLines {
+ public:
+  ContentLines(const std::string& path, std::string_view text, const char* kind) : path_(path), kind_(kind), lines_(text) {}
+  bool Next(std::string_view* line, std::vector<std::string_view>* tokens) {
+    while (lines_.Next(line)) {
+      if (line->find('\0') != std::string_view::npos)
+        Fail(path_, Number(), std::string("contains a NUL byte; this is a binary file, not an ") + kind_);
+      Tokenize(*line, tokens);
+      if (tokens->empty() || (*tokens)[0][0] == '#') continue;
+      if (HasHugeExponent(*line)) Fail(path_, Number(), "a number's exponent is out of range");
+      return true;
+    }
+    return false;
+  }
+  size_t Number() const { return lines_.Number(); }
+
+ private:
+  const std::string& path_;
+  const char* kind_;
+  LineReader lines_;
+};
+
+// Space/tab separated tokens (tinyobjloader's separators).
+void Tokenize(std::string_view line, std::vector<std::string_view>* tokens) {
+  tokens->clear();
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) tokens->push_back(line.substr(start, i - start));
+  }
+}
+
+enum class NumberKind { kNotNumber, kNonFinite, kFinite };
+
+// Decimal numbers only (no hex: tinyobjloader would read "0x10" as 0). A value that is not finite as a
+// float (nan, inf, 1e400, 1e39) is kNonFinite; underflow to zero is fine.
+NumberKind ParseNumber(std::string_view token, float* value) {
+  if (token.empty() || token.find_first_of("xX") != std::string_view::npos) return NumberKind::kNotNumber;
+  std::string s(token);
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return NumberKind::kNotNumber;
+  *value = float(d);
+  return std::isfinite(*value) ? NumberKind::kFinite : NumberKind::kNonFinite;
+}
+
+// True when the line holds an exponent of five or more digits after a digit or '.' ("1e-21474836481",
+// also inside a longer word). Such a value is beyond any float, and tinyobjloader's number parser, which
+// parses every token of a line that starts like a number, accumulates the exponent in an int that overflows
+// (undefined behaviour; three fuzzer findings). Both scans refuse such lines before the library sees them.
+bool HasHugeExponent(std::string_view line) {
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (line[i] != 'e' && line[i] != 'E') continue;
+    const char before = line[i - 1];
+    if (!std::isdigit(static_cast<unsigned char>(before)) && before != '.') continue;
+    size_t j = i + 1, digits = 0;
+    if (j < line.size() && (line[j] == '+' || line[j] == '-')) ++j;
+    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j, ++digits;
+    if (digits > 4) return true;
+  }
+  return false;
+}
+
+// Splits like tinyobjloader's mtllib parsing: separated by spaces, "\ " escapes a space.
+std::vector<std::string> SplitMtllibNames(std::string_view s) {
+  std::vector<std::string> names;
+  std::string current;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      current += s[++i];
+    } else if (s[i] == ' ') {
+      if (!current.empty()) names.push_back(current);
+      current.clear();
+    } else {
+      current += s[i];
+    }
+  }
+  if (!current.empty()) names.push_back(current);
+  return names;
+}
+
+// ---- the OBJ pre-validation pass ---------------------------------------------------------------------
+
+struct ObjScan {
+  std::map<std::string, size_t> mtllibLine;            // MTL name as written -> first line naming it
+  std::vector<std::pair<size_t, std::string>> usemtl;  // (line, material name)
+};
+
+// Resolves one face index (1-based, or negative = relative to the count so far, per the OBJ spec).
+// Returns the reason it is bad, or an empty string. Parses into int64 with a cap, so that no
+// value (-2147483648, 99999999999999999999) can overflow.
+std::string CheckIndex(std::string_view s, int64_t count, const char* what) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
+  if (i == s.size()) return Quote(s) + " is not an index";
+  int64_t value = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return Quote(s) + " is not an index";
+    value = std::min<int64_t>(value * 10 + (s[i] - '0'), int64_t(1) << 40);
+  }
+  if (value == 0) return "index 0 is not allowed (OBJ indices start at 1)";
+  int64_t resolved = negative ? count - value : value - 1;
+  if (resolved < 0 || resolved >= count)
+    return "index " + std::string(s) + " is out of range: " + std::to_string(count) + " " + what + " defined so far";
+  return "";
+}
+
+ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options) {
+  ObjScan scan;
+  int64_t numV = 0, numVt = 0, numVn = 0;
+  ContentLines lines(path, text, "OBJ");
+  std::string_view line;
+  std::vector<std::string_view> tokens;
+  while (lines.Next(&line, &tokens)) {
+    size_t lineNo = lines.Number();
+    std::string_view key = tokens[0];
+    if (key == "v" || key == "vn" || key == "vt") {
+      size_t needed = key == "vt" ? 1 : 3;
+      size_t numbers = 0;
+      for (size_t t = 1; t < tokens.size() && tokens[t][0] != '#'; ++t, ++numbers) {
+        float value;
+        NumberKind kind = ParseNumber(tokens[t], &value);
+        if (kind == NumberKind::kNotNumber) Fail(path, lineNo, Quote(tokens[t]) + " is not a number");
+        if (kind == NumberKind::kNonFinite)
+          Fail(path, lineNo, Quote(tokens[t]) + " is not finite (nan, inf or beyond float range)");
+      }
+      if (numbers < needed)
+        Fail(path, lineNo, "'" + std::string(key) + "' needs " + std::to_string(needed) + " numbers");
+      (key == "v" ? numV : key == "vt" ? numVt : numVn)++;
+    } else if (key == "f") {
+      size_t n = tokens.size() - 1;
+      if (n < 3) Fail(path, lineNo, "a face needs at least 3 vertices, this one has " + std::to_string(n));
+      // Checked before the indices so that a huge polygon fails at once (ear clipping is quadratic).
+      if (n > size_t(options.maxFaceVertices))
+        Fail(path, lineNo,
+             "a face with " + std::to_string(n) + " vertices; at most " + std::to_string(options.maxFaceVertices) +
+                 " are accepted (LoadOptions::maxFaceVertices)");
+      for (size_t t = 1; t < tokens.size(); ++t) {
+        std::string_view parts[3];
+        size_t numParts = 0;
+        size_t start = 0;
+        for (;;) {
+          size_t slash = tokens[t].find('/', start);
+          if (numParts == 3) Fail(path, lineNo, "malformed face vertex " + Quote(tokens[t]));
+          parts[numParts++] = tokens[t].substr(start, slash == std::string_view::npos ? slash : slash - start);
+          if (slash == std::string_view::npos) break;
+          start = slash + 1;
+        }
+        // "1/" and "1/2/" are malformed; "1//3" means no texture coordinate.
+        if (parts[0].empty() || (numParts == 2 && parts[1].empty()) || (numParts == 3 && parts[2].empty()))
+          Fail(path, lineNo, "malformed face vertex " + Quote(tokens[t]));
+        std::string why = CheckIndex(parts[0], numV, "vertices");
+        if (why.empty() && numParts >= 2 && !parts[1].empty()) why = CheckIndex(parts[1], numVt, "texture coordinates");
+        if (why.empty() && numParts == 3) why = CheckIndex(parts[2], numVn, "normals");
+        if (!why.empty()) Fail(path, lineNo, "face vertex " + Quote(tokens[t]) + ": " + why);
+      }
+    } else if (key == "mtllib") {
+      size_t at = line.find("mtllib") + 7;  // tinyobjloader skips "mtllib" and one separator
+      for (const std::string& name : SplitMtllibNames(at <= line.size() ? line.substr(at) : std::string_view()))
+        scan.mtllibLine.emplace(name, lineNo);
+    } else if (key == "usemtl") {
+      scan.usemtl.emplace_back(lineNo, tokens.size() > 1 ? std::string(tokens[1]) : std::string());
+    }
+  }
+  return scan;
+}
+
+// ---- the MTL pre-validation pass ---------------------------------------------------------------------
+
+// What tinyobjloader's material_t cannot tell us: where a material is, and which keys it wrote.
+struct MtlOrigin {
+  std::string path, name;
+  size_t line = 0;
+  bool hasTf = false;  // tinyobjloader's Tf default is 0 0 0, which would read as "tinted glass"
+  bool hasD = false;   // without d, tinyobjloader reads Tr as 1 - d; we ignore Tr altogether
+};
+
+// Checks that every number on a numeric MTL line is finite, and records one MtlOrigin per newmtl
+// with a name, in the order tinyobjloader appends materials.
+std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text) {
+  static const std::set<std::string_view> kNumericKeys = {
+      "Ka", "Kd", "Ks", "Ke", "Kt", "Tf", "Ni", "Ns", "d", "Tr", "Pr", "Pm", "illum",
+  };
+  std::vector<MtlOrigin> origins;
+  ContentLines lines(path, text, "MTL");
+  std::string_view line;
+  std::vector<std::string_view> tokens;
+  while (lines.Next(&line, &tokens)) {
+    size_t lineNo = lines.Number();
+    std::string_view key = tokens[0];
+    if (key == "newmtl") {
+      // tinyobjloader's name: everything after "newmtl" and one separator, trailing blanks trimmed.
+      std::string_view rest = line.substr(line.find("newmtl") + 6);
+      size_t last = rest.find_last_not_of(" \t");
+      if (last == std::string_view::npos) continue;  // no name: tinyobjloader ignores the line too
+      MtlOrigin origin;
+      origin.path = path;
+      origin.name = std::string(rest.substr(1, last));
+      origin.line = lineNo;
+      origins.push_back(origin);
+      continue;
+    }
+    if (!kNumericKeys.count(key)) continue;
+    if (!origins.empty() && (key == "Tf" || key == "Kt")) origins.back().hasTf = true;
+    if (!origins.empty() && key == "d") origins.back().hasD = true;
+    // Words such as "spectral", "xyz" or "-halo" are legal here; numbers must be finite.
+    for (size_t t = 1; t < tokens.size() && tokens[t][0] != '#'; ++t) {
+      float value;
+      if (ParseNumber(tokens[t], &value) == NumberKind::kNonFinite)
+        Fail(path, lineNo, std::string(key) + " " + Quote(tokens[t]) + " is not finite");
+    }
+  }
+  return origins;
+}
+
+// ---- loading ------------------------------------------------------------------------------------------
+
+// Serves mtllib requests from tinyobjloader under our path rules, pre-validating each MTL.
+class GuardedMaterialReader : public tinyobj::MaterialReader {
+ public:
+  GuardedMaterialReader(Scene& scene, const std::string& dirReal, const ObjScan& scan, const LoadOptions& options)
+      : scene_(scene), dirReal_(dirReal), scan_(scan), options_(options) {}
+
+  bool operator()(const std::string& matId, std::vector<tinyobj::material_t>* materials,
+                  std::map<std::string, int>* matMap, std::string* warn, std::string* err) override {
+    if (error_) return false;  // a fatal MTL error is pending: load nothing more
+    auto lineIt = scan_.mtllibLine.find(matId);
+    size_t line = lineIt == scan_.mtllibLine.end() ? 0 : lineIt->second;
+    std::string resolved, text;
+    std::string why = ReadSceneAsset(dirReal_, matId, options_, &resolved, &text);
+    if (!why.empty()) {
+      Warn(scene_, scene_.path, line, "mtllib " + Quote(matId) + " " + why + "; using the default material");
+      return false;
+    }
+    try {
+      std::vector<MtlOrigin> found = ScanMtl(resolved, text);
+      size_t before = materials->size();
+      MemoryBuf buf(text);
+      std::istream stream(&buf);
+      tinyobj::LoadMtl(matMap, materials, &stream, warn, err);
+      // Pair our records with tinyobjloader's materials; if the counts disagree, keep only the path.
+      for (size_t i = before; i < materials->size(); ++i) {
+        bool aligned = materials->size() - before == found.size() && found[i - before].name == (*materials)[i].name;
+        MtlOrigin origin = aligned ? found[i - before] : MtlOrigin{resolved, (*materials)[i].name};
+        origins_.push_back(origin);
+      }
+    } catch (const SceneError&) {
+      error_ = std::current_exception();  // thrown after LoadObj returns, not through the library
+      return false;
+    }
+    return true;
+  }
+
+  // The MTL errors we held back, if any.
+  void RethrowPending() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+  const std::vector<MtlOrigin>& Origins() const { return origins_; }
+
+ private:
+  Scene& scene_;
+  const std::string& dirReal_;
+  const ObjScan& scan_;
+  const LoadOptions& options_;
+  std::vector<MtlOrigin> origins_;  // parallel to tinyobjloader's materials
+  std::exception_ptr error_;
+};
+
+float SrgbToLinear(float c) {
+  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
+}
+
+// Loads map_Kd as linear RGB (alpha in w); returns the texture index or -1 after a warning.
+int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const std::string& dirReal, const std::string& name,
+                const MtlOrigin& origin, const LoadOptions& options) {
+  static const std::array<float, 256> kSrgbTable = [] {
+    std::array<float, 256> table;
+    for (int i = 0; i < 256; ++i) table[i] = SrgbToLinear(float(i) / 255.0f);
+    return table;
+  }();
+  std::string resolved, bytes;
+  LoadOptions textureOptions = options;
+  textureOptions.maxFileBytes = std::min<size_t>(options.maxFileBytes, INT_MAX);  // stb takes an int length
+  std::string why = ReadSceneAsset(dirReal, name, textureOptions, &resolved, &bytes);
+  auto warnAndSkip = [&](const std::string& reason) {
+    Warn(scene, origin.path, origin.line,
+         "material " + Quote(origin.name) + ": map_Kd " + Quote(name) + " " + reason + "; using Kd without a texture");
+    return -1;
+  };
+  if (!why.empty()) return warnAndSkip(why);
+  auto cached = cache.find(resolved);
+  if (cached != cache.end()) return cached->second;
+  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+  int width, height, channels;
+  if (!stbi_info_from_memory(data, int(bytes.size()), &width, &height, &channels))
+    return warnAndSkip(std::string("cannot be decoded: ") + stbi_failure_reason());
+  if (width > kMaxTextureSide || height > kMaxTextureSide)
+    return warnAndSkip("is " + std::to_string(width) + "x" + std::to_string(height) + "; the limit is " +
+                       std::to_string(kMaxTextureSide) + " per side");
+  stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &width, &height, &channels, 4);
+  if (!pixels) return warnAndSkip(std::string("cannot be decoded: ") + stbi_failure_reason());
+  Texture texture;
+  texture.path = resolved;
+  texture.width = width;
+  texture.height = height;
+  texture.texels.resize(size_t(width) * size_t(height));
+  for (size_t i = 0; i < texture.texels.size(); ++i) {
+    const stbi_uc* p = pixels + 4 * i;  // stb's row 0 is the top row, as we store it
+    texture.texels[i] = Float4{kSrgbTable[p[0]], kSrgbTable[p[1]], kSrgbTable[p[2]], float(p[3]) / 255.0f};
+  }
+  stbi_image_free(pixels);
+  scene.textures.push_back(std::move(texture));
+  int index = int(scene.textures.size()) - 1;
+  cache[resolved] = index;
+  return index;
+}
+
+Vec3 ToVec3(const tinyobj::real_t* v) {
+  return Vec3(v[0], v[1], v[2]);
+}
+
+// Clamps each channel to [lo, hi]; warns once if anything changed.
+Vec3 ClampColor(Scene& scene, const MtlOrigin& origin, const char* key, Vec3 c, float lo, float hi) {
+  Vec3 clamped(Clamp(c.x, lo, hi), Clamp(c.y, lo, hi), Clamp(c.z, lo, hi));
+  if (clamped.x != c.x || clamped.y != c.y || clamped.z != c.z)
+    Warn(scene, origin.path, origin.line,
+         "material " + Quote(origin.name) + ": " + key + " " + FormatVec(c) + " is out of range; clamped to " +
+             FormatVec(clamped));
+  return clamped;
+}
+
+HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const MtlOrigin& origin) {
+  // tinyobjloader turns some tokens that are no numbers to our scan (such as "-.e1302") into NaN or inf
+  // (a fuzzer finding): every value we use must be finite.
+  const std::pair<const char*, bool> finite[] = {
+      {"Ke", IsFinite(ToVec3(m.emission))},    {"Kd", IsFinite(ToVec3(m.diffuse))},
+      {"Ks", IsFinite(ToVec3(m.specular))},    {"Tf", IsFinite(ToVec3(m.transmittance))},
+      {"d", std::isfinite(m.dissolve)},       {"Ni", std::isfinite(m.ior)},
+      {"Ns", std::isfinite(m.shininess)}};
+  for (const auto& f : finite)
+    if (!f.second) Fail(origin.path, origin.line, "material " + Quote(origin.name) + ": " + f.first + " is not finite");
+  Vec3 ke = ToVec3(m.emission);
+  if (MaxComponent(ke) > kLargeEmission)
+    Warn(scene, origin.path, origin.line,
+         "material " + Quote(origin.name) + ": Ke " + FormatVec(ke) + " is very large; sums of it may overflow");
+  HostMaterial out;
+  out.name = m.name;
+  out.ke = ClampColor(scene, origin, "Ke", ke, 0.0f, kInf);
+  out.kd = ClampColor(scene, origin, "Kd", ToVec3(m.diffuse), 0.0f, 1.0f);
+  out.ks = ClampColor(scene, origin, "Ks", ToVec3(m.specular), 0.0f, 1.0f);
+  Vec3 tf = origin.hasTf ? ClampColor(scene, origin, "Tf", ToVec3(m.transmittance), 0.0f, 1.0f) : Vec3(1.0f);
+  float dissolve = origin.hasD ? m.dissolve : 1.0f;
+  float ni = m.ior;
+  if (ni <= 0.0f) {
+    Warn(scene, origin.path, origin.line,
+         "material " + Quote(origin.name) + ": Ni " + std::to_string(ni) +
+             " is not a valid index of refraction; using 1.5");
+    ni = 1.5f;
+  }
+  out.cls = ClassifyMaterial(m.illum, out.kd, out.ks, out.ke, ni, dissolve, tf);
+  if (out.cls == kDielectric) {
+    out.kd = tf;
+    out.ior = ni;
+    if (ni <= 1.0f) {
+      Warn(scene, origin.path, origin.line,
+           "material " + Quote(origin.name) + ": a dielectric with Ni " + std::to_string(ni) + "; using 1.5");
+      out.ior = 1.5f;
+    }
+  } else if (out.cls == kGlossy) {
+    // Phong exponent to microfacet roughness: Walter et al. 2007's Phong-Beckmann match, alpha = sqrt(2 / (Ns + 2)).
+    out.alpha = Clamp(std::sqrt(2.0f / (std::max(m.shininess, 0.0f) + 2.0f)), 0.02f, 1.0f);
+    float sum = MaxComponent(out.kd + out.ks);
+    if (sum > 1.0f) {
+      Warn(scene, origin.path, origin.line,
+           "material " + Quote(origin.name) + ": Kd + Ks reaches " + std::to_string(sum) +
+               " (more energy out than in); both scaled by 1/" + std::to_string(sum));
+      out.kd *= 1.0f / sum;
+      out.ks *= 1.0f / sum;
+    }
+  }
+  return out;
+}
+
+// Normalizes in double (coordinates up to 1e30 would overflow float squares); false if zero or non-finite.
+bool NormalizeChecked(double x, double y, double z, Vec3* out) {
+  double len = std::sqrt(x * x + y * y + z * z);
+  if (!(len > 0.0) || !std::isfinite(len)) return false;
+  *out = Vec3(float(x / len), float(y / len), float(z / len));
+  return IsFinite(*out);
+}
+
+std::string CameraPathFor(const std::string& objPath) {
+  size_t slash = objPath.find_last_of('/');
+  size_t dot = objPath.find_last_of('.');
+  bool hasExtension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return (hasExtension ? objPath.substr(0, dot) : objPath) + ".camera";
+}
+
+}  // namespace
+
+// Emission (ke) is a property that any class may have, not a class of its own; kd plays no part.
+MaterialClass ClassifyMaterial(int illum, Vec3 /*kd*/, Vec3 ks, Vec3 /*ke*/, float ni, float dissolve, Vec3 tf) {
+  // Ni alone is no sign of glass: many MTLs write Ni 1.5 on plain diffuse walls.
+  bool transmissive = dissolve < 1.0f || tf.x != 1.0f || tf.y != 1.0f || tf.z != 1.0f;
+  if (illum == 4 || illum == 6 || illum == 7 || illum == 9 || (ni > 1.0f && transmissive)) return kDielectric;
+  if ((illum == 3 || illum == 5 || illum == 8) && MaxComponent(ks) >= 0.5f) return kMirror;
+  if (MaxComponent(ks) > 0.0f) return kGlossy;
+  return kDiffuse;
+}
+
+std::string Scene::Summary() const {
+  size_t perClass[kNumMaterialClasses] = {};
+  size_t emissive = 0, emitterTriangles = 0;
+  for (const HostMaterial& m : materials) {
+    perClass[m.cls]++;
+    emissive += m.IsEmissive();
+  }
+  for (int32_t m : triMaterial) emitterTriangles += materials[size_t(m)].IsEmissive();
+  std::ostringstream ss;
+  ss << "scene: " << NumTriangles() << " triangles, " << materials.size() << " materials (" << perClass[kDiffuse]
+     << " diffuse, " << perClass[kGlossy] << " glossy, " << perClass[kMirror] << " mirror, " << perClass[kDielectric]
+     << " dielectric; " << emissive << " emissive), " << emitterTriangles << " emitter triangles";
+  return ss.str();
+}
+
+// The camera file: one setting per line, '#' starts a comment, blank lines are ignored.
+//   eye X Y Z        required: the camera position
+//   look_at X Y Z    required: a point the camera looks at
+//   up X Y Z         optional, default 0 1 0; must not be parallel to look_at - eye
+//   fov DEGREES      optional, default 45: the vertical field of view, in (0, 180)
+CameraSpec LoadCameraFile(const std::string& path) {
+  std::string text;
+  std::string why = ReadRegularFile(path, kMaxCameraFileBytes, &text);
+  if (!why.empty()) Fail(path, 0, why);
+  CameraSpec camera;
+  std::map<std::string, size_t> seen;  // keyword -> line
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> tokens;
+  while (lines.Next(&line)) {
+    size_t lineNo = lines.Number();
+    Tokenize(line.substr(0, line.find('#')), &tokens);
+    if (tokens.empty()) continue;
+    std::string key(tokens[0]);
+    size_t count = key == "fov" ? 1 : 3;
+    if (key != "eye" && key != "look_at" && key != "up" && key != "fov")
+      Fail(path, lineNo, "unknown setting " + Quote(key) + " (expected eye, look_at, up or fov)");
+    if (!seen.emplace(key, lineNo).second) Fail(path, lineNo, Quote(key) + " is given twice");
+    if (tokens.size() - 1 != count)
+      Fail(path, lineNo, Quote(key) + " needs " + std::to_string(count) + (count == 1 ? " number" : " numbers"));
+    float values[3];
+    for (size_t i = 0; i < count; ++i)
+      if (ParseNumber(tokens[i + 1], &values[i]) != NumberKind::kFinite)
+        Fail(path, lineNo, Quote(tokens[i + 1]) + " is not a finite number");
+    Vec3 v(values[0], count == 3 ? values[1] : 0.0f, count == 3 ? values[2] : 0.0f);
+    if (key == "eye") camera.eye = v;
+    if (key == "look_at") camera.lookAt = v;
+    if (key == "up") camera.up = v;
+    if (key == "fov") camera.fovY = values[0];
+  }
+  if (!seen.count("eye")) Fail(path, 0, "'eye' is required");
+  if (!seen.count("look_at")) Fail(path, 0, "'look_at' is required");
+  if (!(camera.fovY > 0.0f && camera.fovY < 180.0f)) Fail(path, seen["fov"], "fov must be in (0, 180) degrees");
+  Vec3 forward = camera.lookAt - camera.eye;
+  if (IsBlack(forward)) Fail(path, seen["look_at"], "look_at equals eye");
+  // NaN (a zero up) fails the comparison too.
+  if (!(Length(Cross(Normalize(forward), Normalize(camera.up))) > 1e-6f))
+    Fail(path, seen.count("up") ? seen["up"] : 0, "up is zero or parallel to the view direction");
+  camera.valid = true;
+  return camera;
+}
+
+Scene LoadScene(const std::string& path, const LoadOptions& options) {
+  Scene scene;
+  scene.path = path;
+  std::string text;
+  std::string why = ReadRegularFile(path, options.maxFileBytes, &text);
+  if (!why.empty()) Fail(path, 0, why);
+  std::string dirReal = RealPath(DirectoryOf(path));
+  if (dirReal.empty()) Fail(path, 0, "cannot resolve its folder");
+
+  // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
+  ObjScan scan = ScanObj(path, text, options);
+
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::vector<tinyobj::material_t> objMaterials;
+  std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
+  GuardedMaterialReader reader(scene, dirReal, scan, options);
+  MemoryBuf buf(text);
+  std::istream stream(&buf);
+  bool ok = tinyobj::LoadObj(&attrib, &shapes, &objMaterials, &tinyWarn, &tinyErr, &stream, &reader,
+                             /*triangulate=*/true, /*default_vcols_fallback=*/false);
+  reader.RethrowPending();
+  if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
+
+  // Materials, with undefined usemtl names reported at their line.
+  std::set<std::string> defined;
+  std::map<std::string, int> textureCache;
+  for (size_t i = 0; i < objMaterials.size(); ++i) {
+    const MtlOrigin& origin = reader.Origins().at(i);
+    HostMaterial m = ConvertMaterial(scene, objMaterials[i], origin);
+    if (!objMaterials[i].diffuse_texname.empty())
+      m.texture = LoadTexture(scene, textureCache, dirReal, objMaterials[i].diffuse_texname, origin, options);
+    scene.materials.push_back(m);
+    defined.insert(objMaterials[i].name);
+  }
+  std::set<std::string> reported;
+  for (const auto& [line, name] : scan.usemtl)
+    if (!defined.count(name) && reported.insert(name).second)
+      Warn(scene, path, line, "usemtl " + Quote(name) + " names an undefined material; using grey diffuse (0.5)");
+  int defaultMaterial = -1;  // appended on first use
+
+  // Triangles, re-checking every index tinyobjloader returned (defence in depth).
+  size_t numV = attrib.vertices.size() / 3, numN = attrib.normals.size() / 3, numT = attrib.texcoords.size() / 2;
+  size_t badNormals = 0;
+  Vec3 lo(kInf), hi(-kInf);
+  for (const tinyobj::shape_t& shape : shapes) {
+    const tinyobj::mesh_t& mesh = shape.mesh;
+    size_t numFaces = mesh.num_face_vertices.size();
+    if (mesh.indices.size() != 3 * numFaces || mesh.material_ids.size() != numFaces)
+      Fail(path, 0, "internal: tinyobjloader returned a mesh that is not triangulated");
+    for (size_t f = 0; f < numFaces; ++f) {
+      const tinyobj::index_t* idx = &mesh.indices[3 * f];
+      for (int k = 0; k < 3; ++k) {
+        if (idx[k].vertex_index < 0 || size_t(idx[k].vertex_index) >= numV || idx[k].normal_index < -1 ||
+            (idx[k].normal_index >= 0 && size_t(idx[k].normal_index) >= numN) || idx[k].texcoord_index < -1 ||
+            (idx[k].texcoord_index >= 0 && size_t(idx[k].texcoord_index) >= numT))
+          Fail(path, 0, "internal: an index out of range after parsing (shape " + Quote(shape.name) + ")");
+      }
+      Vec3 p[3];
+      double dp[3][3];
+      bool finite = true;
+      for (int k = 0; k < 3; ++k) {
+        p[k] = ToVec3(&attrib.vertices[3 * size_t(idx[k].vertex_index)]);
+        finite = finite && IsFinite(p[k]);
+        for (int c = 0; c < 3; ++c) dp[k][c] = p[k][c];
+      }
+      // Face normal in double: float cross products overflow for coordinates near 1e30.
+      double e1[3], e2[3];
+      for (int c = 0; c < 3; ++c) e1[c] = dp[1][c] - dp[0][c], e2[c] = dp[2][c] - dp[0][c];
+      double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2], cz = e1[0] * e2[1] - e1[1] * e2[0];
+      // Zero area, also once rounded to float (light sampling divides by it).
+      float area = float(0.5 * std::sqrt(cx * cx + cy * cy + cz * cz));
+      Vec3 ng;
+      if (!finite || !(area > 0.0f) || !NormalizeChecked(cx, cy, cz, &ng)) {
+        scene.droppedTriangles++;
+        continue;
+      }
+      for (int k = 0; k < 3; ++k) {
+        Vec3 n = ng;
+        if (idx[k].normal_index >= 0) {
+          const tinyobj::real_t* fn = &attrib.normals[3 * size_t(idx[k].normal_index)];
+          if (!NormalizeChecked(fn[0], fn[1], fn[2], &n)) {
+            n = ng;
+            badNormals++;
+          }
+        }
+        float u = 0.0f, v = 0.0f;
+        if (idx[k].texcoord_index >= 0) {
+          u = attrib.texcoords[2 * size_t(idx[k].texcoord_index)];
+          v = attrib.texcoords[2 * size_t(idx[k].texcoord_index) + 1];
+        }
+        scene.positions.push_back(p[k]);
+        scene.normals.push_back(n);
+        scene.uvs.push_back(u);
+        scene.uvs.push_back(v);
+        lo = Min(lo, p[k]);
+        hi = Max(hi, p[k]);
+      }
+      int material = mesh.material_ids[f];
+      if (material < 0 || size_t(material) >= objMaterials.size()) {
+        if (defaultMaterial < 0) {
+          HostMaterial grey;  // HostMaterial's defaults: diffuse, Kd 0.5
+          grey.name = "default";
+          scene.materials.push_back(grey);
+          defaultMaterial = int(scene.materials.size()) - 1;
+        }
+        material = defaultMaterial;
+      }
+      scene.triMaterial.push_back(material);
+    }
+  }
+  if (scene.droppedTriangles)
+    Warn(scene, path, 0,
+         "dropped " + std::to_string(scene.droppedTriangles) + " degenerate (zero-area) or non-finite triangles");
+  if (badNormals)
+    Warn(scene, path, 0,
+         std::to_string(badNormals) + " vertex normals are zero or not finite; used the face normal instead");
+  if (scene.NumTriangles() == 0) Fail(path, 0, "no triangles");
+  scene.boundsMin = lo;
+  scene.boundsMax = hi;
+
+  size_t emitters = 0;
+  for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();
+  if (emitters == 0)
+    Warn(scene, path, 0, "no emitters (no triangle has a material with Ke > 0); only an environment can light it");
+
+  std::string cameraPath = CameraPathFor(path);
+  struct stat st;
+  if (stat(cameraPath.c_str(), &st) == 0) scene.camera = LoadCameraFile(cameraPath);
+  return scene;
+}
+
+}  // namespace tracer

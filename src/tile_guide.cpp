@@ -1,0 +1,157 @@
+// @file light_tiles.cpp: light clustering, and the CPU renderer's tile guide (statistics, costs, min-plus
+// propagation with the host reference step, per-tile cluster cdfs).
+#include "tracer/host/tile_guide.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+#include "tracer/core/minplus.h"
+
+namespace tracer {
+
+void BuildLightClusters(SceneData& d, int maxClusters) {
+  const int n = static_cast<int>(d.emitterTri.size());
+  d.clusters = LightClusters{};
+  if (n == 0) return;
+  std::vector<Vec3> centroid(n);
+  for (int e = 0; e < n; ++e) {
+    Vec3 v0, v1, v2;
+    LoadTriangle<false>(d.bvh.tris.data(), d.emitterTri[e], v0, v1, v2);
+    centroid[e] = (v0 + v1 + v2) / 3.0f;
+  }
+  // Groups are ranges of `order`; split the largest until there are maxClusters or none can be split.
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  using Range = std::pair<int, int>;
+  auto bigger = [](const Range& a, const Range& b) { return a.second - a.first < b.second - b.first; };
+  std::priority_queue<Range, std::vector<Range>, decltype(bigger)> open(bigger);
+  std::vector<Range> done;
+  open.push({0, n});
+  while (!open.empty() && static_cast<int>(open.size() + done.size()) < maxClusters) {
+    Range r = open.top();
+    open.pop();
+    if (r.second - r.first < 2) {
+      done.push_back(r);
+      continue;
+    }
+    Vec3 lo(kInf), hi(-kInf);
+    for (int i = r.first; i < r.second; ++i) {
+      lo = Min(lo, centroid[order[i]]);
+      hi = Max(hi, centroid[order[i]]);
+    }
+    Vec3 ext = hi - lo;
+    int axis = ext.x > ext.y ? (ext.x > ext.z ? 0 : 2) : (ext.y > ext.z ? 1 : 2);
+    int mid = (r.first + r.second) / 2;
+    std::nth_element(order.begin() + r.first, order.begin() + mid, order.begin() + r.second,
+                     [&](int a, int b) { return centroid[a][axis] < centroid[b][axis]; });
+    open.push({r.first, mid});
+    open.push({mid, r.second});
+  }
+  while (!open.empty()) {
+    done.push_back(open.top());
+    open.pop();
+  }
+  std::sort(done.begin(), done.end());
+  PermuteEmitters(d, order);  // emitters are now numbered cluster by cluster
+
+  LightClusters& lc = d.clusters;
+  lc.emitterCluster.assign(n, 0);
+  lc.emitterInClusterPmf.assign(n, 0.0f);
+  double total = std::accumulate(d.emitterPower.begin(), d.emitterPower.end(), 0.0);
+  for (size_t c = 0; c < done.size(); ++c) {
+    const int b = done[c].first, e = done[c].second;
+    lc.clusterStart.push_back(b);
+    std::vector<double> w(d.emitterPower.begin() + b, d.emitterPower.begin() + e);
+    std::vector<AliasEntry> alias = BuildAliasTable(w);
+    lc.clusterAlias.insert(lc.clusterAlias.end(), alias.begin(), alias.end());
+    double cp = std::accumulate(w.begin(), w.end(), 0.0);
+    lc.clusterPowerPmf.push_back(static_cast<float>(cp / total));
+    for (int i = b; i < e; ++i) {
+      lc.emitterCluster[i] = static_cast<int32_t>(c);
+      lc.emitterInClusterPmf[i] = alias[i - b].pmf;
+    }
+  }
+  lc.clusterStart.push_back(n);
+}
+
+TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt)
+    : data_(data), view_(data.View()), alpha_(opt.tileGuideMix), seed_(opt.seed), width_(opt.width), height_(opt.height),
+      tileSize_(opt.tileSize) {
+  tilesX_ = (width_ + tileSize_ - 1) / tileSize_;
+  tilesY_ = (height_ + tileSize_ - 1) / tileSize_;
+  numTiles_ = tilesX_ * tilesY_;
+  k_ = data.clusters.Count();
+  const size_t pixels = static_cast<size_t>(width_) * height_;
+  posValid_.resize(pixels);
+  normalDepth_.resize(pixels);
+  for (int y = 0; y < height_; ++y)
+    for (int x = 0; x < width_; ++x) {
+      size_t i = static_cast<size_t>(y) * width_ + x;
+      GBufferItem<false>(view_, x, y, posValid_[i], normalDepth_[i]);
+    }
+  // Per tile: mean normal (renormalised) and mean depth of its primary hits.
+  tileInfo_.assign(numTiles_, Float4{0, 0, 0, 0});
+  std::vector<int> hits(numTiles_, 0);
+  for (int y = 0; y < height_; ++y)
+    for (int x = 0; x < width_; ++x) {
+      size_t i = static_cast<size_t>(y) * width_ + x;
+      if (posValid_[i].w == 0.0f) continue;
+      int t = (y / tileSize_) * tilesX_ + x / tileSize_;
+      Float4& ti = tileInfo_[t];
+      ti.x += normalDepth_[i].x;
+      ti.y += normalDepth_[i].y;
+      ti.z += normalDepth_[i].z;
+      ti.w += normalDepth_[i].w;
+      ++hits[t];
+    }
+  for (int t = 0; t < numTiles_; ++t) {
+    Float4& ti = tileInfo_[t];
+    if (hits[t] == 0) continue;
+    float len = std::sqrt(ti.x * ti.x + ti.y * ti.y + ti.z * ti.z);
+    float inv = len > 0.0f ? 1.0f / len : 0.0f;
+    ti = Float4{ti.x * inv, ti.y * inv, ti.z * inv, ti.w / hits[t]};
+  }
+  d_.resize(static_cast<size_t>(numTiles_) * numTiles_);
+  for (int t = 0; t < numTiles_; ++t)
+    for (int k = 0; k < numTiles_; ++k)
+      d_[static_cast<size_t>(t) * numTiles_ + k] = TileDissimilarity(t, k, tilesX_, tileInfo_[t], tileInfo_[k]);
+  sum_.assign(static_cast<size_t>(numTiles_) * k_, 0.0f);
+  count_.assign(sum_.size(), 0.0f);
+  cost_.assign(sum_.size(), kInf);
+  cdf_.assign(sum_.size(), 0.0f);
+  view_.tiles.cdf = cdf_.data();
+  view_.tiles.numClusters = k_;
+  view_.tiles.tileSize = tileSize_;
+  view_.tiles.tilesX = tilesX_;
+  view_.tiles.numTiles = numTiles_;
+}
+
+void TileGuideHost::Refresh(int refresh) {
+  const int rounds = TileRoundsForRefresh(refresh, k_);
+  for (int round = 0; round < rounds; ++round)
+    for (int t = 0; t < numTiles_; ++t) {
+      const int c = TileRoundCluster(t, round, refresh, k_);
+      const int tx = t % tilesX_, ty = t / tilesX_;
+      float s = 0.0f, n = 0.0f;
+      for (int y = ty * tileSize_; y < std::min(height_, (ty + 1) * tileSize_); ++y)
+        for (int x = tx * tileSize_; x < std::min(width_, (tx + 1) * tileSize_); ++x) {
+          size_t i = static_cast<size_t>(y) * width_ + x;
+          if (posValid_[i].w == 0.0f) continue;
+          // Random numbers keyed like path samples, on a sample index no render pass uses.
+          PathRng rng{seed_, static_cast<uint32_t>(i), TileStatSampleIndex(refresh, round)};
+          Vec3 p(posValid_[i].x, posValid_[i].y, posValid_[i].z), nn(normalDepth_[i].x, normalDepth_[i].y, normalDepth_[i].z);
+          s += TileStatSample<false>(view_, p, nn, c, rng.Get(0), rng.Get(1), rng.Get(2));
+          n += 1.0f;
+        }
+      sum_[static_cast<size_t>(t) * k_ + c] += s;
+      count_[static_cast<size_t>(t) * k_ + c] += n;
+    }
+  for (size_t i = 0; i < cost_.size(); ++i) cost_[i] = TileCost(sum_[i], count_[i]);
+  MinPlusIterateHost(d_.data(), cost_.data(), numTiles_, k_, kMinPlusSteps);
+  for (int t = 0; t < numTiles_; ++t)
+    TileCdfRow(&cost_[static_cast<size_t>(t) * k_], data_.clusters.clusterPowerPmf.data(), k_, alpha_,
+               &cdf_[static_cast<size_t>(t) * k_]);
+}
+
+}  // namespace tracer
