@@ -634,31 +634,12 @@ CameraSpec LoadCameraFile(const std::string& path) {
   return camera;
 }
 
-Scene LoadScene(const std::string& path, const LoadOptions& options) {
-  Scene scene;
-  scene.path = path;
-  std::string text;
-  std::string why = ReadRegularFile(path, options.maxFileBytes, &text);
-  if (!why.empty()) Fail(path, 0, why);
-  std::string dirReal = RealPath(DirectoryOf(path));
-  if (dirReal.empty()) Fail(path, 0, "cannot resolve its folder");
+namespace {
 
-  // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
-  ObjScan scan = ScanObj(path, text, options);
-
-  tinyobj::attrib_t attrib;
-  std::vector<tinyobj::shape_t> shapes;
-  std::vector<tinyobj::material_t> objMaterials;
-  std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
-  GuardedMaterialReader reader(scene, dirReal, scan, options);
-  MemoryBuf buf(text);
-  std::istream stream(&buf);
-  bool ok = tinyobj::LoadObj(&attrib, &shapes, &objMaterials, &tinyWarn, &tinyErr, &stream, &reader,
-                             /*triangulate=*/true, /*default_vcols_fallback=*/false);
-  reader.RethrowPending();
-  if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
-
-  // Materials, with undefined usemtl names reported at their line.
+// Materials in file order (textures loaded once each), and undefined usemtl names reported at their line.
+void AddMaterials(Scene& scene, const std::string& path, const std::string& dirReal,
+                  const std::vector<tinyobj::material_t>& objMaterials, const GuardedMaterialReader& reader,
+                  const ObjScan& scan, const LoadOptions& options) {
   std::set<std::string> defined;
   std::map<std::string, int> textureCache;
   for (size_t i = 0; i < objMaterials.size(); ++i) {
@@ -673,9 +654,14 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   for (const auto& [line, name] : scan.usemtl)
     if (!defined.count(name) && reported.insert(name).second)
       Warn(scene, path, line, "usemtl " + Quote(name) + " names an undefined material; using grey diffuse (0.5)");
-  int defaultMaterial = -1;  // appended on first use
 
-  // Triangles, re-checking every index tinyobjloader returned (defence in depth).
+}
+
+// Triangles, re-checking every index tinyobjloader returned (defence in depth); degenerate or non-finite ones
+// are dropped and counted, and faces without a (defined) material get a grey default appended on first use.
+void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t& attrib,
+                  const std::vector<tinyobj::shape_t>& shapes, size_t numObjMaterials) {
+  int defaultMaterial = -1;
   size_t numV = attrib.vertices.size() / 3, numN = attrib.normals.size() / 3, numT = attrib.texcoords.size() / 2;
   size_t badNormals = 0;
   Vec3 lo(kInf), hi(-kInf);
@@ -733,7 +719,7 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
         hi = Max(hi, p[k]);
       }
       int material = mesh.material_ids[f];
-      if (material < 0 || size_t(material) >= objMaterials.size()) {
+      if (material < 0 || size_t(material) >= numObjMaterials) {
         if (defaultMaterial < 0) {
           HostMaterial grey;  // HostMaterial's defaults: diffuse, Kd 0.5
           grey.name = "default";
@@ -754,6 +740,37 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   if (scene.NumTriangles() == 0) Fail(path, 0, "no triangles");
   scene.boundsMin = lo;
   scene.boundsMax = hi;
+
+}
+
+}  // namespace
+
+Scene LoadScene(const std::string& path, const LoadOptions& options) {
+  Scene scene;
+  scene.path = path;
+  std::string text;
+  std::string why = ReadRegularFile(path, options.maxFileBytes, &text);
+  if (!why.empty()) Fail(path, 0, why);
+  std::string dirReal = RealPath(DirectoryOf(path));
+  if (dirReal.empty()) Fail(path, 0, "cannot resolve its folder");
+
+  // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
+  ObjScan scan = ScanObj(path, text, options);
+
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::vector<tinyobj::material_t> objMaterials;
+  std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
+  GuardedMaterialReader reader(scene, dirReal, scan, options);
+  MemoryBuf buf(text);
+  std::istream stream(&buf);
+  bool ok = tinyobj::LoadObj(&attrib, &shapes, &objMaterials, &tinyWarn, &tinyErr, &stream, &reader,
+                             /*triangulate=*/true, /*default_vcols_fallback=*/false);
+  reader.RethrowPending();
+  if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
+
+  AddMaterials(scene, path, dirReal, objMaterials, reader, scan, options);
+  AddTriangles(scene, path, attrib, shapes, objMaterials.size());
 
   size_t emitters = 0;
   for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();
