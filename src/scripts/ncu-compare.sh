@@ -3,7 +3,11 @@
 # comparison table (sectors per request, global load efficiency, active threads per warp, DRAM and L2
 # throughput, achieved occupancy, registers, duration).
 #   usage: src/scripts/ncu-compare.sh KERNEL_REGEX SCENE "label1:flags1" "label2:flags2" ...
-#   e.g.   src/scripts/ncu-compare.sh IntersectKernel scenes/cornell.obj "aligned:" "naive:--naive-layout"
+#   e.g.   src/scripts/ncu-compare.sh IntersectStage scenes/cornell.obj "aligned:" "naive:--naive-layout"
+# Every queued stage runs as StageKernel<Body> (cuda/stage_kernel.cuh), so KERNEL_REGEX is matched against the
+# demangled name (--kernel-name-base demangled), e.g. IntersectStage, ShadeStage, ShadowStage, GenerateStage.
+# The per-class shade stages share one kernel (the class is a field of the body): pick a class's launch with
+# NCU_SKIP, or select by its NVTX range (ncu --nvtx --nvtx-include "shade_diffuse/").
 # Environment: TRACER (default build-gpu/tracer), NCU (default ncu), TRACER_ARGS (render flags for all runs,
 # default a 1024x1024, 4 spp render), NCU_SKIP (launches of the kernel to skip first, default 3).
 set -euo pipefail
@@ -20,7 +24,7 @@ printf '%s\n' "-------------+--------------+------------+--------------+--------
 for v in "$@"; do
   label=${v%%:*} flags=${v#*:}
   # shellcheck disable=SC2086
-  "$ncu" --csv --print-units base --metrics "$metrics" -k "regex:$kernel" --launch-skip "$skip" --launch-count 1 \
+  "$ncu" --csv --print-units base --metrics "$metrics" --kernel-name-base demangled -k "regex:$kernel" --launch-skip "$skip" --launch-count 1 \
     "$tracer" "$scene" -o "$tmp/out.png" $args $flags >"$tmp/$label.csv" 2>"$tmp/$label.err" || { cat "$tmp/$label.err" >&2; exit 1; }
   awk -F'","' -v label="$label" '
     { gsub(/^"|"$/, "", $0) }

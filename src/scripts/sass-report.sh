@@ -2,9 +2,13 @@
 # @file sass-report.sh: what the compiler really emitted for the wavefront kernels: per kernel, the count of
 # 128-bit and 32-bit global loads, global atomics and the warp-vote instructions that warp aggregation uses.
 #   usage: src/scripts/sass-report.sh [binary (default build-gpu/tracer)] [kernel-regex]
+# The stages run as StageKernel<Body> (cuda/stage_kernel.cuh); the regex is matched against the demangled
+# name, and a row shows the body's template arguments, e.g. "IntersectStage<AlignedLayout, compaction=0, true,
+# false>": layout, compaction (0 warp-aggregated, 1 per-thread atomics, 2 none), read-only loads (kLdg) and,
+# for intersect, one shade queue for every material (kSingleQueue).
 set -euo pipefail
 bin=${1:-build-gpu/tracer}
-re=${2:-'IntersectKernel|ShadeKernel|ShadowKernel|GenerateKernel'}
+re=${2:-'IntersectStage|ShadeStage|ShadowStage|GenerateStage'}
 command -v cuobjdump >/dev/null || PATH=$PATH:/usr/local/cuda/bin
 demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 printf '%-70s %9s %8s %7s %6s %6s %5s %5s %6s\n' kernel LDG.E.128 LDG.E.64 LDG.E ATOMG RED VOTE POPC MATCH
@@ -23,5 +27,8 @@ cuobjdump -sass "$bin" | awk '
   END { flush() }' |
   while IFS=$'\t' read -r n a h b c d e f g; do
     dn=$(echo "$n" | demangle | sed -E 's/tracer:://g; s/>\(.*$/>/; s/^void //; s/\(anonymous namespace\):://g; s/\(Compaction\)/compaction=/g')
-    if echo "$dn" | grep -Eq "$re"; then printf '%-70s %9s %8s %7s %6s %6s %5s %5s %6s\n' "$dn" "$a" "$h" "$b" "$c" "$d" "$e" "$f" "$g"; fi
+    if echo "$dn" | grep -Eq "$re"; then
+      dn=$(echo "$dn" | sed -E 's/^StageKernel<(.*[^ ]) *>$/\1/')
+      printf '%-70s %9s %8s %7s %6s %6s %5s %5s %6s\n' "$dn" "$a" "$h" "$b" "$c" "$d" "$e" "$f" "$g"
+    fi
   done
