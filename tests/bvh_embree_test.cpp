@@ -34,7 +34,7 @@ constexpr int kProjectCornellRays = 100000;
 static_assert(kCornellRays + kBunnyRays + kConferenceRays >= 1000000, "at least one million rays in total");
 
 // Disagreements allowed, as a fraction of the rays, once each is shown to be a grazing case (see
-// CompareWithEmbree). Both sides are watertight, but they are different triangle tests: ours follows Woop et
+// ClassifyDisputedTriangle). Both sides are watertight, but they are different triangle tests: ours follows Woop et
 // al. 2013 in the ray's shear frame in single precision, Embree computes its edge functions relative to the
 // ray origin. A ray within rounding of an edge can then be claimed by one test and not the other (or by the
 // neighbour on one side only, where a scanned mesh like the bunny has cracks), and a ray running almost in
@@ -255,32 +255,38 @@ struct ParityStats {
   long unexplained = 0;  // traversal is right, but the ray is not near an edge of the disputed triangle
   long unchecked = 0;    // too many disagreements to check them all by brute force
   double oursSeconds = 0, embreeSeconds = 0;
+  // Disagreements seen so far: only the first few are printed, and only the first kMaxChecks are checked.
+  int reported = 0, checks = 0;
 };
 
-// Shoots `count` rays at the scene through both BVHs and compares them. Half the rays start uniformly
-// inside the scene's bounds (enlarged by 5%) in uniform directions; half start on a sphere around the scene
-// and aim at a random point of a random triangle, so that most of them hit.
-ParityStats CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uint32_t seed) {
-  ParityStats s;
+// Disagreements checked by brute force per scene: brute force costs a pass over the scene per ray.
+constexpr int kMaxChecks = 200;
+
+// Both sides' answers, one per ray, in ray order. Our triangle ids are in BVH order (see Bvh::order);
+// Embree's are the input order, with -1 for a miss, and a miss leaves its distance at 0.
+struct TracedRays {
+  std::vector<HitRecord> ours;
+  std::vector<int> theirId;
+  std::vector<float> theirT;
+};
+
+// What every ray of one scene is judged against.
+struct ParityScene {
+  const std::vector<Vec3>& p;
+  const std::vector<Ray>& rays;
+  const TracedRays& traced;
+  float diag;
+  // Tolerance: relative 1e-4 of the distance, with this floor of 1e-5 of the scene's diagonal so that short
+  // hits are not judged on rounding alone.
+  float absFloor;
+};
+
+// `count` rays for the scene, the same ones for the same seed. Half the rays start uniformly inside the
+// scene's bounds (enlarged by 5%) in uniform directions; half start on a sphere around the scene and aim at
+// a random point of a random triangle, so that most of them hit.
+std::vector<Ray> MakeParityRays(const Mesh& mesh, int count, uint32_t seed) {
   const std::vector<Vec3>& p = mesh.positions;
   const int n = static_cast<int>(p.size() / 3);
-
-  auto t0 = std::chrono::steady_clock::now();
-  Bvh bvh = BuildBvh(p);
-  auto t1 = std::chrono::steady_clock::now();
-  EmbreeScene embree(p);
-  auto t2 = std::chrono::steady_clock::now();
-  EXPECT_TRUE(embree.Ok()) << "Embree failed to build " << name;
-  if (!embree.Ok()) return s;
-  const double buildMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  printf("%s: %d triangles (%zu faces skipped); BuildBvh %.1f ms (%zu nodes, depth %d), Embree build %.1f ms\n",
-         name.c_str(), n, mesh.skippedFaces, buildMs, bvh.nodes.size(), bvh.depth,
-         std::chrono::duration<double, std::milli>(t2 - t1).count());
-  ::testing::Test::RecordProperty(name + "_triangles", n);
-  ::testing::Test::RecordProperty(name + "_build_ms", static_cast<int>(std::lround(buildMs)));
-  EXPECT_LT(bvh.depth, kBvhStackSize);
-
-  // Rays.
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   auto direction = [&]() {
@@ -310,142 +316,153 @@ ParityStats CompareWithEmbree(const std::string& name, const Mesh& mesh, int cou
       r.d = Dot(d, d) > 0.0f ? Normalize(d) : direction();
     }
   }
+  return rays;
+}
 
-  // Both sides, timed separately (single-threaded each).
+// Both sides over every ray, timed separately (single-threaded each) into s.
+TracedRays TraceBoth(const Bvh& bvh, const EmbreeScene& embree, const std::vector<Ray>& rays, ParityStats& s) {
+  const int count = static_cast<int>(rays.size());
+  TracedRays traced;
   BvhView view = bvh.View();
-  std::vector<HitRecord> ours(count);
+  traced.ours.resize(count);
   auto t3 = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i) ours[i] = TraverseBvh<false, false>(view, rays[i]);
+  for (int i = 0; i < count; ++i) traced.ours[i] = TraverseBvh<false, false>(view, rays[i]);
   auto t4 = std::chrono::steady_clock::now();
-  std::vector<int> theirId(count);
-  std::vector<float> theirT(count);
-  for (int i = 0; i < count; ++i) theirId[i] = embree.Intersect(rays[i], theirT[i]);
+  traced.theirId.resize(count);
+  traced.theirT.resize(count);
+  for (int i = 0; i < count; ++i) traced.theirId[i] = embree.Intersect(rays[i], traced.theirT[i]);
   auto t5 = std::chrono::steady_clock::now();
   s.oursSeconds = std::chrono::duration<double>(t4 - t3).count();
   s.embreeSeconds = std::chrono::duration<double>(t5 - t4).count();
+  return traced;
+}
 
-  // Tolerance: relative 1e-4 of the distance, with a floor of 1e-5 of the scene's diagonal so that short
-  // hits are not judged on rounding alone.
-  const float absFloor = 1e-5f * diag;
-  int reported = 0;
-  auto report = [&](const char* what, int i, int ourTri, float ourT, int theirTri, float theirTv) {
-    if (++reported > 8) return;
-    const Ray& r = rays[i];
-    printf("  %s: ray %d o=(%.9g, %.9g, %.9g) d=(%.9g, %.9g, %.9g): ours tri %d t %.9g, Embree tri %d t %.9g\n", what,
-           i, r.o.x, r.o.y, r.o.z, r.d.x, r.d.y, r.d.z, ourTri, ourT, theirTri, theirTv);
-  };
-  // A disagreement is checked in two steps. First, brute force over every triangle with our own triangle
-  // test must give what the traversal gave (the same t, or a tie within a few ulps, see bvh_test.cpp):
-  // otherwise the BVH is wrong. Then the disputed triangle (the one that only one side reports, or that the
-  // other side passed through to something farther) must be one on which two correct triangle tests may
-  // round differently: see (a) to (c) below. Anything else is a real disagreement.
-  const int kMaxChecks = 200;  // brute force costs a pass over the scene per ray
-  int checks = 0;
-  auto explain = [&](const char* what, int i, int ourTri, int theirTri) {
-    const Ray& ray = rays[i];
-    report(what, i, ourTri, ours[i].t, theirTri, theirTri >= 0 ? theirT[i] : kInf);
-    if (++checks > kMaxChecks) {
-      ++s.unchecked;
-      return;
-    }
-    HitRecord brute = BruteForce(p, ray);
-    bool same = brute.tri == ourTri && brute.t == ours[i].t;
-    if (!same && brute.tri >= 0 && ourTri >= 0) {
-      int64_t ulps = static_cast<int64_t>(BitsFromFloat(brute.t)) - static_cast<int64_t>(BitsFromFloat(ours[i].t));
-      same = std::abs(ulps) <= 64;  // a tie between coincident surfaces
-    }
-    if (!same) {
-      ++s.traversal;
-      printf("    traversal differs from brute force over our own triangle test (brute tri %d t %.9g)\n", brute.tri,
-             brute.t);
-      return;
-    }
-    // The disputed triangle: Embree's when we missed it or hit something farther, ours otherwise; and the
-    // other side's hit, if any.
-    bool theirsDisputed = theirTri >= 0 && (ourTri < 0 || theirT[i] < ours[i].t);
-    int tri = theirsDisputed ? theirTri : ourTri;
-    float t = theirsDisputed ? theirT[i] : ours[i].t;
-    float otherT = theirsDisputed ? (ourTri >= 0 ? ours[i].t : kInf) : (theirTri >= 0 ? theirT[i] : kInf);
-    const Vec3* q = &p[3 * static_cast<size_t>(tri)];
-    // Rounding in either test grows with the distance travelled and with the coordinates' magnitude.
-    double grazeTol = 1e-5 * (static_cast<double>(t) + 0.01 * diag);
-    // (a) Grazing an edge: the disputed hit lies within rounding of the triangle's boundary.
-    double edge = PointBoundaryDistance(ray.o + ray.d * t, q);
-    // (b) Grazing incidence: the ray runs almost in the triangle's plane (cosines of 1e-5 to 1e-3 occur on
-    // the Cornell box's walls and the bunny's silhouette), so whether and where it hits is ill-conditioned:
-    // across the whole triangle it stays within rounding of the plane, or the other side's hit lies on the
-    // same plane, within rounding, only farther along the ray.
-    double plane = std::numeric_limits<double>::infinity();
-    Vec3 normal = Cross(q[1] - q[0], q[2] - q[0]);
-    if (Dot(normal, normal) > 0.0f) {
-      normal = Normalize(normal);
-      float size = std::max({Length(q[1] - q[0]), Length(q[2] - q[1]), Length(q[0] - q[2])});
-      plane = std::fabs(Dot(ray.d, normal)) * size / Length(ray.d);
-      if (otherT < kInf)
-        plane = std::min(plane, static_cast<double>(std::fabs(Dot(ray.o + ray.d * otherT - q[0], normal))));
-    }
-    // (c) The origin lies on the triangle: Embree accepts t = 0 (tnear is inclusive), our test needs t > 0.
-    bool onSurface = t <= absFloor;
-    if (edge <= grazeTol) {
-      ++s.grazingEdge;
-    } else if (plane <= grazeTol) {
-      ++s.grazingIncidence;
-    } else if (onSurface) {
-      ++s.originOnSurface;
-    } else {
-      ++s.unexplained;
-      printf(
-          "    unexplained: the ray meets %s triangle %d %.3g from its nearest edge and %.3g from grazing its "
-          "plane (tolerance %.3g)\n",
-          theirsDisputed ? "Embree's" : "our", tri, edge, plane, grazeTol);
-    }
-  };
-  for (int i = 0; i < count; ++i) {
-    ++s.rays;
-    const Ray& ray = rays[i];
-    const int ourTri = ours[i].tri >= 0 ? bvh.order[ours[i].tri] : -1;
-    const int theirTri = theirId[i];
-    if (ourTri < 0 && theirTri < 0) {
-      ++s.bothMiss;
-      continue;
-    }
-    if ((ourTri < 0) != (theirTri < 0)) {
-      ++s.hitMiss;
-      explain("hit/miss", i, ourTri, theirTri);
-      continue;
-    }
-    const float tOurs = ours[i].t, tTheirs = theirT[i];
-    const float tol = std::max(1e-4f * std::max(tOurs, tTheirs), absFloor);
-    if (!(std::fabs(tOurs - tTheirs) <= tol)) {
-      ++s.distance;
-      explain("distance", i, ourTri, theirTri);
-      continue;
-    }
-    if (ourTri == theirTri) {
-      ++s.sameId;
-      continue;
-    }
-    // Different triangles at the same distance: a tie at a shared edge or a coplanar overlap, provided
-    // Embree's triangle, re-intersected with our test, lies at that distance too, or (when our test misses
-    // it by rounding at its edge) passes within tolerance of the point we hit.
-    const Vec3* e = &p[3 * static_cast<size_t>(theirTri)];
-    RayTriPre pre = PrepareRay(ray.d);
-    float tE, b1, b2;
-    bool tie;
-    if (IntersectTriangle(pre, ray.o, e[0], e[1], e[2], kInf, tE, b1, b2)) {
-      tie = std::fabs(tE - tOurs) <= tol;
-    } else {
-      Vec3 hitPoint = ray.o + ray.d * tOurs;
-      tie = PointTriangleDistance(hitPoint, e[0], e[1], e[2]) <= tol;
-    }
-    if (tie) {
-      ++s.ties;
-    } else {
-      ++s.idMismatch;
-      explain("primitive id", i, ourTri, theirTri);
-    }
+// Second step of ExplainDisagreement, once our traversal is known to be right: is the disputed triangle (the
+// one that only one side reports, or that the other side passed through to something farther) one on which
+// two correct triangle tests may round differently? See (a) to (c) below. Anything else is a real
+// disagreement.
+void ClassifyDisputedTriangle(const ParityScene& scene, ParityStats& s, int i, int ourTri, int theirTri) {
+  const Ray& ray = scene.rays[i];
+  const float ourT = scene.traced.ours[i].t, theirT = scene.traced.theirT[i];
+  // The disputed triangle: Embree's when we missed it or hit something farther, ours otherwise; and the
+  // other side's hit, if any.
+  bool theirsDisputed = theirTri >= 0 && (ourTri < 0 || theirT < ourT);
+  int tri = theirsDisputed ? theirTri : ourTri;
+  float t = theirsDisputed ? theirT : ourT;
+  float otherT = theirsDisputed ? (ourTri >= 0 ? ourT : kInf) : (theirTri >= 0 ? theirT : kInf);
+  const Vec3* q = &scene.p[3 * static_cast<size_t>(tri)];
+  // Rounding in either test grows with the distance travelled and with the coordinates' magnitude.
+  double grazeTol = 1e-5 * (static_cast<double>(t) + 0.01 * scene.diag);
+  // (a) Grazing an edge: the disputed hit lies within rounding of the triangle's boundary.
+  double edge = PointBoundaryDistance(ray.o + ray.d * t, q);
+  // (b) Grazing incidence: the ray runs almost in the triangle's plane (cosines of 1e-5 to 1e-3 occur on
+  // the Cornell box's walls and the bunny's silhouette), so whether and where it hits is ill-conditioned:
+  // across the whole triangle it stays within rounding of the plane, or the other side's hit lies on the
+  // same plane, within rounding, only farther along the ray.
+  double plane = std::numeric_limits<double>::infinity();
+  Vec3 normal = Cross(q[1] - q[0], q[2] - q[0]);
+  if (Dot(normal, normal) > 0.0f) {
+    normal = Normalize(normal);
+    float size = std::max({Length(q[1] - q[0]), Length(q[2] - q[1]), Length(q[0] - q[2])});
+    plane = std::fabs(Dot(ray.d, normal)) * size / Length(ray.d);
+    if (otherT < kInf)
+      plane = std::min(plane, static_cast<double>(std::fabs(Dot(ray.o + ray.d * otherT - q[0], normal))));
   }
+  // (c) The origin lies on the triangle: Embree accepts t = 0 (tnear is inclusive), our test needs t > 0.
+  bool onSurface = t <= scene.absFloor;
+  if (edge <= grazeTol) {
+    ++s.grazingEdge;
+  } else if (plane <= grazeTol) {
+    ++s.grazingIncidence;
+  } else if (onSurface) {
+    ++s.originOnSurface;
+  } else {
+    ++s.unexplained;
+    printf(
+        "    unexplained: the ray meets %s triangle %d %.3g from its nearest edge and %.3g from grazing its "
+        "plane (tolerance %.3g)\n",
+        theirsDisputed ? "Embree's" : "our", tri, edge, plane, grazeTol);
+  }
+}
 
+// Prints the first few disagreements and checks each (up to kMaxChecks) in two steps. First, brute force
+// over every triangle with our own triangle test must give what the traversal gave (the same t, or a tie
+// within a few ulps, see bvh_test.cpp): otherwise the BVH is wrong. Then ClassifyDisputedTriangle.
+void ExplainDisagreement(const ParityScene& scene, ParityStats& s, const char* what, int i, int ourTri, int theirTri) {
+  const Ray& ray = scene.rays[i];
+  const HitRecord& ours = scene.traced.ours[i];
+  if (++s.reported <= 8) {
+    const float theirT = theirTri >= 0 ? scene.traced.theirT[i] : kInf;
+    printf("  %s: ray %d o=(%.9g, %.9g, %.9g) d=(%.9g, %.9g, %.9g): ours tri %d t %.9g, Embree tri %d t %.9g\n", what,
+           i, ray.o.x, ray.o.y, ray.o.z, ray.d.x, ray.d.y, ray.d.z, ourTri, ours.t, theirTri, theirT);
+  }
+  if (++s.checks > kMaxChecks) {
+    ++s.unchecked;
+    return;
+  }
+  HitRecord brute = BruteForce(scene.p, ray);
+  bool same = brute.tri == ourTri && brute.t == ours.t;
+  if (!same && brute.tri >= 0 && ourTri >= 0) {
+    int64_t ulps = static_cast<int64_t>(BitsFromFloat(brute.t)) - static_cast<int64_t>(BitsFromFloat(ours.t));
+    same = std::abs(ulps) <= 64;  // a tie between coincident surfaces
+  }
+  if (!same) {
+    ++s.traversal;
+    printf("    traversal differs from brute force over our own triangle test (brute tri %d t %.9g)\n", brute.tri,
+           brute.t);
+    return;
+  }
+  ClassifyDisputedTriangle(scene, s, i, ourTri, theirTri);
+}
+
+// Different triangles at the same distance tOurs: a tie at a shared edge or a coplanar overlap, provided
+// Embree's triangle, re-intersected with our test, lies at that distance too, or (when our test misses it by
+// rounding at its edge) passes within tolerance of the point we hit.
+bool IsTie(const std::vector<Vec3>& p, const Ray& ray, int theirTri, float tOurs, float tol) {
+  const Vec3* e = &p[3 * static_cast<size_t>(theirTri)];
+  RayTriPre pre = PrepareRay(ray.d);
+  float tE, b1, b2;
+  if (IntersectTriangle(pre, ray.o, e[0], e[1], e[2], kInf, tE, b1, b2)) return std::fabs(tE - tOurs) <= tol;
+  Vec3 hitPoint = ray.o + ray.d * tOurs;
+  return PointTriangleDistance(hitPoint, e[0], e[1], e[2]) <= tol;
+}
+
+// Counts ray i in s as an agreement, or as a disagreement that ExplainDisagreement then checks.
+void CompareRay(const ParityScene& scene, const Bvh& bvh, ParityStats& s, int i) {
+  ++s.rays;
+  const HitRecord& ours = scene.traced.ours[i];
+  const int ourTri = ours.tri >= 0 ? bvh.order[ours.tri] : -1;
+  const int theirTri = scene.traced.theirId[i];
+  if (ourTri < 0 && theirTri < 0) {
+    ++s.bothMiss;
+    return;
+  }
+  if ((ourTri < 0) != (theirTri < 0)) {
+    ++s.hitMiss;
+    ExplainDisagreement(scene, s, "hit/miss", i, ourTri, theirTri);
+    return;
+  }
+  const float tOurs = ours.t, tTheirs = scene.traced.theirT[i];
+  const float tol = std::max(1e-4f * std::max(tOurs, tTheirs), scene.absFloor);
+  if (!(std::fabs(tOurs - tTheirs) <= tol)) {
+    ++s.distance;
+    ExplainDisagreement(scene, s, "distance", i, ourTri, theirTri);
+    return;
+  }
+  if (ourTri == theirTri) {
+    ++s.sameId;
+    return;
+  }
+  if (IsTie(scene.p, scene.rays[i], theirTri, tOurs, tol)) {
+    ++s.ties;
+  } else {
+    ++s.idMismatch;
+    ExplainDisagreement(scene, s, "primitive id", i, ourTri, theirTri);
+  }
+}
+
+// Prints and records one scene's counts, and holds them to the limits.
+void ReportParity(const std::string& name, const ParityStats& s, int count) {
   const long hits = s.rays - s.bothMiss - s.hitMiss;
   printf(
       "%s: %ld rays: %ld both hit (%ld same id, %ld ties), %ld both miss; disagreements: %ld hit/miss, %ld "
@@ -471,6 +488,35 @@ ParityStats CompareWithEmbree(const std::string& name, const Mesh& mesh, int cou
                                   << " rays; at most " << allowed << " are expected";
   // The ray mix must really exercise hits and misses.
   EXPECT_GT(hits, count / 4) << name;
+}
+
+// Shoots `count` rays (see MakeParityRays) at the scene through both BVHs and compares them.
+ParityStats CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uint32_t seed) {
+  ParityStats s;
+  const std::vector<Vec3>& p = mesh.positions;
+  const int n = static_cast<int>(p.size() / 3);
+
+  auto t0 = std::chrono::steady_clock::now();
+  Bvh bvh = BuildBvh(p);
+  auto t1 = std::chrono::steady_clock::now();
+  EmbreeScene embree(p);
+  auto t2 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(embree.Ok()) << "Embree failed to build " << name;
+  if (!embree.Ok()) return s;
+  const double buildMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  printf("%s: %d triangles (%zu faces skipped); BuildBvh %.1f ms (%zu nodes, depth %d), Embree build %.1f ms\n",
+         name.c_str(), n, mesh.skippedFaces, buildMs, bvh.nodes.size(), bvh.depth,
+         std::chrono::duration<double, std::milli>(t2 - t1).count());
+  ::testing::Test::RecordProperty(name + "_triangles", n);
+  ::testing::Test::RecordProperty(name + "_build_ms", static_cast<int>(std::lround(buildMs)));
+  EXPECT_LT(bvh.depth, kBvhStackSize);
+
+  const std::vector<Ray> rays = MakeParityRays(mesh, count, seed);
+  const TracedRays traced = TraceBoth(bvh, embree, rays, s);
+  const float diag = mesh.Diagonal();
+  const ParityScene scene{p, rays, traced, diag, 1e-5f * diag};
+  for (int i = 0; i < count; ++i) CompareRay(scene, bvh, s, i);
+  ReportParity(name, s, count);
   return s;
 }
 
