@@ -10,9 +10,9 @@
 
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
+#include "tracer/cuda/event_timer.h"
 #include "tracer/core/minplus.h"
 #include "tracer/cuda/minplus_launch.h"
-#include "tracer/host/timing.h"
 
 namespace tracer {
 
@@ -445,32 +445,7 @@ double TimeMinPlusMs(MinPlusKernel which, int T, int K, int repeats) {
     if (dpx) LaunchMinPlusStepFixed(fd.Get(), fc.Get(), fo.Get(), T, K, 0);
     else LaunchMinPlusStep(which, d.Get(), c.Get(), o.Get(), T, K, 0);
   };
-  cudaEvent_t start, stop;
-  TRACER_CUDA_CHECK(cudaEventCreate(&start));
-  TRACER_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> ms;
-  try {
-    for (int w = 0; w < 2; ++w) once();
-    TRACER_CUDA_CHECK(cudaDeviceSynchronize());
-    for (int r = 0; r < repeats; ++r) {
-      TRACER_CUDA_CHECK(cudaEventRecord(start, 0));
-      once();
-      TRACER_CUDA_CHECK(cudaEventRecord(stop, 0));
-      TRACER_CUDA_CHECK(cudaEventSynchronize(stop));
-      float e = 0.0f;
-      TRACER_CUDA_CHECK(cudaEventElapsedTime(&e, start, stop));
-      ms.push_back(e);
-    }
-  } catch (...) {
-    if (!CudaContextDead()) {
-      cudaEventDestroy(start);
-      cudaEventDestroy(stop);
-    }
-    throw;
-  }
-  TRACER_CUDA_CHECK(cudaEventDestroy(start));
-  TRACER_CUDA_CHECK(cudaEventDestroy(stop));
-  return Median(ms);
+  return MedianLaunchMs(0, 2, repeats, once);
 }
 
 std::vector<MinPlusTimingRow> PrintMinPlusTable(int T, int K, int repeats, std::FILE* out) {

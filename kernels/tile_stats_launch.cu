@@ -7,7 +7,7 @@
 #include "tracer/cuda/block_reduce.cuh"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
-#include "tracer/host/timing.h"
+#include "tracer/cuda/event_timer.h"
 #include "tracer/cuda/tile_stats_launch.h"
 
 namespace tracer {
@@ -62,23 +62,8 @@ double TimeTileStatsMs(bool naive, int n, int numKeys, int runLength, int repeat
   dKeys.Upload(keys.data(), keys.size());
   dValues.Upload(values.data(), values.size());
   dE.Zero();
-  cudaEvent_t start, stop;
-  TRACER_CUDA_CHECK(cudaEventCreate(&start));
-  TRACER_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> ms;
-  for (int w = 0; w < 2; ++w) LaunchKeyedTileStats(naive, dKeys.Get(), dValues.Get(), n, dE.Get(), 0);
-  for (int r = 0; r < repeats; ++r) {
-    TRACER_CUDA_CHECK(cudaEventRecord(start, 0));
-    LaunchKeyedTileStats(naive, dKeys.Get(), dValues.Get(), n, dE.Get(), 0);
-    TRACER_CUDA_CHECK(cudaEventRecord(stop, 0));
-    TRACER_CUDA_CHECK(cudaEventSynchronize(stop));
-    float e = 0.0f;
-    TRACER_CUDA_CHECK(cudaEventElapsedTime(&e, start, stop));
-    ms.push_back(e);
-  }
-  TRACER_CUDA_CHECK(cudaEventDestroy(start));
-  TRACER_CUDA_CHECK(cudaEventDestroy(stop));
-  return Median(ms);
+  return MedianLaunchMs(0, 2, repeats,
+                        [&]() { LaunchKeyedTileStats(naive, dKeys.Get(), dValues.Get(), n, dE.Get(), 0); });
 }
 
 void PrintTileStatsTable(int n, int numKeys, int repeats, std::FILE* out) {

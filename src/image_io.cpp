@@ -1,8 +1,9 @@
 // @file image_io.cpp: PNG/HDR/PFM output through stb_image_write and a small PFM writer, written atomically.
 #include "tracer/host/image_io.h"
 
+#include "tracer/host/file_util.h"
+
 #include <stb_image_write.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -68,30 +69,28 @@ size_t WriteImage(const std::string& path, const std::vector<float>& rgbIn, int 
       v = 0.0f;
       ++nonFinite;
     }
-  // Same folder as the target, so the rename is atomic.
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  bool ok = false;
-  if (fmt == ImageFormat::kPng) {
-    float gain = std::exp2(exposure);
-    std::vector<unsigned char> px(rgb.size());
-    for (size_t i = 0; i < rgb.size(); ++i)
-      px[i] = static_cast<unsigned char>(std::lround(255.0f * LinearToSrgb(rgb[i] * gain)));
-    ok = stbi_write_png(tmp.c_str(), w, h, 3, px.data(), w * 3) != 0;
-  } else if (fmt == ImageFormat::kHdr) {
-    ok = stbi_write_hdr(tmp.c_str(), w, h, 3, rgb.data()) != 0;
-  } else {
-    ok = WritePfm(tmp, rgb, w, h);
-  }
-  if (!ok) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot write image (" + std::strerror(err) + ")");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename into place (" + std::strerror(err) + ")");
-  }
+  AtomicWriteFile(path, [&](const std::string& tmp) {
+    bool ok = false;
+    if (fmt == ImageFormat::kPng) {
+      float gain = std::exp2(exposure);
+      std::vector<unsigned char> px(rgb.size());
+      for (size_t i = 0; i < rgb.size(); ++i)
+        px[i] = static_cast<unsigned char>(std::lround(255.0f * LinearToSrgb(rgb[i] * gain)));
+      ok = stbi_write_png(tmp.c_str(), w, h, 3, px.data(), w * 3) != 0;
+    } else if (fmt == ImageFormat::kHdr) {
+      ok = stbi_write_hdr(tmp.c_str(), w, h, 3, rgb.data()) != 0;
+    } else {
+      ok = WritePfm(tmp, rgb, w, h);
+    }
+    if (!ok) {
+      // Thrown here, not returned as false, so the message says "image" as it always has; AtomicWriteFile
+      // removes its temporary file only on a false return, so this removes it.
+      const int err = errno;
+      std::remove(tmp.c_str());
+      throw std::runtime_error(path + ": cannot write image (" + std::strerror(err) + ")");
+    }
+    return true;
+  });
   return nonFinite;
 }
 

@@ -9,11 +9,11 @@
 
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/file_util.h"
 #include "tracer/host/json_writer.h"
 #include "tracer/cuda/minplus_launch.h"
 #include "tracer/host/profile.h"
 #include "tracer/host/timing.h"
-#include "tracer/host/backends.h"
 #include "tracer/cuda/tile_stats_launch.h"
 
 namespace tracer {
@@ -124,14 +124,14 @@ std::string GpuDescription(JsonWriter* json) {
   return buf;
 }
 
+// Atomically, like the images: a report is either the previous one or the whole new one.
 void WriteJson(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
+  AtomicWriteFile(path, [&](const std::string& tmp) {
     std::ofstream f(tmp);
     f << text << "\n";
-    if (!f) throw std::runtime_error(path + ": cannot write report");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot rename report into place");
+    f.flush();
+    return static_cast<bool>(f);
+  });
 }
 
 void MeasurementJson(JsonWriter& j, const Measurement& m) {

@@ -5,8 +5,11 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "tracer/core/light.h"
+#include "tracer/host/checkpoint.h"  // Hasher
 
 namespace tracer {
 
@@ -106,28 +109,47 @@ void PermuteEmitters(SceneData& d, const std::vector<int32_t>& newOrder) {
   d.lightAlias = BuildAliasTable(power);
 }
 
+// Each column of TRACER_SCENE_ARRAYS names members of the types it says, so a wrong entry fails here
+// rather than as a mismatched pointer at run time.
+#define TRACER_CHECK_SCENE_ARRAY(T, name, dataMember, viewMember, what)                                        \
+  static_assert(std::is_same<decltype(std::declval<const SceneData&>().dataMember), std::vector<T>>::value, \
+                "SceneData::" #dataMember " is not a std::vector<" #T ">");                                  \
+  static_assert(std::is_same<decltype(std::declval<const SceneView&>().viewMember), const T*>::value,       \
+                "SceneView::" #viewMember " is not a const " #T "*");
+TRACER_SCENE_ARRAYS(TRACER_CHECK_SCENE_ARRAY)
+#undef TRACER_CHECK_SCENE_ARRAY
+
+// Null for an empty array, as a DeviceBuffer of none is, so host and device views agree.
+template <typename T>
+static const T* DataOrNull(const std::vector<T>& v) {
+  return v.empty() ? nullptr : v.data();
+}
+
 SceneView SceneData::View() const {
   SceneView v{};
-  v.bvh = bvh.View();
-  v.shading = shading.data();
-  v.materials = materials.data();
-  v.texels = texels.data();
-  v.textures = textures.data();
-  v.lightAlias = lightAlias.data();
-  v.emitterTri = emitterTri.data();
-  v.triEmitter = triEmitter.data();
+  v.bvh = bvh.View();  // the counts; the pointers come from the list below
   v.numEmitters = static_cast<int32_t>(emitterTri.size());
   v.camera = camera;
   v.environment = environment;
   v.tiles = TileGuideView{};
-  if (clusters.Count() > 0) {
-    v.tiles.clusterStart = clusters.clusterStart.data();
-    v.tiles.clusterAlias = clusters.clusterAlias.data();
-    v.tiles.emitterCluster = clusters.emitterCluster.data();
-    v.tiles.emitterInClusterPmf = clusters.emitterInClusterPmf.data();
-    v.tiles.clusterPowerPmf = clusters.clusterPowerPmf.data();
-  }
+#define TRACER_POINT_VIEW(T, name, dataMember, viewMember, what) v.viewMember = DataOrNull(dataMember);
+  TRACER_SCENE_ARRAYS(TRACER_POINT_VIEW)
+#undef TRACER_POINT_VIEW
   return v;
+}
+
+uint64_t SceneContentHash(const SceneData& d) {
+  Hasher h;
+  // The byte count before each array's bytes, so moving bytes from one array to the next changes the hash.
+  auto add = [&h](const auto& v) {
+    const uint64_t bytes = static_cast<uint64_t>(v.size()) * sizeof(v[0]);
+    h.Update(&bytes, sizeof bytes);
+    if (bytes > 0) h.Update(v.data(), static_cast<size_t>(bytes));
+  };
+#define TRACER_HASH_ARRAY(T, name, dataMember, viewMember, what) add(d.dataMember);
+  TRACER_SCENE_ARRAYS(TRACER_HASH_ARRAY)
+#undef TRACER_HASH_ARRAY
+  return h.Digest();
 }
 
 }  // namespace tracer

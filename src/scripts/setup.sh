@@ -7,20 +7,8 @@ build=${TRACER_BUILD_DIR:-$root/build}
 jobs=${TRACER_JOBS:-2}
 packages=(cmake g++ make libglm-dev libcxxopts-dev libstb-dev libtinyobjloader-dev libgtest-dev libembree-dev xz-utils)
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || { echo "setup: need root or sudo to apt-get install ${missing[*]}" >&2; exit 1; }
-    sudo=sudo
-  fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source "$root/src/scripts/lib/deps.sh"
+tracer_apt_install "${packages[@]}"
 
 cmake_args=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release)
 [ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")

@@ -48,6 +48,42 @@ struct SceneView {
   TileGuideView tiles;
 };
 
+// Every array of the scene, listed once. Each entry is
+//
+//   X(ElementType, name, dataMember, viewMember, "description")
+//
+// name:       an identifier for the array (DeviceScene's buffer of it is called that);
+// dataMember: where SceneData (host/scene_data.h) holds it, a std::vector<ElementType>;
+// viewMember: where SceneView above points at it, a const ElementType*;
+// description: what it is, for messages (e.g. running out of device memory uploading it).
+//
+// From this list come SceneData::View(), DeviceScene's buffers, upload and pointers, SceneContentHash, and
+// the checks that each column names members of the right types (scene_data.cpp). So adding an array to the
+// scene is: the vector in SceneData, the pointer in SceneView, one line here, and the code that fills it.
+//
+// Why here, in core/: SceneView is declared just above, and this header is the one that SceneData's header,
+// DeviceScene's and the per-ray code all include. The list adds nothing host-only to core/: dataMember is
+// only text until a host or CUDA-runtime file expands the list, and only those files do.
+#define TRACER_SCENE_ARRAYS(X)                                                                             \
+  X(BvhNode, nodes, bvh.nodes, bvh.nodes, "BVH nodes")                                                     \
+  X(Float4, tris, bvh.tris, bvh.tris, "triangles")                                                         \
+  X(TriShading, shading, shading, shading, "triangle shading")                                             \
+  X(Material, materials, materials, materials, "materials")                                                \
+  X(Float4, texels, texels, texels, "texels")                                                              \
+  X(TextureInfo, textures, textures, textures, "textures")                                                 \
+  X(AliasEntry, lightAlias, lightAlias, lightAlias, "light alias table")                                   \
+  X(int32_t, emitterTri, emitterTri, emitterTri, "emitters")                                               \
+  X(int32_t, triEmitter, triEmitter, triEmitter, "triangle emitters")                                      \
+  X(int32_t, clusterStart, clusters.clusterStart, tiles.clusterStart, "light clusters")                    \
+  X(AliasEntry, clusterAlias, clusters.clusterAlias, tiles.clusterAlias, "light clusters")                 \
+  X(int32_t, emitterCluster, clusters.emitterCluster, tiles.emitterCluster, "light clusters")              \
+  X(float, emitterInClusterPmf, clusters.emitterInClusterPmf, tiles.emitterInClusterPmf, "light clusters") \
+  X(float, clusterPowerPmf, clusters.clusterPowerPmf, tiles.clusterPowerPmf, "light clusters")
+
+#define TRACER_SCENE_ARRAY_PLUS_ONE(T, name, dataMember, viewMember, what) +1
+constexpr int kNumSceneArrays = 0 TRACER_SCENE_ARRAYS(TRACER_SCENE_ARRAY_PLUS_ONE);
+#undef TRACER_SCENE_ARRAY_PLUS_ONE
+
 struct Surface {
   Vec3 p;   // position
   Vec3 ng;  // unit geometric normal, from the winding (v1-v0) x (v2-v0)

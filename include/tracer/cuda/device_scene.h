@@ -7,16 +7,11 @@
 namespace tracer {
 
 struct DeviceScene {
-  DeviceBuffer<BvhNode> nodes;
-  DeviceBuffer<Float4> tris, texels;
-  DeviceBuffer<TriShading> shading;
-  DeviceBuffer<Material> materials;
-  DeviceBuffer<TextureInfo> textures;
-  DeviceBuffer<AliasEntry> lightAlias;
-  DeviceBuffer<int32_t> emitterTri, triEmitter;
-  DeviceBuffer<int32_t> clusterStart, emitterCluster;
-  DeviceBuffer<AliasEntry> clusterAlias;
-  DeviceBuffer<float> emitterInClusterPmf, clusterPowerPmf;
+  // One buffer per array of TRACER_SCENE_ARRAYS (core/scene_view.h), named as the list names it; a buffer
+  // of an empty array holds nothing and its pointer in `view` is null.
+#define TRACER_DEVICE_SCENE_BUFFER(T, name, dataMember, viewMember, what) DeviceBuffer<T> name;
+  TRACER_SCENE_ARRAYS(TRACER_DEVICE_SCENE_BUFFER)
+#undef TRACER_DEVICE_SCENE_BUFFER
   SceneView view{};
 
   explicit DeviceScene(const SceneData& d);

@@ -8,8 +8,10 @@ namespace tracer {
 enum class ImageFormat { kPng, kHdr, kPfm, kUnknown };
 ImageFormat FormatFromPath(const std::string& path);
 
-// Writes rgb (linear, row 0 at the top) to path through a temporary file in the same folder and a rename,
-// so a failure never leaves a file at path. Throws std::runtime_error with the reason.
+// Writes rgb (linear, row 0 at the top) to path with AtomicWriteFile (file_util.h): a temporary file in the
+// same folder, synced to disk, then renamed, so path holds the previous file or the whole new one and a
+// failure leaves no file behind. Throws std::runtime_error with the reason ("<path>: cannot write image
+// (...)" or "<path>: cannot rename into place (...)").
 // exposure is in stops and applies to PNG only. Non-finite values are written as 0 (and counted in the
 // return value), so no image ever holds one.
 size_t WriteImage(const std::string& path, const std::vector<float>& rgb, int width, int height, float exposure = 0.0f);

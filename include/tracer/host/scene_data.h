@@ -2,6 +2,7 @@
 // materials, textures and the emitter tables, laid out exactly as the device copy is. View() points a
 // SceneView at these vectors for the CPU renderer; the CUDA renderer uploads the same vectors.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "tracer/host/scene_loader.h"
@@ -55,8 +56,14 @@ struct SceneData {
   Vec3 environment;
   LightClusters clusters;  // empty until BuildLightClusters
 
-  SceneView View() const;  // host pointers; the tile guide's per-tile arrays empty
+  // Host pointers to every array of TRACER_SCENE_ARRAYS (core/scene_view.h), null for an empty one (as
+  // DeviceScene's are); the tile guide's per-tile arrays are left empty.
+  SceneView View() const;
 };
+
+// A 64-bit hash of every array of TRACER_SCENE_ARRAYS, size and bytes, in list order: any change to one byte
+// or one size changes it. Scalars (camera, environment, bounds) and emitterPower are not part of it.
+uint64_t SceneContentHash(const SceneData& data);
 
 SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
                          const BvhBuildOptions& bvhOptions = {});
