@@ -224,38 +224,22 @@ std::string BeginReport(JsonWriter& j, const RenderOptions& base, const ProfileS
 
 }  // namespace
 
-int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
-  JsonWriter j;
-  std::string gpu = BeginReport(j, base, ps);
-  j.Field("repeats", ps.repeats);
-  std::fprintf(stderr, "profiling %s on %s: %dx%d, %d spp, max depth %d, median of %d after a warm-up\n",
-               ps.sceneName.c_str(), gpu.c_str(), base.width, base.height, base.spp, base.maxDepth, ps.repeats);
+// One row of the --profile table: an optimisation against its naive twin.
+struct ProfileRow {
+  std::string name, stage;
+  const Measurement* naive;
+  double naiveMs, optMs;
+  std::string evidence;
+};
 
-  RenderOptions o = base;
-  o.naiveLayout = false;
-  o.compaction = Compaction::kWarpAggregated;
-  o.singleShadeKernel = o.plainLoads = o.pageableReadback = false;
-  Measurement opt = Measure(data, o, "optimised", ps.repeats);
-  auto variant = [&](const char* label, auto tweak) {
-    RenderOptions v = o;
-    tweak(v);
-    std::fprintf(stderr, "  measuring %s\n", label);
-    return Measure(data, v, label, ps.repeats);
-  };
-  Measurement layout = variant("naive layout", [](RenderOptions& v) { v.naiveLayout = true; });
-  Measurement atomics = variant("per-thread atomics", [](RenderOptions& v) { v.compaction = Compaction::kPerThreadAtomic; });
-  Measurement none = variant("no compaction", [](RenderOptions& v) { v.compaction = Compaction::kNone; });
-  Measurement single = variant("single shade kernel", [](RenderOptions& v) { v.singleShadeKernel = true; });
-  Measurement plain = variant("plain loads", [](RenderOptions& v) { v.plainLoads = true; });
-  Measurement pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
+// The whole-render twins: each measured optimisation against the optimised render.
+struct TwinMeasurements {
+  Measurement opt, layout, atomics, none, single, plain, pageable;
+};
 
-  struct Row {
-    std::string name, stage;
-    const Measurement* naive;
-    double naiveMs, optMs;
-    std::string evidence;
-  };
-  std::vector<Row> rows;
+void AddTwinRows(const TwinMeasurements& m, const RenderOptions& base, std::vector<ProfileRow>& rows) {
+  const Measurement &opt = m.opt, &layout = m.layout, &atomics = m.atomics, &none = m.none, &single = m.single,
+                    &plain = m.plain, &pageable = m.pageable;
   char ev[512];
   // Layout: same bytes, different instruction counts; the L1 merges the naive 4-byte loads of a line.
   {
@@ -295,6 +279,12 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     rows.push_back({"film readback (pinned vs pageable)", "readback", &pageable, pm, om, ev});
   }
 
+}
+
+// The kernels measured on their own: min-plus propagation, the statistics reduction, and light selection.
+void AddKernelRows(const SceneData& data, const RenderOptions& base, const RenderOptions& o, const ProfileSettings& ps,
+                   std::vector<ProfileRow>& rows) {
+  char ev[512];
   // Min-plus propagation: at this image's tile and cluster counts, and at the reference size of the issue
   // (8192 tiles x 256 clusters, about a 1920x1080 image at 16-pixel tiles with the default cluster count).
   const int tiles = ((base.width + base.tileSize - 1) / base.tileSize) * ((base.height + base.tileSize - 1) / base.tileSize);
@@ -331,17 +321,23 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     rows.push_back({"light selection (tiles vs power; time, and RMSE in evidence)", "render", nullptr, q.msPower, q.msTiles, ev});
   }
 
+}
+
+void PrintProfileTable(const std::vector<ProfileRow>& rows, const Measurement& opt) {
   std::printf("\n%-52s | %-9s | %10s | %10s | %7s | %s\n", "optimization", "stage", "naive ms", "optim. ms", "speedup", "evidence");
   std::printf("%s\n", std::string(150, '-').c_str());
-  for (const Row& r : rows)
+  for (const ProfileRow& r : rows)
     std::printf("%-52s | %-9s | %10.3f | %10.3f | %6.2fx | %s\n", r.name.c_str(), r.stage.c_str(), r.naiveMs, r.optMs,
                 r.optMs > 0 ? r.naiveMs / r.optMs : 0.0, r.evidence.c_str());
   std::printf("\noptimised: %.1f M samples/s, %.1f M extension rays/s, %.1f M shadow rays/s\n",
               opt.SamplesPerSecond() / 1e6, opt.stats.extensionRays / (opt.renderMs * 1e3),
               opt.stats.shadowRays / (opt.renderMs * 1e3));
 
+}
+
+void ProfileRowsJson(JsonWriter& j, const std::vector<ProfileRow>& rows) {
   j.BeginArray("optimizations");
-  for (const Row& r : rows) {
+  for (const ProfileRow& r : rows) {
     j.BeginObject();
     j.Field("name", r.name);
     j.Field("stage", r.stage);
@@ -352,10 +348,10 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     j.EndObject();
   }
   j.EndArray();
-  j.BeginArray("measurements");
-  for (const Measurement* m : {&opt, &layout, &atomics, &none, &single, &plain, &pageable}) MeasurementJson(j, *m);
-  j.EndArray();
-  // Live paths per bounce without regeneration: how fast paths die, and what compaction has to work with.
+}
+
+// Live paths per bounce without regeneration: how fast paths die, and what compaction has to work with.
+void LiveDecayJson(JsonWriter& j, const SceneData& data, const RenderOptions& o) {
   RenderOptions decay = o;
   decay.regenerate = false;
   decay.spp = 1;
@@ -367,6 +363,45 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   for (auto v : d.stats.livePerBounce) j.Field(nullptr, static_cast<unsigned long long>(v));
   j.EndArray();
   std::printf("live paths per bounce, one generation of %lld paths: %s\n", decay.pathsInFlight, LiveList(d.stats, 16).c_str());
+}
+
+int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
+  JsonWriter j;
+  std::string gpu = BeginReport(j, base, ps);
+  j.Field("repeats", ps.repeats);
+  std::fprintf(stderr, "profiling %s on %s: %dx%d, %d spp, max depth %d, median of %d after a warm-up\n",
+               ps.sceneName.c_str(), gpu.c_str(), base.width, base.height, base.spp, base.maxDepth, ps.repeats);
+
+  RenderOptions o = base;
+  o.naiveLayout = false;
+  o.compaction = Compaction::kWarpAggregated;
+  o.singleShadeKernel = o.plainLoads = o.pageableReadback = false;
+  auto variant = [&](const char* label, auto tweak) {
+    RenderOptions v = o;
+    tweak(v);
+    std::fprintf(stderr, "  measuring %s\n", label);
+    return Measure(data, v, label, ps.repeats);
+  };
+  TwinMeasurements m;
+  m.opt = Measure(data, o, "optimised", ps.repeats);
+  m.layout = variant("naive layout", [](RenderOptions& v) { v.naiveLayout = true; });
+  m.atomics = variant("per-thread atomics", [](RenderOptions& v) { v.compaction = Compaction::kPerThreadAtomic; });
+  m.none = variant("no compaction", [](RenderOptions& v) { v.compaction = Compaction::kNone; });
+  m.single = variant("single shade kernel", [](RenderOptions& v) { v.singleShadeKernel = true; });
+  m.plain = variant("plain loads", [](RenderOptions& v) { v.plainLoads = true; });
+  m.pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
+
+  std::vector<ProfileRow> rows;
+  AddTwinRows(m, base, rows);
+  AddKernelRows(data, base, o, ps, rows);
+  PrintProfileTable(rows, m.opt);
+
+  ProfileRowsJson(j, rows);
+  j.BeginArray("measurements");
+  for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable})
+    MeasurementJson(j, *x);
+  j.EndArray();
+  LiveDecayJson(j, data, o);
   j.EndObject();
   WriteJson(ps.jsonPath, j.Str());
   std::printf("wrote %s\n", ps.jsonPath.c_str());
