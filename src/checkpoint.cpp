@@ -1,9 +1,8 @@
-// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes, validating reads.
+// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes (through
+// AtomicWriteFile), validating reads.
 #include "tracer/host/checkpoint.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +11,8 @@
 #include <memory>
 #include <sstream>
 #include <vector>
+
+#include "tracer/host/file_util.h"
 
 namespace tracer {
 
@@ -56,18 +57,41 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-std::string FolderOf(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Reads exactly n bytes and feeds them to the checksum.
 void ReadExact(std::FILE* f, void* dst, size_t n, Hasher* hash, const std::string& path) {
   if (n && std::fread(dst, 1, n, f) != n)
     Fail(path, std::feof(f) ? std::string("read failed: the file got shorter while it was read")
                             : std::string("read failed (") + std::strerror(errno) + ")");
   if (hash) hash->Update(dst, n);
+}
+
+// Writes the header, settings, film sums and checksum to tmp. Returns nullptr, or the step that failed with
+// errno set to its error (restored after the FILE is closed, which could overwrite it).
+const char* WriteCheckpointFile(const std::string& tmp, const unsigned char* header, const std::string& settings,
+                                const HostFilm& film) {
+  File f(std::fopen(tmp.c_str(), "wb"));
+  if (!f) return "cannot create a temporary file beside it";
+  Hasher hash;
+  auto put = [&](const void* data, size_t n) {
+    if (n && std::fwrite(data, 1, n, f.get()) != n) return false;
+    hash.Update(data, n);
+    return true;
+  };
+  auto failed = [&](const char* step) {
+    const int err = errno;
+    f.reset();
+    errno = err;
+    return step;
+  };
+  if (!put(header, kHeaderBytes) || !put(settings.data(), settings.size()) ||
+      !put(film.sum.data(), film.sum.size() * sizeof(unsigned long long)))
+    return failed("write failed");
+  unsigned char check[8];
+  PutU64(check, hash.Digest());
+  if (!put(check, 8)) return failed("write failed");
+  if (std::fflush(f.get()) != 0) return failed("flush failed");
+  if (std::fclose(f.release()) != 0) return "close failed";
+  return nullptr;
 }
 
 // "key=value" lines to a map; lines without '=' are kept whole as keys.
@@ -96,8 +120,8 @@ void Hasher::Mix(uint64_t word) {
 void Hasher::Update(const void* data, size_t n) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
   total_ += n;
-  // Top up a partial word left from the previous call.
-  while (n && pendingBytes_ > 0) {
+  // Top up a partial word left from the previous call (the "< 8" always holds; it tells GCC the index is in range).
+  while (n && pendingBytes_ > 0 && pendingBytes_ < 8) {
     pending_[pendingBytes_++] = *p++;
     --n;
     if (pendingBytes_ == 8) {
@@ -153,39 +177,21 @@ void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed
   PutU64(header + 32, HashString(settings));
   PutU64(header + 40, film.dropped);
 
-  // Same folder as the target, so rename() replaces it atomically.
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  auto failWrite = [&](const char* what) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    Fail(path, std::string("cannot write checkpoint: ") + what + " (" + std::strerror(err) + ")");
-  };
-  {
-    File f(std::fopen(tmp.c_str(), "wb"));
-    if (!f) failWrite("cannot create a temporary file beside it");
-    Hasher hash;
-    auto put = [&](const void* data, size_t n) {
-      if (n && std::fwrite(data, 1, n, f.get()) != n) failWrite("write failed");
-      hash.Update(data, n);
-    };
-    put(header, kHeaderBytes);
-    put(settings.data(), settings.size());
-    put(film.sum.data(), film.sum.size() * sizeof(unsigned long long));
-    unsigned char check[8];
-    PutU64(check, hash.Digest());
-    put(check, 8);
-    // On disk before the rename: a crash right after it must not leave a renamed but empty file.
-    if (std::fflush(f.get()) != 0) failWrite("flush failed");
-    if (fsync(fileno(f.get())) != 0) failWrite("fsync failed");
-    std::FILE* raw = f.release();
-    if (std::fclose(raw) != 0) failWrite("close failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) failWrite("cannot rename the temporary file into place");
-  // Make the rename itself durable; a failure here loses nothing that a crash would not.
-  int dir = open(FolderOf(path).c_str(), O_RDONLY | O_DIRECTORY);
-  if (dir >= 0) {
-    (void)fsync(dir);
-    close(dir);
+  // Only the file's bytes are written here; AtomicWriteFile makes the write atomic and durable.
+  const char* failedStep = nullptr;
+  try {
+    AtomicWriteFile(path, [&](const std::string& tmp) {
+      failedStep = WriteCheckpointFile(tmp, header, settings, film);
+      return failedStep == nullptr;
+    });
+  } catch (const std::runtime_error& e) {
+    // e.what() is "<path>: <what> (<strerror>)"; name the step that failed where the writer knows it.
+    std::string detail = e.what();
+    if (detail.compare(0, path.size() + 2, path + ": ") == 0) detail.erase(0, path.size() + 2);
+    const std::string generic = "cannot write";
+    if (failedStep && detail.compare(0, generic.size() + 2, generic + " (") == 0)
+      detail = failedStep + detail.substr(generic.size());
+    Fail(path, "cannot write checkpoint: " + detail);
   }
 }
 
