@@ -1,11 +1,12 @@
-// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes (through
-// AtomicWriteFile), validating reads.
+// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes, validating reads, and
+// the settings text that says which render a checkpoint belongs to.
 #include "tracer/host/checkpoint.h"
 
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -13,6 +14,9 @@
 #include <vector>
 
 #include "tracer/host/file_util.h"
+#include "tracer/host/render_options.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
 
 namespace tracer {
 
@@ -267,6 +271,74 @@ std::string DescribeSettingsMismatch(const std::string& saved, const std::string
   // Same keys and values but different text (order, blank lines): still not the same render settings.
   if (out.empty()) out = "the settings text differs";
   return out;
+}
+
+// ---- what a checkpoint must agree on ------------------------------------------------------------------------
+namespace {
+
+std::string Fmt(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));  // 9 digits: exact for a float
+  return buf;
+}
+std::string Fmt(Vec3 v) { return Fmt(v.x) + "," + Fmt(v.y) + "," + Fmt(v.z); }
+
+}  // namespace
+
+// Geometry, materials and textures as loaded, so that an edited OBJ, MTL or texture is noticed even where
+// the OBJ's size stays the same.
+uint64_t SceneContentHash(const Scene& scene) {
+  static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is hashed as packed floats");
+  Hasher h;
+  auto vec = [&](const auto& v) {
+    uint64_t n = v.size();
+    h.Update(&n, sizeof n);
+    if (n) h.Update(v.data(), n * sizeof(v[0]));
+  };
+  vec(scene.positions);
+  vec(scene.normals);
+  vec(scene.uvs);
+  vec(scene.triMaterial);
+  for (const HostMaterial& m : scene.materials) {
+    const int32_t cls = m.cls;
+    h.Update(&cls, sizeof cls);
+    for (Vec3 c : {m.kd, m.ks, m.ke}) h.Update(&c, sizeof c);
+    h.Update(&m.alpha, sizeof m.alpha);
+    h.Update(&m.ior, sizeof m.ior);
+    h.Update(&m.texture, sizeof m.texture);
+  }
+  for (const Texture& t : scene.textures) {
+    h.Update(&t.width, sizeof t.width);
+    h.Update(&t.height, sizeof t.height);
+    vec(t.texels);
+  }
+  return h.Digest();
+}
+
+std::string CheckpointSettings(const std::string& scenePath, const Scene& scene, const SceneData& data,
+                               const RenderOptions& opt) {
+  std::ostringstream s;
+  char* real = realpath(scenePath.c_str(), nullptr);
+  struct stat st;
+  s << "scene=" << (real ? real : scenePath) << "\n";
+  std::free(real);
+  s << "scene-bytes=" << (stat(scenePath.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1) << "\n";
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(scene)));
+  s << "scene-content=" << hash << "\n";
+  s << "width=" << opt.width << "\n" << "height=" << opt.height << "\n";
+  s << "seed=" << opt.seed << "\n";
+  s << "max-depth=" << opt.maxDepth << "\n" << "roulette-depth=" << opt.rouletteDepth << "\n";
+  s << "clamp=" << Fmt(opt.clamp) << "\n";
+  s << "env=" << Fmt(data.environment) << "\n";
+  const Camera& c = data.camera;
+  s << "camera-eye=" << Fmt(c.eye) << "\n" << "camera-right=" << Fmt(c.u) << "\n" << "camera-up=" << Fmt(c.v) << "\n"
+    << "camera-forward=" << Fmt(c.w) << "\n" << "camera-tan-half-fov=" << Fmt(c.tanHalfFovY) << "\n";
+  s << "light-sampling=" << (opt.lightSampling == LightSampling::kTiles ? "tiles" : "power") << "\n";
+  if (opt.lightSampling == LightSampling::kTiles)
+    s << "light-clusters=" << opt.lightClusters << "\n" << "tile-size=" << opt.tileSize << "\n"
+      << "tile-guide-mix=" << Fmt(opt.tileGuideMix) << "\n";
+  return s.str();
 }
 
 }  // namespace tracer
