@@ -1,17 +1,22 @@
-// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes, validating reads.
+// @file checkpoint.cpp: the checkpoint file (layout in checkpoint.h): atomic writes, validating reads, and
+// the settings text that says which render a checkpoint belongs to.
 #include "tracer/host/checkpoint.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <vector>
+
+#include "tracer/host/file_util.h"
+#include "tracer/host/render_options.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
 
 namespace tracer {
 
@@ -56,18 +61,41 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-std::string FolderOf(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Reads exactly n bytes and feeds them to the checksum.
 void ReadExact(std::FILE* f, void* dst, size_t n, Hasher* hash, const std::string& path) {
   if (n && std::fread(dst, 1, n, f) != n)
     Fail(path, std::feof(f) ? std::string("read failed: the file got shorter while it was read")
                             : std::string("read failed (") + std::strerror(errno) + ")");
   if (hash) hash->Update(dst, n);
+}
+
+// Writes the header, settings, film sums and checksum to tmp. Returns nullptr, or the step that failed with
+// errno set to its error (restored after the FILE is closed, which could overwrite it).
+const char* WriteCheckpointFile(const std::string& tmp, const unsigned char* header, const std::string& settings,
+                                const HostFilm& film) {
+  File f(std::fopen(tmp.c_str(), "wb"));
+  if (!f) return "cannot create a temporary file beside it";
+  Hasher hash;
+  auto put = [&](const void* data, size_t n) {
+    if (n && std::fwrite(data, 1, n, f.get()) != n) return false;
+    hash.Update(data, n);
+    return true;
+  };
+  auto failed = [&](const char* step) {
+    const int err = errno;
+    f.reset();
+    errno = err;
+    return step;
+  };
+  if (!put(header, kHeaderBytes) || !put(settings.data(), settings.size()) ||
+      !put(film.sum.data(), film.sum.size() * sizeof(unsigned long long)))
+    return failed("write failed");
+  unsigned char check[8];
+  PutU64(check, hash.Digest());
+  if (!put(check, 8)) return failed("write failed");
+  if (std::fflush(f.get()) != 0) return failed("flush failed");
+  if (std::fclose(f.release()) != 0) return "close failed";
+  return nullptr;
 }
 
 // "key=value" lines to a map; lines without '=' are kept whole as keys.
@@ -96,8 +124,8 @@ void Hasher::Mix(uint64_t word) {
 void Hasher::Update(const void* data, size_t n) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
   total_ += n;
-  // Top up a partial word left from the previous call.
-  while (n && pendingBytes_ > 0) {
+  // Top up a partial word left from the previous call (the "< 8" always holds; it tells GCC the index is in range).
+  while (n && pendingBytes_ > 0 && pendingBytes_ < 8) {
     pending_[pendingBytes_++] = *p++;
     --n;
     if (pendingBytes_ == 8) {
@@ -153,39 +181,21 @@ void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed
   PutU64(header + 32, HashString(settings));
   PutU64(header + 40, film.dropped);
 
-  // Same folder as the target, so rename() replaces it atomically.
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  auto failWrite = [&](const char* what) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    Fail(path, std::string("cannot write checkpoint: ") + what + " (" + std::strerror(err) + ")");
-  };
-  {
-    File f(std::fopen(tmp.c_str(), "wb"));
-    if (!f) failWrite("cannot create a temporary file beside it");
-    Hasher hash;
-    auto put = [&](const void* data, size_t n) {
-      if (n && std::fwrite(data, 1, n, f.get()) != n) failWrite("write failed");
-      hash.Update(data, n);
-    };
-    put(header, kHeaderBytes);
-    put(settings.data(), settings.size());
-    put(film.sum.data(), film.sum.size() * sizeof(unsigned long long));
-    unsigned char check[8];
-    PutU64(check, hash.Digest());
-    put(check, 8);
-    // On disk before the rename: a crash right after it must not leave a renamed but empty file.
-    if (std::fflush(f.get()) != 0) failWrite("flush failed");
-    if (fsync(fileno(f.get())) != 0) failWrite("fsync failed");
-    std::FILE* raw = f.release();
-    if (std::fclose(raw) != 0) failWrite("close failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) failWrite("cannot rename the temporary file into place");
-  // Make the rename itself durable; a failure here loses nothing that a crash would not.
-  int dir = open(FolderOf(path).c_str(), O_RDONLY | O_DIRECTORY);
-  if (dir >= 0) {
-    (void)fsync(dir);
-    close(dir);
+  // Only the file's bytes are written here; AtomicWriteFile makes the write atomic and durable.
+  const char* failedStep = nullptr;
+  try {
+    AtomicWriteFile(path, [&](const std::string& tmp) {
+      failedStep = WriteCheckpointFile(tmp, header, settings, film);
+      return failedStep == nullptr;
+    });
+  } catch (const std::runtime_error& e) {
+    // e.what() is "<path>: <what> (<strerror>)"; name the step that failed where the writer knows it.
+    std::string detail = e.what();
+    if (detail.compare(0, path.size() + 2, path + ": ") == 0) detail.erase(0, path.size() + 2);
+    const std::string generic = "cannot write";
+    if (failedStep && detail.compare(0, generic.size() + 2, generic + " (") == 0)
+      detail = failedStep + detail.substr(generic.size());
+    Fail(path, "cannot write checkpoint: " + detail);
   }
 }
 
@@ -261,6 +271,74 @@ std::string DescribeSettingsMismatch(const std::string& saved, const std::string
   // Same keys and values but different text (order, blank lines): still not the same render settings.
   if (out.empty()) out = "the settings text differs";
   return out;
+}
+
+// ---- what a checkpoint must agree on ------------------------------------------------------------------------
+namespace {
+
+std::string Fmt(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));  // 9 digits: exact for a float
+  return buf;
+}
+std::string Fmt(Vec3 v) { return Fmt(v.x) + "," + Fmt(v.y) + "," + Fmt(v.z); }
+
+}  // namespace
+
+// Geometry, materials and textures as loaded, so that an edited OBJ, MTL or texture is noticed even where
+// the OBJ's size stays the same.
+uint64_t SceneContentHash(const Scene& scene) {
+  static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is hashed as packed floats");
+  Hasher h;
+  auto vec = [&](const auto& v) {
+    uint64_t n = v.size();
+    h.Update(&n, sizeof n);
+    if (n) h.Update(v.data(), n * sizeof(v[0]));
+  };
+  vec(scene.positions);
+  vec(scene.normals);
+  vec(scene.uvs);
+  vec(scene.triMaterial);
+  for (const HostMaterial& m : scene.materials) {
+    const int32_t cls = m.cls;
+    h.Update(&cls, sizeof cls);
+    for (Vec3 c : {m.kd, m.ks, m.ke}) h.Update(&c, sizeof c);
+    h.Update(&m.alpha, sizeof m.alpha);
+    h.Update(&m.ior, sizeof m.ior);
+    h.Update(&m.texture, sizeof m.texture);
+  }
+  for (const Texture& t : scene.textures) {
+    h.Update(&t.width, sizeof t.width);
+    h.Update(&t.height, sizeof t.height);
+    vec(t.texels);
+  }
+  return h.Digest();
+}
+
+std::string CheckpointSettings(const std::string& scenePath, const Scene& scene, const SceneData& data,
+                               const RenderOptions& opt) {
+  std::ostringstream s;
+  char* real = realpath(scenePath.c_str(), nullptr);
+  struct stat st;
+  s << "scene=" << (real ? real : scenePath) << "\n";
+  std::free(real);
+  s << "scene-bytes=" << (stat(scenePath.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1) << "\n";
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(scene)));
+  s << "scene-content=" << hash << "\n";
+  s << "width=" << opt.width << "\n" << "height=" << opt.height << "\n";
+  s << "seed=" << opt.seed << "\n";
+  s << "max-depth=" << opt.maxDepth << "\n" << "roulette-depth=" << opt.rouletteDepth << "\n";
+  s << "clamp=" << Fmt(opt.clamp) << "\n";
+  s << "env=" << Fmt(data.environment) << "\n";
+  const Camera& c = data.camera;
+  s << "camera-eye=" << Fmt(c.eye) << "\n" << "camera-right=" << Fmt(c.u) << "\n" << "camera-up=" << Fmt(c.v) << "\n"
+    << "camera-forward=" << Fmt(c.w) << "\n" << "camera-tan-half-fov=" << Fmt(c.tanHalfFovY) << "\n";
+  s << "light-sampling=" << (opt.lightSampling == LightSampling::kTiles ? "tiles" : "power") << "\n";
+  if (opt.lightSampling == LightSampling::kTiles)
+    s << "light-clusters=" << opt.lightClusters << "\n" << "tile-size=" << opt.tileSize << "\n"
+      << "tile-guide-mix=" << Fmt(opt.tileGuideMix) << "\n";
+  return s.str();
 }
 
 }  // namespace tracer

@@ -13,7 +13,7 @@
 //       28     4  settings length  (bytes, <= kMaxSettingsBytes)
 //       32     8  settings hash    (HashBytes of the settings text)
 //       40     8  dropped          (non-finite samples dropped so far)
-//       48     L  settings text    ("key=value" lines: everything that decides the image; see main.cpp)
+//       48     L  settings text    ("key=value" lines: everything that decides the image; see CheckpointSettings)
 //     48+L  24wh  film sums        (uint64, 3 per pixel, row 0 at the top, fixed point as HostFilm)
 //  end - 8     8  checksum         (HashBytes of every byte before it)
 //
@@ -28,6 +28,10 @@
 #include "tracer/host/film.h"
 
 namespace tracer {
+
+struct Scene;
+struct SceneData;
+struct RenderOptions;
 
 // Any problem with a checkpoint file. what() starts with the file's path.
 class CheckpointError : public std::runtime_error {
@@ -79,5 +83,15 @@ Checkpoint LoadCheckpoint(const std::string& path);
 // Compares two settings texts key by key. Empty when they are equal; otherwise one "key: X in the
 // checkpoint, Y now" part per difference, joined by "; ".
 std::string DescribeSettingsMismatch(const std::string& saved, const std::string& now);
+
+// The settings text a checkpoint must match to be resumed: everything that decides the image apart from the
+// sample count (scene file and content, image size, seed, depths, clamp, environment, camera, light sampling).
+// Pool size, threads, backend and the naive/optimised GPU variants are left out: they change the speed, not
+// the samples taken.
+std::string CheckpointSettings(const std::string& scenePath, const Scene& scene, const SceneData& data,
+                               const RenderOptions& opt);
+
+// A 64-bit hash of the scene as loaded (geometry, materials, textures), part of CheckpointSettings.
+uint64_t SceneContentHash(const Scene& scene);
 
 }  // namespace tracer

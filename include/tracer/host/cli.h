@@ -1,0 +1,51 @@
+// @file cli.h: the tracer command line as one struct, filled by ParseCli, and the commands that run it.
+// Kept light (no BVH, material or integrator header) so that main.cpp and tests can include it cheaply.
+#pragma once
+#include <string>
+
+#include "tracer/core/math.h"
+#include "tracer/host/render_options.h"
+
+namespace tracer {
+
+// What ParseCli returns when the command should run; any other value is the process exit code.
+constexpr int kCliContinue = -1;
+
+enum class CliCommand { kRender, kProfile, kBenchmark };
+
+// Every flag, validated. `render` holds the flags that go straight into the render; the render command
+// adds the default --spp (it depends on the backend), the resumed film and the checkpoint callback.
+struct CliOptions {
+  CliCommand command = CliCommand::kRender;
+  RenderOptions render;
+  std::string scenePath;
+  std::string outPath;
+  std::string backend;   // auto, cpu or cuda
+  bool sppGiven = false; // else the backend picks the default --spp
+  float exposure = 0.0f;
+  Vec3 env;
+  bool allowOutsidePaths = false;
+  bool checkNan = false; // render only: a profile must not stop at a NaN
+  // Camera: explicit --eye/--look-at win over SCENE.camera, which wins over framing the bounds.
+  bool explicitCamera = false;
+  Vec3 eye, lookAt, up;
+  bool haveFov = false;
+  float fov = 0.0f;
+  // Long renders
+  std::string checkpointPath, resumePath;
+  // --profile / --benchmark
+  std::string reportPath;
+  int repeats = 5;
+};
+
+// Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
+// 2); returns kCliContinue when the command should run.
+int ParseCli(int argc, char** argv, CliOptions& options);
+
+// The render command: load, render (resuming and checkpointing as asked), write; returns the exit code.
+int RunRenderCommand(CliOptions& options);
+
+// --profile and --benchmark: load, measure on the GPU, write the report; returns the exit code.
+int RunProfileCommand(CliOptions& options);
+
+}  // namespace tracer

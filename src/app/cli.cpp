@@ -1,0 +1,270 @@
+// @file cli.cpp: the tracer's flags: their --help text, parsing into CliOptions and validation.
+#include "tracer/host/cli.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <cxxopts.hpp>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "tracer/host/checkpoint.h"
+#include "tracer/host/file_util.h"
+#include "tracer/host/image_io.h"
+
+namespace tracer {
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Vec3 ParseVec3(const std::string& flag, const std::string& s) {
+  Vec3 v;
+  char extra;
+  std::string t = s;
+  for (char& c : t)
+    if (c == ',') c = ' ';
+  std::istringstream in(t);
+  if (!(in >> v.x >> v.y >> v.z) || (in >> extra) || !IsFinite(v))
+    throw UsageError("--" + flag + " expects three finite numbers x,y,z, got '" + s + "'");
+  return v;
+}
+
+// The file must be creatable: its folder exists, is a folder, and accepts a new file. access(W_OK) is not
+// enough: root passes it on read-only mounts and on /proc, and it says yes for a regular file used as a
+// folder's name. So a probe file is created and removed, as the real write will do.
+void CheckWritablePath(const std::string& flag, const std::string& path) {
+  if (path.empty()) throw UsageError(flag + ": empty path");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": is a folder");
+  const std::string dir = FolderOf(path);
+  if (stat(dir.c_str(), &st) != 0)
+    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" + std::strerror(errno) + ")");
+  if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": '" + dir + "' is not a folder");
+  std::string probe = dir + "/.tracer-probe-XXXXXX";
+  int fd = mkstemp(probe.data());
+  if (fd < 0)
+    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" + std::strerror(errno) + ")");
+  close(fd);
+  unlink(probe.c_str());
+}
+
+cxxopts::Options MakeOptionsSpec() {
+  cxxopts::Options cli("tracer", "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
+                                 "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr or .pfm (linear).");
+  cli.positional_help("SCENE.obj").show_positional_help();
+  // clang-format off
+  cli.add_options()
+    ("scene", "OBJ scene to render", cxxopts::value<std::string>())
+    ("o,output", "output image: .png, .hdr or .pfm (written atomically)", cxxopts::value<std::string>()->default_value("output/render.png"))
+    ("h,help", "print this help and exit");
+  cli.add_options("Camera (default: SCENE.camera beside the OBJ, else framed on the scene's bounds)")
+    ("eye", "camera position x,y,z", cxxopts::value<std::string>())
+    ("look-at", "point the camera looks at x,y,z", cxxopts::value<std::string>())
+    ("up", "up vector x,y,z", cxxopts::value<std::string>()->default_value("0,1,0"))
+    ("fov", "vertical field of view in degrees", cxxopts::value<float>())
+    ("width", "image width in pixels", cxxopts::value<int>()->default_value("512"))
+    ("height", "image height in pixels", cxxopts::value<int>()->default_value("512"));
+  cli.add_options("Rendering")
+    ("spp", "samples per pixel (default: 1024 on the GPU, 64 on the CPU)", cxxopts::value<int>())
+    ("seed", "random seed; the same seed gives the same image", cxxopts::value<uint32_t>()->default_value("1"))
+    ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"))
+    ("exposure", "exposure in stops, applied to PNG output", cxxopts::value<float>()->default_value("0"))
+    ("env", "constant environment radiance r,g,b for rays that leave the scene", cxxopts::value<std::string>()->default_value("0,0,0"))
+    ("clamp", "firefly clamp: cap each contribution's max component (0 = off)", cxxopts::value<float>()->default_value("0"))
+    ("time", "stop at the first pass boundary after this many seconds of rendering (0 = no limit)", cxxopts::value<double>()->default_value("0"))
+    ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
+    ("threads", "CPU renderer threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
+    ("check-nan", "stop at the first non-finite (NaN or Inf) sample and report its pixel and depth; writes no image")
+    ("q,quiet", "no progress bar or summary on stderr; errors and warnings only")
+    ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder");
+  cli.add_options("Long renders (Ctrl-C or SIGTERM finishes the current pass, writes the image so far and exits 130/143; a second signal exits at once)")
+    ("checkpoint", "save the film to FILE every --checkpoint-interval seconds, at the end and when interrupted (written atomically)", cxxopts::value<std::string>())
+    ("checkpoint-interval", "seconds between checkpoints (0 = after every pass)", cxxopts::value<double>()->default_value("60"))
+    ("resume", "continue the render saved in FILE by --checkpoint up to --spp; the settings must match", cxxopts::value<std::string>());
+  cli.add_options("Naive twins of the GPU optimisations (same image, slower)")
+    ("naive-layout", "array-of-structs ray/hit/path state with float3 fields and 4-byte loads")
+    ("naive-compaction", "one atomicAdd per thread when pushing to queues")
+    ("no-compaction", "keep dead paths in place and launch every stage over the whole pool")
+    ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
+    ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
+    ("pageable-readback", "read the film back through pageable instead of pinned host memory");
+  cli.add_options("Profiling (GPU only)")
+    ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
+    ("benchmark", "measure samples/s, rays/s (primary, extension, shadow, diffuse), per-kernel ms and peak memory")
+    ("report", "JSON report of --profile / --benchmark", cxxopts::value<std::string>()->default_value("output/profile.json"))
+    ("repeats", "timed repeats after one warm-up for --profile / --benchmark (the median is reported)", cxxopts::value<int>()->default_value("5"));
+  cli.add_options("Light sampling")
+    ("light-sampling", "power (alias table over emitter power) or tiles (guided by the min-plus tile pass)", cxxopts::value<std::string>()->default_value("power"))
+    ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
+    ("tile-size", "screen tile size in pixels for tile guiding", cxxopts::value<int>()->default_value("16"))
+    ("tile-guide-mix", "weight alpha of the tile-guided pdf against the power pdf, in [0, 1)", cxxopts::value<float>()->default_value("0.5"))
+    ("minplus", "min-plus propagation kernel: naive, coalesced, tiled or dpx (fixed point, Hopper DPX)", cxxopts::value<std::string>()->default_value("dpx"))
+    ("naive-minplus", "same as --minplus naive: the uncoalesced min-plus kernel")
+    ("naive-reduction", "reduce the tile statistics with neighbored pairs (divergent) instead of interleaved pairs and shuffles");
+  // clang-format on
+  cli.parse_positional({"scene"});
+  return cli;
+}
+
+// The Read* functions below run in this order, so that with several bad flags the same one is reported first
+// as before the split.
+
+// Image size, samples, seed, depth, exposure, environment, clamp and time limit.
+void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
+  RenderOptions& opt = o.render;
+  opt.width = r["width"].as<int>();
+  opt.height = r["height"].as<int>();
+  if (opt.width <= 0 || opt.height <= 0 || opt.width > kMaxFilmSide || opt.height > kMaxFilmSide)
+    throw UsageError("--width and --height must be between 1 and " + std::to_string(kMaxFilmSide));
+  // Bounds the film (3 uint64 per pixel) and keeps pixel and sample indices within 32 bits.
+  if (static_cast<int64_t>(opt.width) * opt.height > kMaxFilmPixels)
+    throw UsageError("--width " + std::to_string(opt.width) + " --height " + std::to_string(opt.height) + " is " +
+                     std::to_string(static_cast<int64_t>(opt.width) * opt.height) + " pixels; the limit is " +
+                     std::to_string(kMaxFilmPixels) + " (2^28)");
+  o.sppGiven = r.count("spp") > 0;
+  if (o.sppGiven) {
+    opt.spp = r["spp"].as<int>();
+    if (opt.spp <= 0) throw UsageError("--spp must be at least 1");
+  }
+  opt.seed = r["seed"].as<uint32_t>();
+  opt.maxDepth = r["max-depth"].as<int>();
+  if (opt.maxDepth < 0 || opt.maxDepth > 1000) throw UsageError("--max-depth must be between 0 and 1000");
+  o.exposure = r["exposure"].as<float>();
+  o.env = ParseVec3("env", r["env"].as<std::string>());
+  if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");
+  opt.clamp = r["clamp"].as<float>();
+  if (!(opt.clamp >= 0.0f)) throw UsageError("--clamp must be >= 0");
+  opt.timeLimit = r["time"].as<double>();
+  if (!(opt.timeLimit >= 0.0)) throw UsageError("--time must be >= 0");
+}
+
+// --check-nan, --checkpoint, --checkpoint-interval and --resume.
+void ReadLongRenders(const cxxopts::ParseResult& r, CliOptions& o) {
+  o.checkNan = r.count("check-nan") > 0;
+  if (r.count("checkpoint")) o.checkpointPath = r["checkpoint"].as<std::string>();
+  o.render.checkpointSeconds = r["checkpoint-interval"].as<double>();
+  if (!(o.render.checkpointSeconds >= 0.0 && o.render.checkpointSeconds < 1e9))
+    throw UsageError("--checkpoint-interval must be a number of seconds >= 0");
+  if (r.count("resume")) {
+    o.resumePath = r["resume"].as<std::string>();
+    struct stat st;
+    if (stat(o.resumePath.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(o.resumePath.c_str(), R_OK) != 0)
+      throw UsageError("--resume " + o.resumePath + ": no such readable file");
+  }
+}
+
+// Backend, threads, pool size, quiet, loader policy and the naive twins of the GPU optimisations.
+void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
+  RenderOptions& opt = o.render;
+  o.backend = r["backend"].as<std::string>();
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") throw UsageError("--backend must be auto, cpu or cuda");
+  opt.threads = r["threads"].as<int>();
+  if (opt.threads < 0) throw UsageError("--threads must be >= 0");
+  opt.pathsInFlight = r["paths-in-flight"].as<long long>();
+  if (opt.pathsInFlight < 0 || opt.pathsInFlight > (1LL << 28)) throw UsageError("--paths-in-flight must be between 0 and 2^28");
+  opt.quiet = r.count("quiet") > 0;
+  o.allowOutsidePaths = r.count("allow-outside-paths") > 0;
+  opt.naiveLayout = r.count("naive-layout") > 0;
+  if (r.count("naive-compaction") && r.count("no-compaction")) throw UsageError("--naive-compaction and --no-compaction exclude each other");
+  if (r.count("naive-compaction")) opt.compaction = Compaction::kPerThreadAtomic;
+  if (r.count("no-compaction")) opt.compaction = Compaction::kNone;
+  opt.singleShadeKernel = r.count("single-shade-kernel") > 0;
+  opt.plainLoads = r.count("plain-loads") > 0;
+  opt.pageableReadback = r.count("pageable-readback") > 0;
+}
+
+void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {
+  std::string ls = r["light-sampling"].as<std::string>();
+  if (ls == "power") opt.lightSampling = LightSampling::kPower;
+  else if (ls == "tiles") opt.lightSampling = LightSampling::kTiles;
+  else throw UsageError("--light-sampling must be power or tiles");
+  opt.lightClusters = r["light-clusters"].as<int>();
+  if (opt.lightClusters < 1 || opt.lightClusters > 4096) throw UsageError("--light-clusters must be between 1 and 4096");
+  opt.tileSize = r["tile-size"].as<int>();
+  if (opt.tileSize < 1 || opt.tileSize > 1024) throw UsageError("--tile-size must be between 1 and 1024");
+  opt.tileGuideMix = r["tile-guide-mix"].as<float>();
+  if (!(opt.tileGuideMix >= 0.0f && opt.tileGuideMix < 1.0f)) throw UsageError("--tile-guide-mix must be in [0, 1)");
+  if (!MinPlusKernelFromName(r["minplus"].as<std::string>(), &opt.minPlus))
+    throw UsageError("--minplus must be naive, coalesced, tiled or dpx");
+  if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
+  opt.naiveReduction = r.count("naive-reduction") > 0;
+}
+
+void ReadProfiling(const cxxopts::ParseResult& r, CliOptions& o) {
+  const bool profile = r.count("profile") > 0, benchmark = r.count("benchmark") > 0;
+  if (profile && benchmark) throw UsageError("--profile and --benchmark exclude each other");
+  o.command = profile ? CliCommand::kProfile : benchmark ? CliCommand::kBenchmark : CliCommand::kRender;
+  o.reportPath = r["report"].as<std::string>();
+  o.repeats = r["repeats"].as<int>();
+  if (o.repeats < 1 || o.repeats > 1000) throw UsageError("--repeats must be between 1 and 1000");
+}
+
+void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
+  if (r.count("eye") || r.count("look-at")) {
+    if (!(r.count("eye") && r.count("look-at"))) throw UsageError("--eye and --look-at go together");
+    o.explicitCamera = true;
+    o.eye = ParseVec3("eye", r["eye"].as<std::string>());
+    o.lookAt = ParseVec3("look-at", r["look-at"].as<std::string>());
+    if (Length(o.lookAt - o.eye) == 0.0f) throw UsageError("--eye and --look-at must differ");
+  }
+  o.up = ParseVec3("up", r["up"].as<std::string>());
+  if (r.count("fov")) {
+    o.fov = r["fov"].as<float>();
+    o.haveFov = true;
+    if (!(o.fov > 0.0f && o.fov < 180.0f)) throw UsageError("--fov must be between 0 and 180 degrees");
+  }
+}
+
+// Refuses before rendering what would fail after it: an unknown image format or an unwritable folder.
+void CheckOutputs(const CliOptions& o) {
+  const bool measuring = o.command != CliCommand::kRender;
+  if (!measuring && FormatFromPath(o.outPath) == ImageFormat::kUnknown)
+    throw UsageError("--output " + o.outPath + ": unknown extension (use .png, .hdr or .pfm)");
+  if (measuring && (!o.checkpointPath.empty() || !o.resumePath.empty()))
+    throw UsageError("--checkpoint and --resume do not apply to --profile or --benchmark");
+  if (measuring) CheckWritablePath("--report", o.reportPath);
+  else CheckWritablePath("--output", o.outPath);
+  if (!o.checkpointPath.empty()) CheckWritablePath("--checkpoint", o.checkpointPath);
+}
+
+}  // namespace
+
+int ParseCli(int argc, char** argv, CliOptions& options) {
+  cxxopts::Options cli = MakeOptionsSpec();
+  try {
+    auto r = cli.parse(argc, argv);
+    if (r.count("help")) {
+      std::cout << cli.help() << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error, 2 usage error\n"
+                   "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n";
+      return 0;
+    }
+    if (!r.count("scene")) throw UsageError("no scene given (try --help)");
+    options.scenePath = r["scene"].as<std::string>();
+    options.outPath = r["output"].as<std::string>();
+    ReadImageAndSampling(r, options);
+    ReadLongRenders(r, options);
+    ReadBackendAndVariants(r, options);
+    ReadLightSampling(r, options.render);
+    ReadProfiling(r, options);
+    ReadCamera(r, options);
+    CheckOutputs(options);
+  } catch (const UsageError& e) {
+    std::cerr << "tracer: usage error: " << e.what() << "\n";
+    return 2;
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "tracer: usage error: " << e.what() << " (try --help)\n";
+    return 2;
+  }
+  return kCliContinue;
+}
+
+}  // namespace tracer

@@ -1,0 +1,263 @@
+// @file commands.cpp: the render and profile commands: camera, signals, resume and checkpoints, progress bar,
+// summary and exit codes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "select_backend.h"
+#include "tracer/host/checkpoint.h"
+#include "tracer/host/cli.h"
+#include "tracer/host/image_io.h"
+#include "tracer/host/profile.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
+#include "tracer/host/tile_guide.h"
+
+namespace tracer {
+namespace {
+
+volatile std::sig_atomic_t gSignal = 0;
+void OnSignal(int sig) {
+  if (gSignal != 0) std::_Exit(128 + sig);  // a second signal: stop at once
+  gSignal = sig;
+}
+
+// ---- loading ------------------------------------------------------------------------------------------------
+// Frames the scene's bounding sphere in the vertical field of view, looking down -z.
+Camera FramedCamera(const Scene& scene, float fovY, int w, int h) {
+  Vec3 c = (scene.boundsMin + scene.boundsMax) * 0.5f;
+  float r = 0.5f * Length(scene.boundsMax - scene.boundsMin);
+  float half = 0.5f * fovY * kPi / 180.0f;
+  if (w < h) half = std::atan(std::tan(half) * static_cast<float>(w) / static_cast<float>(h));
+  float dist = r / std::sin(half) * 1.05f;
+  return Camera::LookAt(c + Vec3(0.0f, 0.0f, dist), c, Vec3(0.0f, 1.0f, 0.0f), fovY, w, h);
+}
+
+// --eye/--look-at, else SCENE.camera, else framed on the bounds; --fov overrides the field of view of each.
+Camera ChooseCamera(const CliOptions& cli, const Scene& scene) {
+  const int w = cli.render.width, h = cli.render.height;
+  if (cli.explicitCamera) return Camera::LookAt(cli.eye, cli.lookAt, cli.up, cli.haveFov ? cli.fov : 45.0f, w, h);
+  if (scene.camera.valid)
+    return Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up,
+                          cli.haveFov ? cli.fov : scene.camera.fovY, w, h);
+  return FramedCamera(scene, cli.haveFov ? cli.fov : 45.0f, w, h);
+}
+
+struct LoadedScene {
+  Scene scene;     // as loaded: the checkpoint hashes it
+  SceneData data;  // what the backends render
+};
+
+// Loads the scene, builds the BVH (and the emitter clusters when tile guiding may need them) and says so.
+LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
+  auto tLoad = std::chrono::steady_clock::now();
+  LoadOptions loadOptions;
+  loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
+  LoadedScene loaded;
+  loaded.scene = LoadScene(cli.scenePath, loadOptions);
+  if (!cli.render.quiet) std::cerr << loaded.scene.Summary() << "\n";
+  loaded.data = BuildSceneData(loaded.scene, ChooseCamera(cli, loaded.scene), cli.env);
+  if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
+  double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tLoad).count();
+  if (!cli.render.quiet)
+    std::fprintf(stderr, "loaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", loadSeconds,
+                 loaded.data.bvh.nodes.size(), loaded.data.bvh.depth);
+  return loaded;
+}
+
+// ---- resume and checkpoints ---------------------------------------------------------------------------------
+// Points the render at the resumed film when the checkpoint was made with the same settings. Returns
+// kCliContinue, or 2 (a usage error) when it was not.
+int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::string& settings, RenderOptions& opt) {
+  std::string diff = DescribeSettingsMismatch(resumed.settings, settings);
+  if (!diff.empty() || resumed.film.width != opt.width || resumed.film.height != opt.height) {
+    std::cerr << "tracer: usage error: --resume " << cli.resumePath
+              << ": the checkpoint was rendered with different settings: " << (diff.empty() ? "image size" : diff)
+              << "\n";
+    return 2;
+  }
+  opt.resume = &resumed.film;
+  if (resumed.film.sppDone >= opt.spp)
+    std::fprintf(stderr, "tracer: %s already holds %d spp (--spp %d); writing it as it is\n", cli.resumePath.c_str(),
+                 resumed.film.sppDone, opt.spp);
+  else if (!opt.quiet)
+    std::fprintf(stderr, "resuming %s at %d of %d spp\n", cli.resumePath.c_str(), resumed.film.sppDone, opt.spp);
+  return kCliContinue;
+}
+
+// A failed periodic save must not end a render that may have hours left: warn (once) and go on.
+CheckpointFn PeriodicCheckpoint(const std::string& path, uint32_t seed, const std::string& settings) {
+  auto failures = std::make_shared<int>(0);  // shared by every copy the driver may make of the callback
+  return [path, seed, settings, failures](const HostFilm& film) {
+    try {
+      SaveCheckpoint(path, film, seed, settings);
+    } catch (const std::exception& e) {
+      if ((*failures)++ == 0) std::fprintf(stderr, "\ntracer: warning: %s\n", e.what());
+    }
+  };
+}
+
+// ---- progress and summary -----------------------------------------------------------------------------------
+std::string FormatDuration(double s) {
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return buf;
+}
+
+// Draws the bar when showBar, and stops the render at the next pass boundary after a signal. Rates and the
+// ETA count only this run's samples (from startSpp on), not those a resumed checkpoint brought along.
+ProgressFn ProgressBar(bool showBar, int startSpp) {
+  return [showBar, startSpp](int done, int total, const RenderStats& st) {
+    if (showBar) {
+      double rays = static_cast<double>(st.extensionRays + st.shadowRays);
+      double eta = done > startSpp ? st.seconds * (total - done) / (done - startSpp) : 0.0;
+      int width = 30, filled = static_cast<int>(width * static_cast<double>(done) / total);
+      std::fprintf(stderr, "\r[%s%s] %d/%d spp  %.1f Mrays/s  ETA %s   ", std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(), done, total, rays / std::max(st.seconds, 1e-9) / 1e6,
+                   FormatDuration(eta).c_str());
+      std::fflush(stderr);
+    }
+    return gSignal == 0;
+  };
+}
+
+// Empty when the render found no non-finite sample; else the message naming its pixel and depth.
+std::string NonFiniteReport(const RenderResult& result) {
+  const NonFiniteSample& nf = result.firstNonFinite;
+  if (!nf.found) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "non-finite sample at pixel (%u, %u), path depth %u",
+                nf.pixel % static_cast<uint32_t>(result.width), nf.pixel / static_cast<uint32_t>(result.width), nf.depth);
+  return buf;
+}
+
+void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved) {
+  const RenderStats& st = result.stats;
+  double samples = static_cast<double>(result.width) * result.height * std::max(0, result.sppDone - startSpp);
+  const std::string resumedNote = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+  std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
+               result.backend.c_str(), result.sppDone, resumedNote.c_str(), st.seconds, samples / st.seconds / 1e6,
+               (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
+               st.shadowRays / st.seconds / 1e6);
+  std::fprintf(stderr, "wrote %s\n", cli.outPath.c_str());
+  if (checkpointSaved) std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);
+}
+
+// After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map
+// what happened to the exit code (1 error, 128 + signal when interrupted, else 0).
+int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp) {
+  const RenderOptions& opt = cli.render;
+  if (cli.checkNan) {
+    std::string nf = NonFiniteReport(result);
+    if (!nf.empty()) {
+      std::cerr << "tracer: error: --check-nan: " << nf << "; no image written\n";
+      return 1;
+    }
+  }
+  if (result.sppDone <= 0) {
+    std::cerr << "tracer: interrupted before the first pass finished; no image written\n";
+    return gSignal ? 128 + gSignal : 1;
+  }
+  // The checkpoint first: it can reproduce the image, the image cannot reproduce it.
+  std::string checkpointError;
+  if (!cli.checkpointPath.empty()) {
+    try {
+      SaveCheckpoint(cli.checkpointPath, result.film, opt.seed, settings);
+    } catch (const std::exception& e) {
+      checkpointError = e.what();
+    }
+  }
+  WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure);
+  if (!opt.quiet) PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty());
+  if (result.stats.droppedSamples)
+    std::fprintf(stderr, "tracer: warning: %llu non-finite samples were dropped\n",
+                 static_cast<unsigned long long>(result.stats.droppedSamples));
+  if (!checkpointError.empty()) {
+    std::cerr << "tracer: error: " << checkpointError << "\n";
+    return 1;
+  }
+  if (gSignal) {
+    std::fprintf(stderr, "tracer: interrupted at %d of %d spp; wrote the image so far to %s%s%s\n", result.sppDone,
+                 opt.spp, cli.outPath.c_str(), cli.checkpointPath.empty() ? "" : " and the checkpoint to ",
+                 cli.checkpointPath.c_str());
+    return 128 + gSignal;
+  }
+  if (result.sppDone < opt.spp && !opt.quiet)
+    std::fprintf(stderr, "stopped by --time after %d of %d spp\n", result.sppDone, opt.spp);
+  return 0;
+}
+
+int Render(CliOptions& cli) {
+  BackendChoice backend;
+  if (int code = SelectBackend(cli.backend, false, backend); code != kCliContinue) return code;
+  RenderOptions& opt = cli.render;
+  if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
+
+  // Signals from here on finish the current pass instead of killing the process; during loading
+  // they stop it once loading returns (a second signal still exits at once).
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+
+  // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
+  Checkpoint resumed;
+  if (!cli.resumePath.empty()) resumed = LoadCheckpoint(cli.resumePath);
+  LoadedScene loaded = LoadAndBuild(cli, opt.lightSampling == LightSampling::kTiles);
+  if (gSignal) {
+    std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
+    return 128 + gSignal;
+  }
+
+  // Long renders: what must match a checkpoint, the resumed film, and regular saves.
+  const std::string settings = CheckpointSettings(cli.scenePath, loaded.scene, loaded.data, opt);
+  if (!cli.resumePath.empty())
+    if (int code = UseResumedFilm(cli, resumed, settings, opt); code != kCliContinue) return code;
+  if (!cli.checkpointPath.empty()) opt.checkpoint = PeriodicCheckpoint(cli.checkpointPath, opt.seed, settings);
+  opt.checkNan = cli.checkNan;
+  const int startSpp = opt.resume ? opt.resume->sppDone : 0;
+
+  const bool showBar = !opt.quiet && isatty(STDERR_FILENO);
+  RenderResult result = RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp));
+  if (showBar) std::fprintf(stderr, "\n");
+  return FinishRender(cli, result, settings, startSpp);
+}
+
+int Profile(CliOptions& cli) {
+  BackendChoice backend;
+  if (int code = SelectBackend(cli.backend, true, backend); code != kCliContinue) return code;
+  RenderOptions& opt = cli.render;
+  // The profiler renders every variant at 64 spp unless --spp says otherwise, whichever backend was picked.
+  if (!cli.sppGiven) opt.spp = 64;
+  LoadedScene loaded = LoadAndBuild(cli, true);  // the profiler times tile guiding too
+  ProfileSettings ps;
+  ps.sceneName = cli.scenePath.substr(cli.scenePath.find_last_of('/') + 1);
+  ps.jsonPath = cli.reportPath;
+  ps.repeats = cli.repeats;
+  return RunGpuProfiler(cli.command == CliCommand::kBenchmark, loaded.data, opt, ps);
+}
+
+// Scene, checkpoint and render errors (and any other) end the run with exit code 1.
+template <typename Command>
+int ReportingErrors(Command command, CliOptions& cli) {
+  try {
+    return command(cli);
+  } catch (const std::exception& e) {
+    std::cerr << "tracer: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int RunRenderCommand(CliOptions& options) { return ReportingErrors(Render, options); }
+int RunProfileCommand(CliOptions& options) { return ReportingErrors(Profile, options); }
+
+}  // namespace tracer

@@ -1,0 +1,82 @@
+// @file select_backend.cpp: every `#if TRACER_HAVE_CUDA` of the app: backend choice, fallback, profiler.
+#include "select_backend.h"
+
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "tracer/host/backends.h"
+#include "tracer/host/cli.h"
+#include "tracer/host/device_error.h"
+#include "tracer/host/pass_driver.h"
+#include "tracer/host/profile.h"
+
+namespace tracer {
+
+int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice) {
+  choice.flag = flag;
+  choice.useCuda = false;
+#if defined(TRACER_HAVE_CUDA)
+  // --backend cpu asks nothing of the driver; the profiler then still runs on the GPU, as it always did.
+  if (flag != "cpu") {
+    std::string why;
+    choice.useCuda = CudaAvailable(why);
+    if (!choice.useCuda && flag == "cuda") {
+      std::cerr << "tracer: error: --backend cuda, but no usable CUDA device: " << why << "\n";
+      return 1;
+    }
+    if (!choice.useCuda && measuring) {
+      std::cerr << "tracer: error: --profile and --benchmark need a CUDA device: " << why << "\n";
+      return 1;
+    }
+    if (!choice.useCuda) std::cerr << "tracer: no usable CUDA device (" << why << "); rendering on the CPU\n";
+  }
+#else
+  if (measuring) {
+    std::cerr << "tracer: error: --profile and --benchmark need the CUDA renderer; this build has none (nvcc was not found at configure time)\n";
+    return 1;
+  }
+  if (flag == "cuda") {
+    std::cerr << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
+    return 1;
+  }
+  if (flag == "auto") std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
+#endif
+  return kCliContinue;
+}
+
+RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,
+                                     const ProgressFn& progress) {
+#if defined(TRACER_HAVE_CUDA)
+  if (choice.useCuda) {
+    try {
+      std::unique_ptr<Backend> cuda = MakeCudaBackend(data, options);
+      return RunPasses(options, *cuda, progress);
+    } catch (const DeviceError& e) {
+      // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
+      // Any other CUDA error (a sticky one above all: illegal address, launch timeout) ends the run here,
+      // with no further CUDA call.
+      if (e.sticky || !e.outOfMemory || choice.flag != "auto") throw;
+      std::cerr << "tracer: " << e.what() << "\ntracer: falling back to the CPU renderer\n";
+      choice.useCuda = false;
+    }
+  }
+#else
+  (void)choice;  // a build without CUDA always chose the CPU
+#endif
+  std::unique_ptr<Backend> cpu = MakeCpuBackend(data, options);
+  return RunPasses(options, *cpu, progress);
+}
+
+int RunGpuProfiler(bool benchmark, const SceneData& data, const RenderOptions& options,
+                   const ProfileSettings& settings) {
+#if defined(TRACER_HAVE_CUDA)
+  return benchmark ? RunBenchmark(data, options, settings) : RunProfile(data, options, settings);
+#else
+  // SelectBackend refused --profile and --benchmark in this build, so this is never reached.
+  (void)benchmark, (void)data, (void)options, (void)settings;
+  throw std::logic_error("the profiler needs the CUDA renderer");
+#endif
+}
+
+}  // namespace tracer

@@ -1,0 +1,35 @@
+// @file select_backend.h: the app's one view of whether this build has CUDA: which backend renders, the
+// default --spp that follows from it, the render with its out-of-memory fallback, and the GPU profiler.
+#pragma once
+#include <string>
+
+#include "tracer/host/render_options.h"
+#include "tracer/host/render_result.h"
+
+namespace tracer {
+
+struct SceneData;
+struct ProfileSettings;
+
+struct BackendChoice {
+  std::string flag;      // --backend: auto, cpu or cuda
+  bool useCuda = false;  // decided before loading; cleared when the GPU ran out of memory under auto
+  // The default --spp that --help promises: 1024 on the GPU, 64 on the (much slower) CPU.
+  int DefaultSpp() const { return useCuda ? 1024 : 64; }
+};
+
+// Decides before loading (so that the default --spp is known and a missing GPU is reported without waiting
+// for the BVH), saying on stderr which backend renders. Returns kCliContinue, or 1 after printing why the
+// asked-for backend or the profiler cannot run.
+int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice);
+
+// Makes the chosen backend for the loaded scene and renders with it. Under --backend auto a GPU that runs out
+// of memory (which leaves its context usable) hands the render to the CPU; any other device error propagates.
+RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,
+                                     const ProgressFn& progress);
+
+// --profile or --benchmark on the GPU; returns the exit code. Only called after SelectBackend allowed it.
+int RunGpuProfiler(bool benchmark, const SceneData& data, const RenderOptions& options,
+                   const ProfileSettings& settings);
+
+}  // namespace tracer
