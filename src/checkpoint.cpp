@@ -16,7 +16,6 @@
 #include "tracer/host/file_util.h"
 #include "tracer/host/render_options.h"
 #include "tracer/host/scene_data.h"
-#include "tracer/host/scene_loader.h"
 
 namespace tracer {
 
@@ -285,38 +284,7 @@ std::string Fmt(Vec3 v) { return Fmt(v.x) + "," + Fmt(v.y) + "," + Fmt(v.z); }
 
 }  // namespace
 
-// Geometry, materials and textures as loaded, so that an edited OBJ, MTL or texture is noticed even where
-// the OBJ's size stays the same.
-uint64_t SceneContentHash(const Scene& scene) {
-  static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is hashed as packed floats");
-  Hasher h;
-  auto vec = [&](const auto& v) {
-    uint64_t n = v.size();
-    h.Update(&n, sizeof n);
-    if (n) h.Update(v.data(), n * sizeof(v[0]));
-  };
-  vec(scene.positions);
-  vec(scene.normals);
-  vec(scene.uvs);
-  vec(scene.triMaterial);
-  for (const HostMaterial& m : scene.materials) {
-    const int32_t cls = m.cls;
-    h.Update(&cls, sizeof cls);
-    for (Vec3 c : {m.kd, m.ks, m.ke}) h.Update(&c, sizeof c);
-    h.Update(&m.alpha, sizeof m.alpha);
-    h.Update(&m.ior, sizeof m.ior);
-    h.Update(&m.texture, sizeof m.texture);
-  }
-  for (const Texture& t : scene.textures) {
-    h.Update(&t.width, sizeof t.width);
-    h.Update(&t.height, sizeof t.height);
-    vec(t.texels);
-  }
-  return h.Digest();
-}
-
-std::string CheckpointSettings(const std::string& scenePath, const Scene& scene, const SceneData& data,
-                               const RenderOptions& opt) {
+std::string CheckpointSettings(const std::string& scenePath, const SceneData& data, const RenderOptions& opt) {
   std::ostringstream s;
   char* real = realpath(scenePath.c_str(), nullptr);
   struct stat st;
@@ -324,7 +292,7 @@ std::string CheckpointSettings(const std::string& scenePath, const Scene& scene,
   std::free(real);
   s << "scene-bytes=" << (stat(scenePath.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1) << "\n";
   char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(scene)));
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(data)));
   s << "scene-content=" << hash << "\n";
   s << "width=" << opt.width << "\n" << "height=" << opt.height << "\n";
   s << "seed=" << opt.seed << "\n";

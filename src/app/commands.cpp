@@ -217,7 +217,7 @@ int Render(CliOptions& cli) {
   }
 
   // Long renders: what must match a checkpoint, the resumed film, and regular saves.
-  const std::string settings = CheckpointSettings(cli.scenePath, loaded.scene, loaded.data, opt);
+  const std::string settings = CheckpointSettings(cli.scenePath, loaded.data, opt);
   if (!cli.resumePath.empty())
     if (int code = UseResumedFilm(cli, resumed, settings, opt); code != kCliContinue) return code;
   if (!cli.checkpointPath.empty()) opt.checkpoint = PeriodicCheckpoint(cli.checkpointPath, opt.seed, settings);

@@ -29,7 +29,6 @@
 
 namespace tracer {
 
-struct Scene;
 struct SceneData;
 struct RenderOptions;
 
@@ -88,10 +87,8 @@ std::string DescribeSettingsMismatch(const std::string& saved, const std::string
 // sample count (scene file and content, image size, seed, depths, clamp, environment, camera, light sampling).
 // Pool size, threads, backend and the naive/optimised GPU variants are left out: they change the speed, not
 // the samples taken.
-std::string CheckpointSettings(const std::string& scenePath, const Scene& scene, const SceneData& data,
-                               const RenderOptions& opt);
-
-// A 64-bit hash of the scene as loaded (geometry, materials, textures), part of CheckpointSettings.
-uint64_t SceneContentHash(const Scene& scene);
+// The scene's content enters as SceneContentHash (host/scene_data.h): every array the renderer reads, so an
+// edited OBJ, MTL or texture is noticed even where the OBJ's size stays the same.
+std::string CheckpointSettings(const std::string& scenePath, const SceneData& data, const RenderOptions& opt);
 
 }  // namespace tracer
