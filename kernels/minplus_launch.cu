@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "tracer/core/minplus.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/event_timer.h"
-#include "tracer/core/minplus.h"
 #include "tracer/cuda/minplus_launch.h"
 
 namespace tracer {
@@ -25,8 +25,8 @@ constexpr unsigned kMinPlusBlock = 256;
 // Naive twin of MinPlusCoalescedKernel: threadIdx.x -> t, so a warp reads D[t..t+31][k], 32 rows T floats
 // apart (32 sectors per load instead of one broadcast); expect ~10x the coalesced time (69 vs 5.8 ms, H200).
 __global__ void __launch_bounds__(kMinPlusBlock)
-    MinPlusNaiveKernel(const float* __restrict__ D, const float* __restrict__ C, float* __restrict__ out, int T,
-                       int K, int* changed) {
+    MinPlusNaiveKernel(const float* __restrict__ D, const float* __restrict__ C, float* __restrict__ out, int T, int K,
+                       int* changed) {
   const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= static_cast<size_t>(T) * K) return;
   const int t = static_cast<int>(i % T), c = static_cast<int>(i / T);
@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(kTiledThreads, 1)
   // Global-load mapping (see above): group g = tid + 256 h of the slab is D row g / (BK/4), k offset
   // (g % (BK/4)) * 4, and C row g / 32, column (g % 32) * 4. Running pointers advance by one slab per fetch.
   constexpr int kDGroupsPerRow = kBK / 4;
-  const int dK = (tid % kDGroupsPerRow) * 4;     // the same for every h
-  const int cCol = n0 + (tid % 32) * 4;          // likewise
+  const int dK = (tid % kDGroupsPerRow) * 4;  // the same for every h
+  const int cCol = n0 + (tid % 32) * 4;       // likewise
   const int dRow0 = tid / kDGroupsPerRow, cRow0 = tid / 32;
   constexpr int kDRowStep = kTiledThreads / kDGroupsPerRow, kCRowStep = kTiledThreads / 32;  // per h
   const V* dPtr = D + static_cast<size_t>(m0 + dRow0 < T ? m0 + dRow0 : 0) * T + dK;
@@ -175,10 +175,14 @@ __global__ void __launch_bounds__(kTiledThreads, 1)
       if constexpr (kAsync) {
         Vec padVec;
         padVec.x = padVec.y = padVec.z = padVec.w = pad;
-        if (dRow < T && dk < T) CpAsync16(dDst(b, h), dp);
-        else *reinterpret_cast<Vec*>(dDst(b, h)) = padVec;
-        if (ck < T && cCol < K) CpAsync16(cDst(b, h), cp);
-        else *reinterpret_cast<Vec*>(cDst(b, h)) = padVec;
+        if (dRow < T && dk < T)
+          CpAsync16(dDst(b, h), dp);
+        else
+          *reinterpret_cast<Vec*>(dDst(b, h)) = padVec;
+        if (ck < T && cCol < K)
+          CpAsync16(cDst(b, h), cp);
+        else
+          *reinterpret_cast<Vec*>(cDst(b, h)) = padVec;
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
@@ -340,8 +344,7 @@ void LaunchMinPlusStep(MinPlusKernel which, const float* dD, const float* dC, fl
       TRACER_CHECK_LAUNCH("minplus_naive");
       break;
     case MinPlusKernel::kCoalesced:
-      MinPlusCoalescedKernel<<<GridFor(n, kMinPlusBlock), kMinPlusBlock, 0, stream>>>(dD, dC, dOut, T, K,
-                                                                                        dChanged);
+      MinPlusCoalescedKernel<<<GridFor(n, kMinPlusBlock), kMinPlusBlock, 0, stream>>>(dD, dC, dOut, T, K, dChanged);
       TRACER_CHECK_LAUNCH("minplus_coalesced");
       break;
     case MinPlusKernel::kTiled:
@@ -398,10 +401,10 @@ int MinPlusIterate(MinPlusKernel which, const float* dD, float* dC, int T, int K
         scratch(n, "min-plus fixed scratch");
     LaunchFixFromFloat(dD, fd.Get(), fd.Size(), stream);
     LaunchFixFromFloat(dC, fc.Get(), n, stream);
-    const int steps = Iterate(fc.Get(), scratch.Get(), n, maxSteps, stop, stream,
-                              [&](const int32_t* in, int32_t* out, int* flag) {
-                                LaunchMinPlusStepFixed(fd.Get(), in, out, T, K, stream, flag);
-                              });
+    const int steps =
+        Iterate(fc.Get(), scratch.Get(), n, maxSteps, stop, stream, [&](const int32_t* in, int32_t* out, int* flag) {
+          LaunchMinPlusStepFixed(fd.Get(), in, out, T, K, stream, flag);
+        });
     LaunchFloatFromFix(fc.Get(), dC, n, stream);
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));  // before the temporaries are freed
     return steps;
@@ -416,11 +419,7 @@ int MinPlusIterate(MinPlusKernel which, const float* dD, float* dC, int T, int K
 
 // ---- timing -----------------------------------------------------------------------------------------------
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 double TimeMinPlusMs(MinPlusKernel which, int T, int K, int repeats) {
   CheckSizes(T, K);
@@ -442,8 +441,10 @@ double TimeMinPlusMs(MinPlusKernel which, int T, int K, int repeats) {
     LaunchFixFromFloat(c.Get(), fc.Get(), nC, 0);
   }
   auto once = [&]() {
-    if (dpx) LaunchMinPlusStepFixed(fd.Get(), fc.Get(), fo.Get(), T, K, 0);
-    else LaunchMinPlusStep(which, d.Get(), c.Get(), o.Get(), T, K, 0);
+    if (dpx)
+      LaunchMinPlusStepFixed(fd.Get(), fc.Get(), fo.Get(), T, K, 0);
+    else
+      LaunchMinPlusStep(which, d.Get(), c.Get(), o.Get(), T, K, 0);
   };
   return MedianLaunchMs(0, 2, repeats, once);
 }
@@ -456,7 +457,7 @@ std::vector<MinPlusTimingRow> PrintMinPlusTable(int T, int K, int repeats, std::
   cudaDeviceProp prop{};
   TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   const double peak = static_cast<double>(sms) * 128.0 * clockKHz * 1e3;  // FP32 lane-instructions per second
-  const double ops = 2.0 * T * static_cast<double>(T) * K;               // one add and one min per term
+  const double ops = 2.0 * T * static_cast<double>(T) * K;                // one add and one min per term
 
   std::vector<MinPlusTimingRow> rows;
   const MinPlusKernel kinds[] = {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled,
@@ -470,14 +471,16 @@ std::vector<MinPlusTimingRow> PrintMinPlusTable(int T, int K, int repeats, std::
   }
   for (auto& r : rows) r.speedupOverNaive = rows[0].ms / r.ms;
 
-  std::fprintf(out, "min-plus step, T = %d tiles, K = %d clusters, %s (%d SMs at %.0f MHz: FP32 peak %.1f Tlane-op/s)\n",
-               T, K, prop.name, sms, clockKHz * 1e-3, peak * 1e-12);
+  std::fprintf(out,
+               "min-plus step, T = %d tiles, K = %d clusters, %s (%d SMs at %.0f MHz: FP32 peak %.1f Tlane-op/s)\n", T,
+               K, prop.name, sms, clockKHz * 1e-3, peak * 1e-12);
   std::fprintf(out, "  %-10s %10s %10s %14s %12s\n", "kernel", "ms", "speedup", "Gop-equiv/s", "% FP32 peak");
   for (const auto& r : rows)
     std::fprintf(out, "  %-10s %10.3f %9.1fx %14.0f %11.1f%%\n", r.name, r.ms, r.speedupOverNaive, r.gopsEquivalent,
                  r.percentOfFp32Peak);
-  std::fprintf(out, "  (ops = 2*T*T*K: one add and one min per term; dpx does both in one VIADDMNMX, so it can pass 100%%;\n"
-                    "   dpx times the fixed-point step alone, conversions excluded)\n");
+  std::fprintf(out,
+               "  (ops = 2*T*T*K: one add and one min per term; dpx does both in one VIADDMNMX, so it can pass 100%%;\n"
+               "   dpx times the fixed-point step alone, conversions excluded)\n");
   std::fflush(out);
   return rows;
 }

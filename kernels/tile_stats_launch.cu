@@ -1,5 +1,5 @@
-// @file tile_stats_launch.cu: the per-tile light-statistics kernel (keyed block sums, one atomic per key per block) in its
-// interleaved and neighbored versions, with timing.
+// @file tile_stats_launch.cu: the per-tile light-statistics kernel (keyed block sums, one atomic per key per block) in
+// its interleaved and neighbored versions, with timing.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -24,7 +24,6 @@ __global__ void __launch_bounds__(kTileStatsBlock)
   const float value = i < n ? values[i] : 0.0f;
   BlockAccumulateByKey<kNaive>(key, value, E, storage);
 }
-
 
 }  // namespace
 

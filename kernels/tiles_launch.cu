@@ -1,9 +1,9 @@
 // @file tiles_launch.cu: the GPU side of tile-guided light selection: primary-hit G-buffer, per-tile means,
 // dissimilarities, statistics (one block per tile, block reduction, one atomic per block), costs and cdfs.
+#include "tracer/core/light_tiles.h"
+#include "tracer/cuda/block_reduce.cuh"
 #include "tracer/cuda/kernel_common.cuh"
 #include "tracer/cuda/tiles_launch.h"
-#include "tracer/cuda/block_reduce.cuh"
-#include "tracer/core/light_tiles.h"
 
 namespace tracer {
 
@@ -19,8 +19,8 @@ __global__ void GBufferKernel(SceneView s, int w, int h, Float4* pos, Float4* nd
 }
 
 // One block per tile: mean normal (renormalised) and mean depth of the tile's primary hits.
-__global__ void __launch_bounds__(kTileBlock) TileInfoKernel(const Float4* pos, const Float4* nd, TileGrid g,
-                                                             Float4* info) {
+__global__ void __launch_bounds__(kTileBlock)
+    TileInfoKernel(const Float4* pos, const Float4* nd, TileGrid g, Float4* info) {
   __shared__ float smem[kTileBlock];
   const int t = blockIdx.x, tx = t % g.tilesX, ty = t / g.tilesX;
   float n[4] = {0, 0, 0, 0}, count = 0;
@@ -51,9 +51,9 @@ __global__ void DissimilarityKernel(const Float4* info, int T, int tilesX, float
 // sums the unoccluded contributions and the sample count over the block (interleaved + shuffle, or the naive
 // neighbored reduction), and thread 0 adds both with one atomic each.
 template <bool kNaive>
-__global__ void __launch_bounds__(kTileBlock) TileStatsKernel(SceneView s, const Float4* pos, const Float4* nd,
-                                                              TileGrid g, int refresh, uint32_t seed, float* sum,
-                                                              float* count) {
+__global__ void __launch_bounds__(kTileBlock)
+    TileStatsKernel(SceneView s, const Float4* pos, const Float4* nd, TileGrid g, int refresh, uint32_t seed,
+                    float* sum, float* count) {
   __shared__ float smem[kTileBlock];
   const int t = blockIdx.x, round = blockIdx.y, tx = t % g.tilesX, ty = t / g.tilesX;
   const int K = s.tiles.numClusters;
@@ -90,7 +90,8 @@ __global__ void CdfKernel(const float* cost, const float* powerPmf, int T, int K
 }
 
 void LaunchGBuffer(const SceneView& s, const TileGrid& g, Float4* pos, Float4* nd, cudaStream_t st) {
-  GBufferKernel<<<GridFor(static_cast<size_t>(g.width) * g.height, kBlock), kBlock, 0, st>>>(s, g.width, g.height, pos, nd);
+  GBufferKernel<<<GridFor(static_cast<size_t>(g.width) * g.height, kBlock), kBlock, 0, st>>>(s, g.width, g.height, pos,
+                                                                                             nd);
   TRACER_CHECK_LAUNCH("gbuffer");
 }
 void LaunchTileInfo(const Float4* pos, const Float4* nd, const TileGrid& g, Float4* info, cudaStream_t st) {

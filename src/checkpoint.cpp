@@ -105,8 +105,10 @@ std::map<std::string, std::string> ParseSettings(const std::string& text) {
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     size_t eq = line.find('=');
-    if (eq == std::string::npos) kv[line] = "";
-    else kv[line.substr(0, eq)] = line.substr(eq + 1);
+    if (eq == std::string::npos)
+      kv[line] = "";
+    else
+      kv[line.substr(0, eq)] = line.substr(eq + 1);
   }
   return kv;
 }
@@ -209,7 +211,8 @@ Checkpoint LoadCheckpoint(const std::string& path) {
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) Fail(path, std::string("cannot open checkpoint (") + std::strerror(errno) + ")");
   const uint64_t fileBytes = static_cast<uint64_t>(st.st_size);
-  if (fileBytes < kHeaderBytes + 8) Fail(path, "not a tracer checkpoint (only " + std::to_string(fileBytes) + " bytes)");
+  if (fileBytes < kHeaderBytes + 8)
+    Fail(path, "not a tracer checkpoint (only " + std::to_string(fileBytes) + " bytes)");
 
   Hasher hash;
   unsigned char header[kHeaderBytes];
@@ -262,8 +265,10 @@ std::string DescribeSettingsMismatch(const std::string& saved, const std::string
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
   for (const auto& [key, value] : a) {
     auto it = b.find(key);
-    if (it == b.end()) add(key + ": '" + value + "' in the checkpoint, not set now");
-    else if (it->second != value) add(key + ": '" + value + "' in the checkpoint, '" + it->second + "' now");
+    if (it == b.end())
+      add(key + ": '" + value + "' in the checkpoint, not set now");
+    else if (it->second != value)
+      add(key + ": '" + value + "' in the checkpoint, '" + it->second + "' now");
   }
   for (const auto& [key, value] : b)
     if (!a.count(key)) add(key + ": not in the checkpoint, '" + value + "' now");
@@ -294,17 +299,23 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(data)));
   s << "scene-content=" << hash << "\n";
-  s << "width=" << opt.width << "\n" << "height=" << opt.height << "\n";
+  s << "width=" << opt.width << "\n"
+    << "height=" << opt.height << "\n";
   s << "seed=" << opt.seed << "\n";
-  s << "max-depth=" << opt.maxDepth << "\n" << "roulette-depth=" << opt.rouletteDepth << "\n";
+  s << "max-depth=" << opt.maxDepth << "\n"
+    << "roulette-depth=" << opt.rouletteDepth << "\n";
   s << "clamp=" << Fmt(opt.clamp) << "\n";
   s << "env=" << Fmt(data.environment) << "\n";
   const Camera& c = data.camera;
-  s << "camera-eye=" << Fmt(c.eye) << "\n" << "camera-right=" << Fmt(c.u) << "\n" << "camera-up=" << Fmt(c.v) << "\n"
-    << "camera-forward=" << Fmt(c.w) << "\n" << "camera-tan-half-fov=" << Fmt(c.tanHalfFovY) << "\n";
+  s << "camera-eye=" << Fmt(c.eye) << "\n"
+    << "camera-right=" << Fmt(c.u) << "\n"
+    << "camera-up=" << Fmt(c.v) << "\n"
+    << "camera-forward=" << Fmt(c.w) << "\n"
+    << "camera-tan-half-fov=" << Fmt(c.tanHalfFovY) << "\n";
   s << "light-sampling=" << (opt.lightSampling == LightSampling::kTiles ? "tiles" : "power") << "\n";
   if (opt.lightSampling == LightSampling::kTiles)
-    s << "light-clusters=" << opt.lightClusters << "\n" << "tile-size=" << opt.tileSize << "\n"
+    s << "light-clusters=" << opt.lightClusters << "\n"
+      << "tile-size=" << opt.tileSize << "\n"
       << "tile-guide-mix=" << Fmt(opt.tileGuideMix) << "\n";
   return s.str();
 }

@@ -26,7 +26,10 @@ class ChunkQueues {
  public:
   static constexpr int kCapacity = 256;  // items per chunk; each pushes at most once to each queue
   ChunkQueues()
-      : rays_(kCapacity), throughput_(kCapacity), info_(kCapacity), shadows_(kCapacity),
+      : rays_(kCapacity),
+        throughput_(kCapacity),
+        info_(kCapacity),
+        shadows_(kCapacity),
         classQueue_(static_cast<size_t>(kCapacity) * (kNumMaterialClasses + 1)) {}
 
   // The stage's view with its outputs pointed here: the hit queues, or the shadow queue and the next ray

@@ -24,8 +24,10 @@ std::string InjectedFault() {
 __global__ void FaultKernel(int* p) { *p = 1; }
 
 // ---- path pool in either layout ------------------------------------------------------------------------------
-template <class L> struct PathStorage;
-template <> struct PathStorage<AlignedLayout> {
+template <class L>
+struct PathStorage;
+template <>
+struct PathStorage<AlignedLayout> {
   DeviceBuffer<Float4> a;
   DeviceBuffer<Int4> b;
   void Allocate(size_t n) {
@@ -34,7 +36,8 @@ template <> struct PathStorage<AlignedLayout> {
   }
   AlignedLayout::PathBuffers View() const { return {a.Get(), b.Get()}; }
 };
-template <> struct PathStorage<NaiveLayout> {
+template <>
+struct PathStorage<NaiveLayout> {
   DeviceBuffer<NaivePath> p;
   void Allocate(size_t n) { p.Allocate(n, "path state"); }
   NaiveLayout::PathBuffers View() const { return {p.Get()}; }
@@ -64,8 +67,10 @@ struct DeviceWave {
     }
     hits.Allocate(pool, "hits");
     shadows.Allocate(pool, "shadow rays");
-    if (compact) queues.Allocate(static_cast<size_t>(pool) * (kNumMaterialClasses + 1), "queues");
-    else hitClass.Allocate(pool, "hit classes");
+    if (compact)
+      queues.Allocate(static_cast<size_t>(pool) * (kNumMaterialClasses + 1), "queues");
+    else
+      hitClass.Allocate(pool, "hit classes");
     counters.Allocate(1, "counters");
     live.Allocate(kMaxStatBounces, "statistics");
     live.Zero();
@@ -103,8 +108,9 @@ class CudaBackend final : public Backend {
 
   void Allocate(long long pool) override {
     if (InjectedFault() == "oom")
-      throw CudaError("out of device memory allocating " + std::to_string(pool * 256) + " bytes for the path pool "
-                      "(injected by TRACER_FAULT_INJECT); try a smaller --paths-in-flight or image",
+      throw CudaError("out of device memory allocating " + std::to_string(pool * 256) +
+                          " bytes for the path pool "
+                          "(injected by TRACER_FAULT_INJECT); try a smaller --paths-in-flight or image",
                       cudaErrorMemoryAllocation, false);
     const bool compact = opt_.compaction != Compaction::kNone;
     wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact);

@@ -1,8 +1,6 @@
 // @file image_io.cpp: PNG/HDR/PFM output through stb_image_write and a small PFM writer, written atomically.
 #include "tracer/host/image_io.h"
 
-#include "tracer/host/file_util.h"
-
 #include <stb_image_write.h>
 
 #include <algorithm>
@@ -13,6 +11,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "tracer/host/file_util.h"
+
 namespace tracer {
 
 static std::string Lower(std::string s) {
@@ -22,7 +22,9 @@ static std::string Lower(std::string s) {
 
 ImageFormat FormatFromPath(const std::string& path) {
   std::string p = Lower(path);
-  auto ends = [&](const char* e) { return p.size() >= std::strlen(e) && p.compare(p.size() - std::strlen(e), std::string::npos, e) == 0; };
+  auto ends = [&](const char* e) {
+    return p.size() >= std::strlen(e) && p.compare(p.size() - std::strlen(e), std::string::npos, e) == 0;
+  };
   if (ends(".png")) return ImageFormat::kPng;
   if (ends(".hdr")) return ImageFormat::kHdr;
   if (ends(".pfm")) return ImageFormat::kPfm;
@@ -38,8 +40,9 @@ static bool WritePfm(const std::string& path, const std::vector<float>& rgb, int
   std::ofstream f(path, std::ios::binary);
   if (!f) return false;
   f << "PF\n" << w << " " << h << "\n-1.0\n";  // negative scale: little-endian
-  for (int y = h - 1; y >= 0; --y)              // PFM stores the bottom row first
-    f.write(reinterpret_cast<const char*>(&rgb[static_cast<size_t>(y) * w * 3]), static_cast<std::streamsize>(w) * 3 * 4);
+  for (int y = h - 1; y >= 0; --y)             // PFM stores the bottom row first
+    f.write(reinterpret_cast<const char*>(&rgb[static_cast<size_t>(y) * w * 3]),
+            static_cast<std::streamsize>(w) * 3 * 4);
   f.flush();
   return static_cast<bool>(f);
 }
@@ -60,7 +63,8 @@ std::vector<float> ReadPfm(const std::string& path, int& w, int& h) {
 
 size_t WriteImage(const std::string& path, const std::vector<float>& rgbIn, int w, int h, float exposure) {
   ImageFormat fmt = FormatFromPath(path);
-  if (fmt == ImageFormat::kUnknown) throw std::runtime_error(path + ": unknown image extension (use .png, .hdr or .pfm)");
+  if (fmt == ImageFormat::kUnknown)
+    throw std::runtime_error(path + ": unknown image extension (use .png, .hdr or .pfm)");
   if (rgbIn.size() != static_cast<size_t>(w) * h * 3) throw std::runtime_error("image size mismatch");
   std::vector<float> rgb = rgbIn;
   size_t nonFinite = 0;

@@ -1,12 +1,12 @@
 // @file minplus.cpp: plain host references for the min-plus step (float and fixed point), which the
 // CUDA kernels must match bit for bit.
+#include "tracer/core/minplus.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <vector>
-
-#include "tracer/core/minplus.h"
 
 namespace tracer {
 

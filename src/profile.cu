@@ -8,13 +8,13 @@
 #include <memory>
 
 #include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/minplus_launch.h"
+#include "tracer/cuda/tile_stats_launch.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/file_util.h"
 #include "tracer/host/json_writer.h"
-#include "tracer/cuda/minplus_launch.h"
 #include "tracer/host/profile.h"
 #include "tracer/host/timing.h"
-#include "tracer/cuda/tile_stats_launch.h"
 
 namespace tracer {
 namespace {
@@ -249,12 +249,15 @@ void AddTwinRows(const TwinMeasurements& m, const RenderOptions& base, std::vect
                   "loads per ray: ray 2x16B vs 8x4B, hit 1x16B vs 4x4B, path 2x16B vs 7x4B; intersect %.2f vs %.2f ms, "
                   "shade %.2f vs %.2f ms",
                   ni, oi, ns, os);
-    rows.push_back({"ray-state layout (aligned float4 vs AoS float3)", "render", &layout, layout.renderMs, opt.renderMs, ev});
+    rows.push_back(
+        {"ray-state layout (aligned float4 vs AoS float3)", "render", &layout, layout.renderMs, opt.renderMs, ev});
   }
   {
-    std::snprintf(ev, sizeof ev, "atomics per queue push: 1 per warp vs 1 per lane; shade %.2f vs %.2f ms, intersect %.2f vs %.2f ms",
+    std::snprintf(ev, sizeof ev,
+                  "atomics per queue push: 1 per warp vs 1 per lane; shade %.2f vs %.2f ms, intersect %.2f vs %.2f ms",
                   atomics.ShadeMs(), opt.ShadeMs(), atomics.Kernel("intersect"), opt.Kernel("intersect"));
-    rows.push_back({"queue push (warp-aggregated vs per-thread atomics)", "render", &atomics, atomics.renderMs, opt.renderMs, ev});
+    rows.push_back(
+        {"queue push (warp-aggregated vs per-thread atomics)", "render", &atomics, atomics.renderMs, opt.renderMs, ev});
   }
   {
     std::snprintf(ev, sizeof ev, "active lanes per shade warp %.1f vs %.1f; live per bounce (compacted): %s",
@@ -264,21 +267,23 @@ void AddTwinRows(const TwinMeasurements& m, const RenderOptions& base, std::vect
   {
     std::snprintf(ev, sizeof ev, "material classes per shade warp %.2f vs %.2f; shade %.2f vs %.2f ms",
                   single.stats.classesPerShadeWarp, opt.stats.classesPerShadeWarp, single.ShadeMs(), opt.ShadeMs());
-    rows.push_back({"shading (per-class queues vs one switching kernel)", "shade", &single, single.ShadeMs(), opt.ShadeMs(), ev});
+    rows.push_back(
+        {"shading (per-class queues vs one switching kernel)", "shade", &single, single.ShadeMs(), opt.ShadeMs(), ev});
   }
   {
     double rays = static_cast<double>(opt.stats.extensionRays);
     std::snprintf(ev, sizeof ev, "intersect %.0f vs %.0f Mrays/s", rays / (plain.Kernel("intersect") * 1e3),
                   rays / (opt.Kernel("intersect") * 1e3));
-    rows.push_back({"BVH loads (read-only path __ldg vs plain)", "intersect", &plain, plain.Kernel("intersect"), opt.Kernel("intersect"), ev});
+    rows.push_back({"BVH loads (read-only path __ldg vs plain)", "intersect", &plain, plain.Kernel("intersect"),
+                    opt.Kernel("intersect"), ev});
   }
   {
     double bytes = static_cast<double>(base.width) * base.height * 3 * 8;
     double pm = pageable.Kernel("readback"), om = opt.Kernel("readback");
-    std::snprintf(ev, sizeof ev, "film %.1f MB: %.1f vs %.1f GB/s", bytes / 1e6, bytes / (pm * 1e6), bytes / (om * 1e6));
+    std::snprintf(ev, sizeof ev, "film %.1f MB: %.1f vs %.1f GB/s", bytes / 1e6, bytes / (pm * 1e6),
+                  bytes / (om * 1e6));
     rows.push_back({"film readback (pinned vs pageable)", "readback", &pageable, pm, om, ev});
   }
-
 }
 
 // The kernels measured on their own: min-plus propagation, the statistics reduction, and light selection.
@@ -287,7 +292,8 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
   char ev[512];
   // Min-plus propagation: at this image's tile and cluster counts, and at the reference size of the issue
   // (8192 tiles x 256 clusters, about a 1920x1080 image at 16-pixel tiles with the default cluster count).
-  const int tiles = ((base.width + base.tileSize - 1) / base.tileSize) * ((base.height + base.tileSize - 1) / base.tileSize);
+  const int tiles =
+      ((base.width + base.tileSize - 1) / base.tileSize) * ((base.height + base.tileSize - 1) / base.tileSize);
   const int clusters = std::max(1, data.clusters.Count());
   for (auto [T, K] : {std::pair<int, int>{tiles, clusters}, std::pair<int, int>{8192, 256}}) {
     std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters)\n", T, K);
@@ -298,19 +304,23 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
     const double ops = 2.0 * T * static_cast<double>(T) * K;
     char size[64];
     std::snprintf(size, sizeof size, "%dx%dx%d", T, T, K);
-    std::snprintf(ev, sizeof ev, "%s: naive %.3f, coalesced %.3f, tiled %.3f, dpx %.3f ms; tiled %.0f Gop/s", size, mpNaive,
-                  mpCoal, mpTiled, mpDpx, ops / (mpTiled * 1e6));
-    rows.push_back({std::string("min-plus step ") + size + " (tiled vs naive)", "minplus", nullptr, mpNaive, mpTiled, ev});
+    std::snprintf(ev, sizeof ev, "%s: naive %.3f, coalesced %.3f, tiled %.3f, dpx %.3f ms; tiled %.0f Gop/s", size,
+                  mpNaive, mpCoal, mpTiled, mpDpx, ops / (mpTiled * 1e6));
+    rows.push_back(
+        {std::string("min-plus step ") + size + " (tiled vs naive)", "minplus", nullptr, mpNaive, mpTiled, ev});
     std::snprintf(ev, sizeof ev, "warp reads C[k][c..c+31] as one line instead of D with a stride of T floats");
-    rows.push_back({std::string("min-plus step ") + size + " (coalesced vs naive)", "minplus", nullptr, mpNaive, mpCoal, ev});
+    rows.push_back(
+        {std::string("min-plus step ") + size + " (coalesced vs naive)", "minplus", nullptr, mpNaive, mpCoal, ev});
     std::snprintf(ev, sizeof ev, "fixed-point __viaddmin_s32, one VIADDMNMX per term instead of FADD+FMNMX");
-    rows.push_back({std::string("min-plus step ") + size + " (DPX vs tiled float)", "minplus", nullptr, mpTiled, mpDpx, ev});
+    rows.push_back(
+        {std::string("min-plus step ") + size + " (DPX vs tiled float)", "minplus", nullptr, mpTiled, mpDpx, ev});
   }
   {
     const int records = tiles * 256;
     double rn = TimeTileStatsMs(true, records, tiles * clusters, 256, ps.repeats);
     double ri = TimeTileStatsMs(false, records, tiles * clusters, 256, ps.repeats);
-    std::snprintf(ev, sizeof ev, "%d records, runs of 256 equal keys: divergent tid %% (2*stride) vs sequential + shuffles", records);
+    std::snprintf(ev, sizeof ev,
+                  "%d records, runs of 256 equal keys: divergent tid %% (2*stride) vs sequential + shuffles", records);
     rows.push_back({"statistics reduction (interleaved+shuffle vs neighbored)", "reduce", nullptr, rn, ri, ev});
   }
   if (data.clusters.Count() > 0) {
@@ -318,13 +328,14 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
     LightQuality q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
     std::snprintf(ev, sizeof ev, "RMSE at equal spp: power %.4g, tiles %.4g (%.2fx); at equal time tiles/power %.2fx",
                   q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio());
-    rows.push_back({"light selection (tiles vs power; time, and RMSE in evidence)", "render", nullptr, q.msPower, q.msTiles, ev});
+    rows.push_back(
+        {"light selection (tiles vs power; time, and RMSE in evidence)", "render", nullptr, q.msPower, q.msTiles, ev});
   }
-
 }
 
 void PrintProfileTable(const std::vector<ProfileRow>& rows, const Measurement& opt) {
-  std::printf("\n%-52s | %-9s | %10s | %10s | %7s | %s\n", "optimization", "stage", "naive ms", "optim. ms", "speedup", "evidence");
+  std::printf("\n%-52s | %-9s | %10s | %10s | %7s | %s\n", "optimization", "stage", "naive ms", "optim. ms", "speedup",
+              "evidence");
   std::printf("%s\n", std::string(150, '-').c_str());
   for (const ProfileRow& r : rows)
     std::printf("%-52s | %-9s | %10.3f | %10.3f | %6.2fx | %s\n", r.name.c_str(), r.stage.c_str(), r.naiveMs, r.optMs,
@@ -332,7 +343,6 @@ void PrintProfileTable(const std::vector<ProfileRow>& rows, const Measurement& o
   std::printf("\noptimised: %.1f M samples/s, %.1f M extension rays/s, %.1f M shadow rays/s\n",
               opt.SamplesPerSecond() / 1e6, opt.stats.extensionRays / (opt.renderMs * 1e3),
               opt.stats.shadowRays / (opt.renderMs * 1e3));
-
 }
 
 void ProfileRowsJson(JsonWriter& j, const std::vector<ProfileRow>& rows) {
@@ -362,7 +372,8 @@ void LiveDecayJson(JsonWriter& j, const SceneData& data, const RenderOptions& o)
   j.BeginArray("live_paths_per_bounce_one_generation");
   for (auto v : d.stats.livePerBounce) j.Field(nullptr, static_cast<unsigned long long>(v));
   j.EndArray();
-  std::printf("live paths per bounce, one generation of %lld paths: %s\n", decay.pathsInFlight, LiveList(d.stats, 16).c_str());
+  std::printf("live paths per bounce, one generation of %lld paths: %s\n", decay.pathsInFlight,
+              LiveList(d.stats, 16).c_str());
 }
 
 int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
@@ -432,21 +443,27 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
 
   const double sec = opt.renderMs * 1e-3;
   std::printf("\n%s (%zu triangles, %zu emitters) %dx%d, %d spp, depth %d, on %s\n", ps.sceneName.c_str(),
-              data.bvh.order.size(), data.emitterTri.size(), base.width, base.height, opt.spp, base.maxDepth, gpu.c_str());
+              data.bvh.order.size(), data.emitterTri.size(), base.width, base.height, opt.spp, base.maxDepth,
+              gpu.c_str());
   std::printf("  samples/s            %10.1f M\n", opt.SamplesPerSecond() / 1e6);
   std::printf("  extension rays/s     %10.1f M  (whole render, all bounces)\n", opt.stats.extensionRays / sec / 1e6);
   std::printf("  shadow rays/s        %10.1f M\n", opt.stats.shadowRays / sec / 1e6);
-  std::printf("  primary rays/s       %10.1f M  (intersect kernel alone, %llu camera rays)\n", rr.primaryPerSec / 1e6, rr.primaryRays);
-  std::printf("  diffuse rays/s       %10.1f M  (intersect kernel alone, %llu first-bounce rays)\n", rr.secondaryPerSec / 1e6, rr.secondaryRays);
+  std::printf("  primary rays/s       %10.1f M  (intersect kernel alone, %llu camera rays)\n", rr.primaryPerSec / 1e6,
+              rr.primaryRays);
+  std::printf("  diffuse rays/s       %10.1f M  (intersect kernel alone, %llu first-bounce rays)\n",
+              rr.secondaryPerSec / 1e6, rr.secondaryRays);
   std::printf("  peak device memory   %10.1f MiB\n", opt.stats.peakDeviceBytes / 1048576.0);
   std::printf("  per kernel (ms, summed over the render):");
   for (auto& kv : opt.kernelMs) std::printf(" %s %.2f;", kv.first.c_str(), kv.second);
-  std::printf("\n  naive twins, render time relative to optimised: naive-layout %.2fx, naive-compaction %.2fx, no-compaction %.2fx\n",
-              layout.renderMs / opt.renderMs, atomics.renderMs / opt.renderMs, none.renderMs / opt.renderMs);
+  std::printf(
+      "\n  naive twins, render time relative to optimised: naive-layout %.2fx, naive-compaction %.2fx, no-compaction "
+      "%.2fx\n",
+      layout.renderMs / opt.renderMs, atomics.renderMs / opt.renderMs, none.renderMs / opt.renderMs);
   if (data.clusters.Count() > 0) {
-    std::printf("  light selection at %d spp (RMSE vs power at 16x spp): power %.4g, tiles %.4g = %.2fx; equal time %.2fx; "
-                "render %.1f vs %.1f ms\n",
-                o.spp, q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio(), q.msPower, q.msTiles);
+    std::printf(
+        "  light selection at %d spp (RMSE vs power at 16x spp): power %.4g, tiles %.4g = %.2fx; equal time %.2fx; "
+        "render %.1f vs %.1f ms\n",
+        o.spp, q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio(), q.msPower, q.msTiles);
     j.BeginObject("light_sampling");
     j.Field("rmse_power", q.rmsePower);
     j.Field("rmse_tiles", q.rmseTiles);

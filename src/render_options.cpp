@@ -5,10 +5,14 @@ namespace tracer {
 
 const char* MinPlusKernelName(MinPlusKernel k) {
   switch (k) {
-    case MinPlusKernel::kNaive: return "naive";
-    case MinPlusKernel::kCoalesced: return "coalesced";
-    case MinPlusKernel::kTiled: return "tiled";
-    case MinPlusKernel::kDpx: return "dpx";
+    case MinPlusKernel::kNaive:
+      return "naive";
+    case MinPlusKernel::kCoalesced:
+      return "coalesced";
+    case MinPlusKernel::kTiled:
+      return "tiled";
+    case MinPlusKernel::kDpx:
+      return "dpx";
   }
   return "?";
 }

@@ -1,14 +1,13 @@
 // @file scene_data.cpp: turns a loaded Scene into the flat, BVH-ordered arrays that rendering reads.
 #include "tracer/host/scene_data.h"
 
-#include "tracer/host/bvh_build.h"
-
 #include <numeric>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include "tracer/core/light.h"
+#include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // Hasher
 
 namespace tracer {
@@ -111,9 +110,9 @@ void PermuteEmitters(SceneData& d, const std::vector<int32_t>& newOrder) {
 
 // Each column of TRACER_SCENE_ARRAYS names members of the types it says, so a wrong entry fails here
 // rather than as a mismatched pointer at run time.
-#define TRACER_CHECK_SCENE_ARRAY(T, name, dataMember, viewMember, what)                                        \
+#define TRACER_CHECK_SCENE_ARRAY(T, name, dataMember, viewMember, what)                                     \
   static_assert(std::is_same<decltype(std::declval<const SceneData&>().dataMember), std::vector<T>>::value, \
-                "SceneData::" #dataMember " is not a std::vector<" #T ">");                                  \
+                "SceneData::" #dataMember " is not a std::vector<" #T ">");                                 \
   static_assert(std::is_same<decltype(std::declval<const SceneView&>().viewMember), const T*>::value,       \
                 "SceneView::" #viewMember " is not a const " #T "*");
 TRACER_SCENE_ARRAYS(TRACER_CHECK_SCENE_ARRAY)

@@ -4,6 +4,8 @@
 // negative indices through (CVE-2020-28589). So every file is first read whole (regular files only,
 // size-capped) and checked line by line here; only text that passed goes to tinyobjloader, and the
 // indices it returns are checked once more before they are used.
+#include "tracer/host/scene_loader.h"
+
 #include <fcntl.h>
 #include <stb/stb_image.h>
 #include <sys/stat.h>
@@ -26,8 +28,6 @@
 #include <streambuf>
 #include <string_view>
 
-#include "tracer/host/scene_loader.h"
-
 namespace tracer {
 namespace {
 
@@ -35,9 +35,7 @@ constexpr int kMaxTextureSide = 16384;  // larger textures are refused (memory, 
 constexpr float kLargeEmission = 1e6f;  // Ke above this is legal but overflows float sums fast
 constexpr size_t kMaxCameraFileBytes = size_t(1) << 20;
 
-std::string Where(const std::string& path, size_t line) {
-  return line ? path + ":" + std::to_string(line) : path;
-}
+std::string Where(const std::string& path, size_t line) { return line ? path + ":" + std::to_string(line) : path; }
 
 [[noreturn]] void Fail(const std::string& path, size_t line, const std::string& message) {
   throw SceneError(Where(path, line) + ": " + message);
@@ -49,9 +47,7 @@ void Warn(Scene& scene, const std::string& path, size_t line, const std::string&
   scene.warnings.push_back(std::move(text));
 }
 
-std::string Quote(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
+std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string FormatVec(Vec3 v) {
   std::ostringstream ss;
@@ -161,7 +157,8 @@ bool HasHugeExponent(std::string_view line);
 // skipped; Number() is the current line's number.
 class ContentLines {
  public:
-  ContentLines(const std::string& path, std::string_view text, const char* kind) : path_(path), kind_(kind), lines_(text) {}
+  ContentLines(const std::string& path, std::string_view text, const char* kind)
+      : path_(path), kind_(kind), lines_(text) {}
   bool Next(std::string_view* line, std::vector<std::string_view>* tokens) {
     while (lines_.Next(line)) {
       if (line->find('\0') != std::string_view::npos)
@@ -430,9 +427,7 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
   std::exception_ptr error_;
 };
 
-float SrgbToLinear(float c) {
-  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-}
+float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
 // Loads map_Kd as linear RGB (alpha in w); returns the texture index or -1 after a warning.
 int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const std::string& dirReal, const std::string& name,
@@ -479,9 +474,7 @@ int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const std::stri
   return index;
 }
 
-Vec3 ToVec3(const tinyobj::real_t* v) {
-  return Vec3(v[0], v[1], v[2]);
-}
+Vec3 ToVec3(const tinyobj::real_t* v) { return Vec3(v[0], v[1], v[2]); }
 
 // Clamps each channel to [lo, hi]; warns once if anything changed.
 Vec3 ClampColor(Scene& scene, const MtlOrigin& origin, const char* key, Vec3 c, float lo, float hi) {
@@ -497,9 +490,9 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
   // tinyobjloader turns some tokens that are no numbers to our scan (such as "-.e1302") into NaN or inf
   // (a fuzzer finding): every value we use must be finite.
   const std::pair<const char*, bool> finite[] = {
-      {"Ke", IsFinite(ToVec3(m.emission))},    {"Kd", IsFinite(ToVec3(m.diffuse))},
-      {"Ks", IsFinite(ToVec3(m.specular))},    {"Tf", IsFinite(ToVec3(m.transmittance))},
-      {"d", std::isfinite(m.dissolve)},       {"Ni", std::isfinite(m.ior)},
+      {"Ke", IsFinite(ToVec3(m.emission))}, {"Kd", IsFinite(ToVec3(m.diffuse))},
+      {"Ks", IsFinite(ToVec3(m.specular))}, {"Tf", IsFinite(ToVec3(m.transmittance))},
+      {"d", std::isfinite(m.dissolve)},     {"Ni", std::isfinite(m.ior)},
       {"Ns", std::isfinite(m.shininess)}};
   for (const auto& f : finite)
     if (!f.second) Fail(origin.path, origin.line, "material " + Quote(origin.name) + ": " + f.first + " is not finite");
@@ -654,7 +647,6 @@ void AddMaterials(Scene& scene, const std::string& path, const std::string& dirR
   for (const auto& [line, name] : scan.usemtl)
     if (!defined.count(name) && reported.insert(name).second)
       Warn(scene, path, line, "usemtl " + Quote(name) + " names an undefined material; using grey diffuse (0.5)");
-
 }
 
 // Triangles, re-checking every index tinyobjloader returned (defence in depth); degenerate or non-finite ones
@@ -740,7 +732,6 @@ void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t
   if (scene.NumTriangles() == 0) Fail(path, 0, "no triangles");
   scene.boundsMin = lo;
   scene.boundsMax = hi;
-
 }
 
 }  // namespace

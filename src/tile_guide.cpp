@@ -76,7 +76,12 @@ void BuildLightClusters(SceneData& d, int maxClusters) {
 }
 
 TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt)
-    : data_(data), view_(data.View()), alpha_(opt.tileGuideMix), seed_(opt.seed), width_(opt.width), height_(opt.height),
+    : data_(data),
+      view_(data.View()),
+      alpha_(opt.tileGuideMix),
+      seed_(opt.seed),
+      width_(opt.width),
+      height_(opt.height),
       tileSize_(opt.tileSize) {
   tilesX_ = (width_ + tileSize_ - 1) / tileSize_;
   tilesY_ = (height_ + tileSize_ - 1) / tileSize_;
@@ -140,7 +145,8 @@ void TileGuideHost::Refresh(int refresh) {
           if (posValid_[i].w == 0.0f) continue;
           // Random numbers keyed like path samples, on a sample index no render pass uses.
           PathRng rng{seed_, static_cast<uint32_t>(i), TileStatSampleIndex(refresh, round)};
-          Vec3 p(posValid_[i].x, posValid_[i].y, posValid_[i].z), nn(normalDepth_[i].x, normalDepth_[i].y, normalDepth_[i].z);
+          Vec3 p(posValid_[i].x, posValid_[i].y, posValid_[i].z),
+              nn(normalDepth_[i].x, normalDepth_[i].y, normalDepth_[i].z);
           s += TileStatSample<false>(view_, p, nn, c, rng.Get(0), rng.Get(1), rng.Get(2));
           n += 1.0f;
         }

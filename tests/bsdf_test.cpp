@@ -94,9 +94,7 @@ double GammaQ(double a, double x) {
 }
 
 // Two-sided p-value of a standard normal deviate.
-double NormalTwoSidedP(double z) {
-  return std::erfc(std::fabs(z) / std::sqrt(2.0));
-}
+double NormalTwoSidedP(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
 
 struct Chi2Outcome {
   double stat = 0.0;
@@ -155,9 +153,7 @@ void ExpectChi2Passes(const std::string& name, const std::vector<double>& observ
 // ---- random numbers and binning -----------------------------------------------------------------------------
 // A float in [0, 1) with 24 random bits, like tracer::Random. (std::uniform_real_distribution<float> can return
 // 1.0 through rounding, LWG issue 2524.)
-float Uniform(std::mt19937& rng) {
-  return static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f);
-}
+float Uniform(std::mt19937& rng) { return static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f); }
 
 constexpr int kThetaRes = 20, kPhiRes = 40;  // whole sphere; theta = pi/2 is a bin edge (thetaRes even)
 

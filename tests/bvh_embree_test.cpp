@@ -535,9 +535,7 @@ std::string Unpack(const std::string& archive) {
   return dir;
 }
 
-bool HaveTarXz() {
-  return std::system("command -v tar >/dev/null 2>&1 && command -v xz >/dev/null 2>&1") == 0;
-}
+bool HaveTarXz() { return std::system("command -v tar >/dev/null 2>&1 && command -v xz >/dev/null 2>&1") == 0; }
 
 TEST(BvhEmbreeParity, SharedCornellBox) {
   TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Original.obj");

@@ -76,9 +76,7 @@ bool BruteOccluded(const std::vector<Vec3>& p, const Ray& ray) {
   return false;
 }
 
-int OriginalIndex(const Bvh& bvh, int bvhTri) {
-  return bvh.order[bvhTri];
-}
+int OriginalIndex(const Bvh& bvh, int bvhTri) { return bvh.order[bvhTri]; }
 
 bool BoxContains(float xmin, float xmax, float ymin, float ymax, float zmin, float zmax, Vec3 p) {
   return p.x >= xmin && p.x <= xmax && p.y >= ymin && p.y <= ymax && p.z >= zmin && p.z <= zmax;

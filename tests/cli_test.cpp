@@ -13,13 +13,45 @@ std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 TEST(Cli, HelpDocumentsEveryFlag) {
   CommandResult r = RunTracer("--help");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  for (const char* flag :
-       {"--output", "--eye", "--look-at", "--up", "--fov", "--width", "--height", "--spp", "--seed", "--max-depth",
-        "--exposure", "--env", "--clamp", "--time", "--backend", "--threads", "--paths-in-flight", "--quiet",
-        "--allow-outside-paths", "--naive-layout", "--naive-compaction", "--no-compaction", "--single-shade-kernel",
-        "--plain-loads", "--pageable-readback", "--light-sampling", "--light-clusters", "--tile-size",
-        "--tile-guide-mix", "--naive-minplus", "--minplus", "--naive-reduction", "--profile", "--benchmark", "--report",
-        "--repeats", "--checkpoint", "--resume", "--check-nan"})
+  for (const char* flag : {"--output",
+                           "--eye",
+                           "--look-at",
+                           "--up",
+                           "--fov",
+                           "--width",
+                           "--height",
+                           "--spp",
+                           "--seed",
+                           "--max-depth",
+                           "--exposure",
+                           "--env",
+                           "--clamp",
+                           "--time",
+                           "--backend",
+                           "--threads",
+                           "--paths-in-flight",
+                           "--quiet",
+                           "--allow-outside-paths",
+                           "--naive-layout",
+                           "--naive-compaction",
+                           "--no-compaction",
+                           "--single-shade-kernel",
+                           "--plain-loads",
+                           "--pageable-readback",
+                           "--light-sampling",
+                           "--light-clusters",
+                           "--tile-size",
+                           "--tile-guide-mix",
+                           "--naive-minplus",
+                           "--minplus",
+                           "--naive-reduction",
+                           "--profile",
+                           "--benchmark",
+                           "--report",
+                           "--repeats",
+                           "--checkpoint",
+                           "--resume",
+                           "--check-nan"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag << " missing from --help";
 }
 
@@ -44,10 +76,9 @@ TEST(Cli, RendersPngHdrAndPfm) {
 TEST(Cli, UsageErrorsExitTwoAndWriteNothing) {
   std::string dir = MakeTempDir();
   std::string out = dir + "/x.png";
-  for (std::string args : {"--spp 0", "--spp -3", "--width -5", "--height 0", "--width 100000", "--fov 0",
-                           "--fov 180", "--max-depth -1", "--backend vulkan", "--light-sampling foo",
-                           "--eye 1,2", "--eye 0,0,0", "--tile-guide-mix 1", "--unknown-flag", "--clamp -1",
-                           "--minplus fast"}) {
+  for (std::string args : {"--spp 0", "--spp -3", "--width -5", "--height 0", "--width 100000", "--fov 0", "--fov 180",
+                           "--max-depth -1", "--backend vulkan", "--light-sampling foo", "--eye 1,2", "--eye 0,0,0",
+                           "--tile-guide-mix 1", "--unknown-flag", "--clamp -1", "--minplus fast"}) {
     CommandResult r = RunTracer(Cornell() + " -o " + out + " " + args);
     EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("usage error"), std::string::npos) << args << "\n" << r.output;

@@ -33,7 +33,9 @@ class JsonParser {
 
  private:
   explicit JsonParser(const std::string& t) : s_(t) {}
-  [[noreturn]] void Fail(const char* what) { throw std::runtime_error(std::string("JSON: ") + what + " at " + std::to_string(i_)); }
+  [[noreturn]] void Fail(const char* what) {
+    throw std::runtime_error(std::string("JSON: ") + what + " at " + std::to_string(i_));
+  }
   void Space() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
   }

@@ -8,8 +8,8 @@
 #include "image_compare.h"
 #include "test_util.h"
 #include "tracer/host/backends.h"
-#include "tracer/host/tile_guide.h"
 #include "tracer/host/scene_loader.h"
+#include "tracer/host/tile_guide.h"
 
 using namespace tracer;
 

@@ -21,9 +21,7 @@ using test::WriteFile;
 
 constexpr char kTriangle[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 bool HasWarning(const Scene& scene, const std::string& part) {
   for (const std::string& w : scene.warnings)
@@ -40,9 +38,7 @@ std::string LoadError(const std::string& path, const LoadOptions& options = {}) 
   return "(loaded without error)";
 }
 
-float SrgbToLinearReference(float c) {
-  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-}
+float SrgbToLinearReference(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
 class LoaderTest : public ::testing::Test {
  protected:
@@ -92,9 +88,8 @@ TEST_F(LoaderTest, RelativeIndicesCountOnlyPrecedingVertices) {
 }
 
 TEST_F(LoaderTest, NonFiniteNumbersFailWithLine) {
-  const char* lines[] = {"v nan 0 0",  "v 0 inf 0",  "v 0 0 -inf",    "v 1e400 0 0",
-                         "v 0 1e39 0", "vn 0 NaN 1", "vt 0 infinity", "v 0 0",
-                         "v 0 1e-123456 0", "v 0 0 1.5E+99999x"};
+  const char* lines[] = {"v nan 0 0",  "v 0 inf 0",     "v 0 0 -inf", "v 1e400 0 0",     "v 0 1e39 0",
+                         "vn 0 NaN 1", "vt 0 infinity", "v 0 0",      "v 0 1e-123456 0", "v 0 0 1.5E+99999x"};
   for (const char* line : lines) {
     SCOPED_TRACE(line);
     std::string path = Write("nan.obj", std::string(kTriangle) + line + "\nf 1 2 3\n");

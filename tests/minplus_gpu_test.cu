@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "tracer/core/minplus.h"
 #include "tracer/cuda/block_reduce.cuh"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
-#include "tracer/core/minplus.h"
 #include "tracer/cuda/minplus_launch.h"
 #include "tracer/cuda/tile_stats_launch.h"
 
@@ -23,7 +23,6 @@ namespace {
 const float inf = kInf;
 const MinPlusKernel kFloatKernels[] = {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled};
 
-
 // Unstructured random inputs: half of D at +inf, 30% of C at +inf, negative costs allowed, no exact zeros in C.
 void RandomInputs(int T, int K, uint32_t seed, std::vector<float>& D, std::vector<float>& C) {
   std::mt19937 rng(seed);
@@ -31,7 +30,8 @@ void RandomInputs(int T, int K, uint32_t seed, std::vector<float>& D, std::vecto
   D.assign(static_cast<size_t>(T) * T, inf);
   C.assign(static_cast<size_t>(T) * K, inf);
   for (int t = 0; t < T; ++t)
-    for (int k = 0; k < T; ++k) D[static_cast<size_t>(t) * T + k] = t == k ? 0.0f : (u(rng) < 0.5f ? inf : 0.1f + 9.9f * u(rng));
+    for (int k = 0; k < T; ++k)
+      D[static_cast<size_t>(t) * T + k] = t == k ? 0.0f : (u(rng) < 0.5f ? inf : 0.1f + 9.9f * u(rng));
   for (float& c : C) {
     if (u(rng) < 0.3f) continue;
     do c = -5.0f + 25.0f * u(rng);
@@ -58,7 +58,8 @@ struct DeviceArray {
       : buffer(std::max(host.size(), size) + 4, "test array"), offset(off) {
     // Poison: all bits set (NaN for floats), so an output never written fails the comparison
     TRACER_CUDA_CHECK(cudaMemset(buffer.Get(), 0xFF, buffer.Bytes()));
-    if (!host.empty()) TRACER_CUDA_CHECK(cudaMemcpy(Get(), host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
+    if (!host.empty())
+      TRACER_CUDA_CHECK(cudaMemcpy(Get(), host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
   }
   V* Get() const { return buffer.Get() + offset; }
   std::vector<V> Read(size_t n) const {
@@ -82,9 +83,10 @@ void ExpectStepMatches(int T, int K, const std::vector<float>& D, const std::vec
     TRACER_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got = dOut.Read(n);
     const long long bad = FirstBitDifference(got, ref);
-    EXPECT_EQ(bad, -1) << MinPlusKernelName(k) << " T " << T << " K " << K << " offset " << offset << ": first difference at "
-                       << bad << " (t " << (bad >= 0 ? bad / K : 0) << ", c " << (bad >= 0 ? bad % K : 0)
-                       << "): got " << (bad >= 0 ? got[bad] : 0.0f) << ", host " << (bad >= 0 ? ref[bad] : 0.0f);
+    EXPECT_EQ(bad, -1) << MinPlusKernelName(k) << " T " << T << " K " << K << " offset " << offset
+                       << ": first difference at " << bad << " (t " << (bad >= 0 ? bad / K : 0) << ", c "
+                       << (bad >= 0 ? bad % K : 0) << "): got " << (bad >= 0 ? got[bad] : 0.0f) << ", host "
+                       << (bad >= 0 ? ref[bad] : 0.0f);
     int changed = -1;
     TRACER_CUDA_CHECK(cudaMemcpy(&changed, flag.Get(), sizeof(int), cudaMemcpyDeviceToHost));
     EXPECT_EQ(changed != 0, refChanged) << MinPlusKernelName(k) << " T " << T << " K " << K << ": changed flag";
@@ -272,9 +274,12 @@ TEST(BlockReduceGpu, TileStatisticsMatchHost) {
       std::vector<int> keys(static_cast<size_t>(n));
       std::vector<float> values(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) {
-        if (pattern == 0) keys[i] = rng() % 8 == 0 ? -1 : (i / 40) % numKeys;
-        else if (pattern == 1) keys[i] = static_cast<int>(rng() % (numKeys + 1)) - 1;
-        else keys[i] = -1;
+        if (pattern == 0)
+          keys[i] = rng() % 8 == 0 ? -1 : (i / 40) % numKeys;
+        else if (pattern == 1)
+          keys[i] = static_cast<int>(rng() % (numKeys + 1)) - 1;
+        else
+          keys[i] = -1;
         values[i] = static_cast<float>(rng() % 16);  // integer values: exact sums in any order
       }
       std::vector<float> ref(numKeys, 0.0f);
@@ -311,7 +316,8 @@ TEST(MinPlusGpu, TimingTable) {
     for (MinPlusKernel k : kFloatKernels) {
       DeviceArray<float> dOut({}, 0, C.size());
       LaunchMinPlusStep(k, dD.Get(), dC.Get(), dOut.Get(), T, K, 0);
-      EXPECT_EQ(FirstBitDifference(dOut.Read(C.size()), ref), -1) << MinPlusKernelName(k) << " at T " << T << " K " << K;
+      EXPECT_EQ(FirstBitDifference(dOut.Read(C.size()), ref), -1)
+          << MinPlusKernelName(k) << " at T " << T << " K " << K;
     }
   }
   const std::vector<MinPlusTimingRow> rows = PrintMinPlusTable(T, K, 20);

@@ -1,12 +1,12 @@
 // @file minplus_test.cpp: the host min-plus references on hand-checked path graphs, the fixed-point encoding,
 // and the per-output function the naive GPU kernels call (no GPU needed).
+#include "tracer/core/minplus.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
-
-#include "tracer/core/minplus.h"
 
 using namespace tracer;
 
@@ -29,10 +29,10 @@ TEST(MinPlusHost, OneStepOnAPath) {
   // 0 -1- 1 -2- 2 -4- 3; cluster 0 seen only from tile 0 (cost 0.5), cluster 1 only from tile 3 (cost 1)
   const std::vector<float> D = PathGraph({1.0f, 2.0f, 4.0f});
   const int T = 4, K = 2;
-  const std::vector<float> C = {0.5f, inf,   // tile 0
-                                inf,  inf,   // tile 1
-                                inf,  inf,   // tile 2
-                                inf,  1.0f}; // tile 3
+  const std::vector<float> C = {0.5f, inf,    // tile 0
+                                inf,  inf,    // tile 1
+                                inf,  inf,    // tile 2
+                                inf,  1.0f};  // tile 3
   std::vector<float> out(T * K);
   EXPECT_TRUE(MinPlusStepHost(D.data(), C.data(), out.data(), T, K));
   const std::vector<float> expect = {0.5f, inf, 1.5f, inf, inf, 5.0f, inf, 1.0f};

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "image_compare.h"
 #include "gpu_test_util.h"
+#include "image_compare.h"
 #include "test_util.h"
 #include "tracer/host/backends.h"
-#include "tracer/host/tile_guide.h"
 #include "tracer/host/scene_loader.h"
+#include "tracer/host/tile_guide.h"
 
 using namespace tracer;
 
@@ -38,12 +38,22 @@ void ExpectAgreement(const std::string& path, int spp) {
   opt.width = w;
   opt.height = h;
   opt.spp = spp;
-  auto cpu = test::RenderBlocks([&](unsigned s) { RenderOptions o = opt; o.seed = s; return RenderCpu(data, o).rgb; },
-                                seeds, w, h, 16);
+  auto cpu = test::RenderBlocks(
+      [&](unsigned s) {
+        RenderOptions o = opt;
+        o.seed = s;
+        return RenderCpu(data, o).rgb;
+      },
+      seeds, w, h, 16);
   // Other seeds than the CPU's: the two renderers draw the same random numbers for the same seed, and the
   // comparison must be between independent estimates.
-  auto gpu = test::RenderBlocks([&](unsigned s) { RenderOptions o = opt; o.seed = s + 1000u; return RenderCuda(data, o).rgb; },
-                                seeds, w, h, 16);
+  auto gpu = test::RenderBlocks(
+      [&](unsigned s) {
+        RenderOptions o = opt;
+        o.seed = s + 1000u;
+        return RenderCuda(data, o).rgb;
+      },
+      seeds, w, h, 16);
   size_t worst = 0;
   double z = test::MaxBlockZ(cpu, gpu, &worst);
   std::printf("%s: max block z = %.2f (block %zu: cpu %.4f +- %.4f, gpu %.4f +- %.4f)\n", path.c_str(), z, worst,

@@ -17,8 +17,8 @@ TEST(GpuReports, ProfileFollowsTheSchema) {
   std::string why;
   if (!CudaAvailable(why)) GTEST_SKIP() << "no CUDA device: " << why;
   std::string dir = MakeTempDir();
-  CommandResult r = RunTracer(Cornell() + " --profile --width 64 --height 64 --spp 4 --repeats 1 --report " + dir +
-                              "/profile.json", 300);
+  CommandResult r = RunTracer(
+      Cornell() + " --profile --width 64 --height 64 --spp 4 --repeats 1 --report " + dir + "/profile.json", 300);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   Json j = JsonParser::Parse(ReadFile(dir + "/profile.json"));
   EXPECT_EQ(CheckProfile(j), "");
@@ -30,8 +30,10 @@ TEST(GpuReports, BenchmarkFollowsTheSchema) {
   std::string why;
   if (!CudaAvailable(why)) GTEST_SKIP() << "no CUDA device: " << why;
   std::string dir = MakeTempDir();
-  CommandResult r = RunTracer(ProjectScenesDir() + "/manylights.obj --benchmark --width 64 --height 48 --spp 4 --repeats 1 --report " +
-                              dir + "/bench.json", 300);
+  CommandResult r = RunTracer(ProjectScenesDir() +
+                                  "/manylights.obj --benchmark --width 64 --height 48 --spp 4 --repeats 1 --report " +
+                                  dir + "/bench.json",
+                              300);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   Json j = JsonParser::Parse(ReadFile(dir + "/bench.json"));
   EXPECT_EQ(CheckBenchmark(j), "");

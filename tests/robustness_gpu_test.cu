@@ -20,7 +20,8 @@ std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 TEST(GpuFaults, OutOfMemoryFallsBackToTheCpuUnderAuto) {
   TRACER_REQUIRE_GPU();
   std::string out = MakeTempDir() + "/x.png";
-  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2", 120, "TRACER_FAULT_INJECT=oom");
+  CommandResult r =
+      RunTracer(Cornell() + " -o " + out + " --width 16 --height 16 --spp 2", 120, "TRACER_FAULT_INJECT=oom");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("out of device memory"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("rendered on cpu"), std::string::npos) << r.output;

@@ -55,7 +55,6 @@ std::set<std::string> ListDir(const std::string& dir) {
 
 double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-
 // A tracer process of our own, so the test can signal it. stdout and stderr go to logPath.
 struct Spawned {
   pid_t pid = -1;
@@ -251,7 +250,8 @@ TEST(RobustNumerics, NonFiniteSamplesAreCountedDroppedAndNeverWritten) {
     ASSERT_EQ(r.exitCode, 0) << r.output;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.output, m, std::regex("warning: ([0-9]+) non-finite samples were dropped")))
-        << "the scene is built to overflow; the drop must be reported:\n" << r.output;
+        << "the scene is built to overflow; the drop must be reported:\n"
+        << r.output;
     EXPECT_GT(std::stoll(m[1]), 0);
     int w = 0, h = 0, n = 0;
     std::vector<float> px;
@@ -275,7 +275,8 @@ TEST(RobustNumerics, CheckNanStopsAtTheFirstNonFiniteSample) {
       RunTracer(scene + kInfCamera + " --backend cpu --check-nan --width 16 --height 16 --spp 64 -o " + dir + "/x.pfm");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.output, m, std::regex("non-finite sample at pixel \\(([0-9]+), ([0-9]+)\\).*depth ([0-9]+)")))
+  ASSERT_TRUE(
+      std::regex_search(r.output, m, std::regex("non-finite sample at pixel \\(([0-9]+), ([0-9]+)\\).*depth ([0-9]+)")))
       << r.output;
   EXPECT_LT(std::stoi(m[1]), 16);
   EXPECT_LT(std::stoi(m[2]), 16);
@@ -283,7 +284,8 @@ TEST(RobustNumerics, CheckNanStopsAtTheFirstNonFiniteSample) {
   EXPECT_GE(std::stoi(m[3]), 1) << r.output;
   EXPECT_FALSE(FileExists(dir + "/x.pfm")) << "--check-nan aborts: no image";
   // A clean scene renders normally with the flag on.
-  CommandResult clean = RunTracer(Cornell() + " --backend cpu --check-nan --width 8 --height 8 --spp 2 -o " + dir + "/c.pfm");
+  CommandResult clean =
+      RunTracer(Cornell() + " --backend cpu --check-nan --width 8 --height 8 --spp 2 -o " + dir + "/c.pfm");
   EXPECT_EQ(clean.exitCode, 0) << clean.output;
 }
 
@@ -310,7 +312,8 @@ TEST(RobustNumerics, ClampIsOffByDefaultAndCapsFireflies) {
 
 TEST(RobustGpu, HiddenDevicesFallBackToTheCpuUnderAuto) {
   std::string dir = MakeTempDir();
-  CommandResult r = RunTracer(Cornell() + " --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120, "CUDA_VISIBLE_DEVICES=");
+  CommandResult r =
+      RunTracer(Cornell() + " --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120, "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "rendering on the CPU")) << "the fallback is announced:\n" << r.output;
   EXPECT_TRUE(Contains(r.output, "rendered on cpu")) << r.output;
@@ -319,9 +322,8 @@ TEST(RobustGpu, HiddenDevicesFallBackToTheCpuUnderAuto) {
 
 TEST(RobustGpu, HiddenDevicesFailCleanlyUnderBackendCuda) {
   std::string dir = MakeTempDir();
-  CommandResult r =
-      RunTracer(Cornell() + " --backend cuda --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120,
-                "CUDA_VISIBLE_DEVICES=");
+  CommandResult r = RunTracer(Cornell() + " --backend cuda --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120,
+                              "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "error: --backend cuda")) << r.output;
   EXPECT_TRUE(ListDir(dir).empty());
@@ -351,7 +353,8 @@ TEST(RobustProgress, BarOnlyWhenStderrIsATerminal) {
   };
   std::string tty = underPty("");
   EXPECT_TRUE(Contains(tty, "ETA") && Contains(tty, "/64 spp") && Contains(tty, "Mrays/s"))
-      << "a progress bar on a terminal:\n" << tty;
+      << "a progress bar on a terminal:\n"
+      << tty;
   std::string quiet = underPty(" --quiet");
   EXPECT_FALSE(Contains(quiet, "ETA")) << "--quiet silences the bar:\n" << quiet;
   EXPECT_FALSE(Contains(quiet, "rendered on")) << quiet;
@@ -417,19 +420,21 @@ void SignalFinishesThePass(int sig) {
   Checkpoint c = LoadCheckpoint(dir + "/i.ckpt");
   EXPECT_EQ(c.film.sppDone, spp);
   std::vector<float> film = c.film.Resolve();
-  EXPECT_EQ(0, std::memcmp(img.data(), film.data(), img.size() * sizeof(float))) << "the image is the checkpointed film";
+  EXPECT_EQ(0, std::memcmp(img.data(), film.data(), img.size() * sizeof(float)))
+      << "the image is the checkpointed film";
 
   // Resume a little further, and compare with one uninterrupted render of the same length.
   const std::string target = " --spp " + std::to_string(spp + 6);
   CommandResult resumed = RunTracer(base + target + " -o " + dir + "/resumed.pfm --resume " + dir + "/i.ckpt");
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
   // Rendering all samples afresh would also match; the resumed run must have taken only the rest.
-  EXPECT_TRUE(Contains(resumed.output, ": " + std::to_string(spp + 6) + " spp (" + std::to_string(spp) +
-                                           " from the checkpoint)"))
+  EXPECT_TRUE(Contains(resumed.output,
+                       ": " + std::to_string(spp + 6) + " spp (" + std::to_string(spp) + " from the checkpoint)"))
       << resumed.output;
   CommandResult whole = RunTracer(base + target + " -o " + dir + "/whole.pfm");
   ASSERT_EQ(whole.exitCode, 0) << whole.output;
-  EXPECT_EQ(ReadFile(dir + "/resumed.pfm"), ReadFile(dir + "/whole.pfm")) << "resumed render differs from uninterrupted";
+  EXPECT_EQ(ReadFile(dir + "/resumed.pfm"), ReadFile(dir + "/whole.pfm"))
+      << "resumed render differs from uninterrupted";
 }
 
 TEST(RobustSignals, SigintFinishesThePassWritesTheImageAndExits130) { SignalFinishesThePass(SIGINT); }
@@ -484,9 +489,9 @@ TEST(RobustResume, PeriodicCheckpointsSurviveAHardKill) {
   std::string dir = MakeTempDir();
   const std::string base = Cornell() + " --backend cpu --width 32 --height 32 --seed 9";
   // A checkpoint after every pass; SIGKILL gives the tracer no chance to save at the end.
-  Spawned p = Spawn(base + " --spp 100000000 --checkpoint-interval 0 -o " + dir + "/k.pfm --checkpoint " + dir +
-                        "/k.ckpt",
-                    dir + "/log");
+  Spawned p =
+      Spawn(base + " --spp 100000000 --checkpoint-interval 0 -o " + dir + "/k.pfm --checkpoint " + dir + "/k.ckpt",
+            dir + "/log");
   ASSERT_TRUE(p.WaitForLog("loaded and built the BVH", 30)) << p.Log();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(p.pid, SIGKILL);
@@ -497,7 +502,8 @@ TEST(RobustResume, PeriodicCheckpointsSurviveAHardKill) {
   const std::string target = " --spp " + std::to_string(c.film.sppDone + 4);
   CommandResult resumed = RunTracer(base + target + " --resume " + dir + "/k.ckpt -o " + dir + "/r.pfm");
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
-  EXPECT_TRUE(Contains(resumed.output, "(" + std::to_string(c.film.sppDone) + " from the checkpoint)")) << resumed.output;
+  EXPECT_TRUE(Contains(resumed.output, "(" + std::to_string(c.film.sppDone) + " from the checkpoint)"))
+      << resumed.output;
   ASSERT_EQ(RunTracer(base + target + " -o " + dir + "/w.pfm").exitCode, 0);
   EXPECT_EQ(ReadFile(dir + "/r.pfm"), ReadFile(dir + "/w.pfm"));
 }
@@ -521,7 +527,8 @@ TEST(RobustResume, DifferentSettingsAreRefusedByName) {
     CommandResult r = RunTracer(base + " --spp 8 --resume " + ckpt + " " + args);
     EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.output;
     EXPECT_TRUE(Contains(r.output, "--resume " + ckpt) && Contains(r.output, message))
-        << args << ": expected '" << message << "' in\n" << r.output;
+        << args << ": expected '" << message << "' in\n"
+        << r.output;
   }
   // An edited MTL keeps the OBJ's path and size; the content hash still tells.
   WriteFile(dir + "/firefly.mtl", "newmtl floor\nKd 0.5 0.8 0.8\nnewmtl lamp\nKd 0 0 0\nKe 1000000 1000000 1000000\n");
@@ -541,8 +548,10 @@ TEST(RobustResume, CorruptOrForeignCheckpointsAreErrorsNamingTheFile) {
   WriteFile(dir + "/flipped.ckpt", bad);
   WriteFile(dir + "/short.ckpt", good.substr(0, good.size() - 1));
   WriteFile(dir + "/image.ckpt", ReadFile(dir + "/x.pfm"));
-  for (const auto& [name, message] : std::vector<std::pair<std::string, std::string>>{
-           {"flipped.ckpt", "checksum mismatch"}, {"short.ckpt", "truncated"}, {"image.ckpt", "not a tracer checkpoint"}}) {
+  for (const auto& [name, message] :
+       std::vector<std::pair<std::string, std::string>>{{"flipped.ckpt", "checksum mismatch"},
+                                                        {"short.ckpt", "truncated"},
+                                                        {"image.ckpt", "not a tracer checkpoint"}}) {
     CommandResult r = RunTracer(base + " --spp 8 -o " + dir + "/y.pfm --resume " + dir + "/" + name);
     EXPECT_EQ(r.exitCode, 1) << name << "\n" << r.output;
     EXPECT_TRUE(Contains(r.output, dir + "/" + name + ": " + message)) << name << "\n" << r.output;
@@ -574,7 +583,8 @@ TEST(RobustCheckpointFormat, RoundTripKeepsEveryField) {
   SaveCheckpoint(dir + "/a.ckpt", a);
   struct stat st;
   ASSERT_EQ(stat((dir + "/a.ckpt").c_str(), &st), 0);
-  EXPECT_EQ(static_cast<size_t>(st.st_size), 48 + a.settings.size() + 7 * 5 * 3 * 8 + 8) << "the layout in checkpoint.h";
+  EXPECT_EQ(static_cast<size_t>(st.st_size), 48 + a.settings.size() + 7 * 5 * 3 * 8 + 8)
+      << "the layout in checkpoint.h";
   Checkpoint b = LoadCheckpoint(dir + "/a.ckpt");
   EXPECT_EQ(b.film.width, 7);
   EXPECT_EQ(b.film.height, 5);
@@ -687,7 +697,8 @@ TEST(RobustCheckpointFormat, SettingsMismatchNamesEachKey) {
   EXPECT_EQ(DescribeSettingsMismatch("a=1\nb=2\n", "a=1\nb=2\n"), "");
   EXPECT_EQ(DescribeSettingsMismatch("a=1\nb=2\n", "a=1\nb=3\n"), "b: '2' in the checkpoint, '3' now");
   std::string both = DescribeSettingsMismatch("a=1\nb=2\n", "a=0\nc=2\n");
-  EXPECT_TRUE(Contains(both, "a: '1' in the checkpoint, '0' now") && Contains(both, "b: '2' in the checkpoint, not set now") &&
+  EXPECT_TRUE(Contains(both, "a: '1' in the checkpoint, '0' now") &&
+              Contains(both, "b: '2' in the checkpoint, not set now") &&
               Contains(both, "c: not in the checkpoint, '2' now"))
       << both;
 }

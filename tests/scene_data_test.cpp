@@ -1,5 +1,7 @@
 // @file scene_data_test.cpp: the scene's one array list (TRACER_SCENE_ARRAYS): View() points at every array
 // of it, and SceneContentHash sees every byte of every array.
+#include "tracer/host/scene_data.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "test_util.h"
-#include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/tile_guide.h"
 
@@ -32,10 +33,21 @@ SceneData FullScene() {
 // Every pointer member of SceneView, written out here by hand on purpose (not from the list): an array given
 // a pointer in SceneView but no line in the list stays null in View(), and the count below comes out short.
 std::vector<const void*> AllViewPointers(const SceneView& v) {
-  return {v.bvh.nodes,     v.bvh.tris,       v.shading,           v.materials,
-          v.texels,        v.textures,       v.lightAlias,        v.emitterTri,
-          v.triEmitter,    v.tiles.cdf,      v.tiles.clusterStart, v.tiles.clusterAlias,
-          v.tiles.emitterCluster, v.tiles.emitterInClusterPmf, v.tiles.clusterPowerPmf};
+  return {v.bvh.nodes,
+          v.bvh.tris,
+          v.shading,
+          v.materials,
+          v.texels,
+          v.textures,
+          v.lightAlias,
+          v.emitterTri,
+          v.triEmitter,
+          v.tiles.cdf,
+          v.tiles.clusterStart,
+          v.tiles.clusterAlias,
+          v.tiles.emitterCluster,
+          v.tiles.emitterInClusterPmf,
+          v.tiles.clusterPowerPmf};
 }
 
 TEST(SceneData, ViewPointsAtEveryArrayOfTheList) {
@@ -93,21 +105,21 @@ TEST(SceneData, ContentHashSeesEveryByteOfEveryArray) {
   EXPECT_EQ(SceneContentHash(copy), h0);
 
   int arrays = 0;
-#define TRACER_EXPECT_HASHED(T, name, dataMember, viewMember, what)                                         \
-  {                                                                                                      \
-    ++arrays;                                                                                            \
-    const size_t bytes = base.dataMember.size() * sizeof(T);                                             \
-    ASSERT_GT(bytes, 0u) << #dataMember;                                                                 \
-    for (size_t i : {size_t(0), bytes / 2, bytes - 1}) {                                                 \
-      SceneData changed = base;                                                                          \
-      FlipByte(changed.dataMember, i);                                                                   \
-      EXPECT_NE(SceneContentHash(changed), h0) << #dataMember << " byte " << i;                          \
-      FlipByte(changed.dataMember, i);                                                                   \
-      EXPECT_EQ(SceneContentHash(changed), h0) << #dataMember << " byte " << i << " restored";           \
-    }                                                                                                    \
-    SceneData longer = base;                                                                             \
-    longer.dataMember.push_back(longer.dataMember.back());                                               \
-    EXPECT_NE(SceneContentHash(longer), h0) << #dataMember << " one element longer";                     \
+#define TRACER_EXPECT_HASHED(T, name, dataMember, viewMember, what)                            \
+  {                                                                                            \
+    ++arrays;                                                                                  \
+    const size_t bytes = base.dataMember.size() * sizeof(T);                                   \
+    ASSERT_GT(bytes, 0u) << #dataMember;                                                       \
+    for (size_t i : {size_t(0), bytes / 2, bytes - 1}) {                                       \
+      SceneData changed = base;                                                                \
+      FlipByte(changed.dataMember, i);                                                         \
+      EXPECT_NE(SceneContentHash(changed), h0) << #dataMember << " byte " << i;                \
+      FlipByte(changed.dataMember, i);                                                         \
+      EXPECT_EQ(SceneContentHash(changed), h0) << #dataMember << " byte " << i << " restored"; \
+    }                                                                                          \
+    SceneData longer = base;                                                                   \
+    longer.dataMember.push_back(longer.dataMember.back());                                     \
+    EXPECT_NE(SceneContentHash(longer), h0) << #dataMember << " one element longer";           \
   }
   TRACER_SCENE_ARRAYS(TRACER_EXPECT_HASHED)
 #undef TRACER_EXPECT_HASHED

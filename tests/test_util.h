@@ -16,8 +16,8 @@ std::string ReadFile(const std::string& path);
 bool FileExists(const std::string& path);
 
 struct CommandResult {
-  int exitCode;       // the process's exit status, or 128 + signal
-  std::string output; // stdout and stderr together
+  int exitCode;        // the process's exit status, or 128 + signal
+  std::string output;  // stdout and stderr together
 };
 // Runs the tracer executable with the given arguments (a shell-quoted string), with a time limit, and with
 // extra environment settings ("NAME=value ...") when env is not empty.
@@ -26,8 +26,8 @@ CommandResult RunTracer(const std::string& args, int timeoutSeconds = 120, const
 }  // namespace tracer::test
 
 // Skips the current test when ../shared/scenes (or the named file in it) is absent.
-#define TRACER_SHARED_SCENE_OR_SKIP(var, relpath)                                               \
-  std::string var = ::tracer::test::SharedScenesDir();                                          \
-  if (var.empty() || !::tracer::test::FileExists(var + "/" + (relpath)))                        \
-    GTEST_SKIP() << "shared scene " << (relpath) << " not found (../shared/scenes is absent)";  \
+#define TRACER_SHARED_SCENE_OR_SKIP(var, relpath)                                              \
+  std::string var = ::tracer::test::SharedScenesDir();                                         \
+  if (var.empty() || !::tracer::test::FileExists(var + "/" + (relpath)))                       \
+    GTEST_SKIP() << "shared scene " << (relpath) << " not found (../shared/scenes is absent)"; \
   var += std::string("/") + (relpath)

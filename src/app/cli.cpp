@@ -46,19 +46,22 @@ void CheckWritablePath(const std::string& flag, const std::string& path) {
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": is a folder");
   const std::string dir = FolderOf(path);
   if (stat(dir.c_str(), &st) != 0)
-    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" + std::strerror(errno) + ")");
+    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" +
+                     std::strerror(errno) + ")");
   if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": '" + dir + "' is not a folder");
   std::string probe = dir + "/.tracer-probe-XXXXXX";
   int fd = mkstemp(probe.data());
   if (fd < 0)
-    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" + std::strerror(errno) + ")");
+    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" +
+                     std::strerror(errno) + ")");
   close(fd);
   unlink(probe.c_str());
 }
 
 cxxopts::Options MakeOptionsSpec() {
-  cxxopts::Options cli("tracer", "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
-                                 "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr or .pfm (linear).");
+  cxxopts::Options cli("tracer",
+                       "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
+                       "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr or .pfm (linear).");
   cli.positional_help("SCENE.obj").show_positional_help();
   // clang-format off
   cli.add_options()
@@ -166,15 +169,18 @@ void ReadLongRenders(const cxxopts::ParseResult& r, CliOptions& o) {
 void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   RenderOptions& opt = o.render;
   o.backend = r["backend"].as<std::string>();
-  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") throw UsageError("--backend must be auto, cpu or cuda");
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
+    throw UsageError("--backend must be auto, cpu or cuda");
   opt.threads = r["threads"].as<int>();
   if (opt.threads < 0) throw UsageError("--threads must be >= 0");
   opt.pathsInFlight = r["paths-in-flight"].as<long long>();
-  if (opt.pathsInFlight < 0 || opt.pathsInFlight > (1LL << 28)) throw UsageError("--paths-in-flight must be between 0 and 2^28");
+  if (opt.pathsInFlight < 0 || opt.pathsInFlight > (1LL << 28))
+    throw UsageError("--paths-in-flight must be between 0 and 2^28");
   opt.quiet = r.count("quiet") > 0;
   o.allowOutsidePaths = r.count("allow-outside-paths") > 0;
   opt.naiveLayout = r.count("naive-layout") > 0;
-  if (r.count("naive-compaction") && r.count("no-compaction")) throw UsageError("--naive-compaction and --no-compaction exclude each other");
+  if (r.count("naive-compaction") && r.count("no-compaction"))
+    throw UsageError("--naive-compaction and --no-compaction exclude each other");
   if (r.count("naive-compaction")) opt.compaction = Compaction::kPerThreadAtomic;
   if (r.count("no-compaction")) opt.compaction = Compaction::kNone;
   opt.singleShadeKernel = r.count("single-shade-kernel") > 0;
@@ -184,11 +190,15 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
 
 void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {
   std::string ls = r["light-sampling"].as<std::string>();
-  if (ls == "power") opt.lightSampling = LightSampling::kPower;
-  else if (ls == "tiles") opt.lightSampling = LightSampling::kTiles;
-  else throw UsageError("--light-sampling must be power or tiles");
+  if (ls == "power")
+    opt.lightSampling = LightSampling::kPower;
+  else if (ls == "tiles")
+    opt.lightSampling = LightSampling::kTiles;
+  else
+    throw UsageError("--light-sampling must be power or tiles");
   opt.lightClusters = r["light-clusters"].as<int>();
-  if (opt.lightClusters < 1 || opt.lightClusters > 4096) throw UsageError("--light-clusters must be between 1 and 4096");
+  if (opt.lightClusters < 1 || opt.lightClusters > 4096)
+    throw UsageError("--light-clusters must be between 1 and 4096");
   opt.tileSize = r["tile-size"].as<int>();
   if (opt.tileSize < 1 || opt.tileSize > 1024) throw UsageError("--tile-size must be between 1 and 1024");
   opt.tileGuideMix = r["tile-guide-mix"].as<float>();
@@ -231,8 +241,10 @@ void CheckOutputs(const CliOptions& o) {
     throw UsageError("--output " + o.outPath + ": unknown extension (use .png, .hdr or .pfm)");
   if (measuring && (!o.checkpointPath.empty() || !o.resumePath.empty()))
     throw UsageError("--checkpoint and --resume do not apply to --profile or --benchmark");
-  if (measuring) CheckWritablePath("--report", o.reportPath);
-  else CheckWritablePath("--output", o.outPath);
+  if (measuring)
+    CheckWritablePath("--report", o.reportPath);
+  else
+    CheckWritablePath("--output", o.outPath);
   if (!o.checkpointPath.empty()) CheckWritablePath("--checkpoint", o.checkpointPath);
 }
 
@@ -243,8 +255,11 @@ int ParseCli(int argc, char** argv, CliOptions& options) {
   try {
     auto r = cli.parse(argc, argv);
     if (r.count("help")) {
-      std::cout << cli.help() << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error, 2 usage error\n"
-                   "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n";
+      std::cout
+          << cli.help()
+          << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error, 2 usage "
+             "error\n"
+             "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n";
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");

@@ -108,8 +108,10 @@ CheckpointFn PeriodicCheckpoint(const std::string& path, uint32_t seed, const st
 // ---- progress and summary -----------------------------------------------------------------------------------
 std::string FormatDuration(double s) {
   char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
   return buf;
 }
 
@@ -136,7 +138,8 @@ std::string NonFiniteReport(const RenderResult& result) {
   if (!nf.found) return "";
   char buf[160];
   std::snprintf(buf, sizeof buf, "non-finite sample at pixel (%u, %u), path depth %u",
-                nf.pixel % static_cast<uint32_t>(result.width), nf.pixel / static_cast<uint32_t>(result.width), nf.depth);
+                nf.pixel % static_cast<uint32_t>(result.width), nf.pixel / static_cast<uint32_t>(result.width),
+                nf.depth);
   return buf;
 }
 
@@ -144,12 +147,14 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
   const RenderStats& st = result.stats;
   double samples = static_cast<double>(result.width) * result.height * std::max(0, result.sppDone - startSpp);
   const std::string resumedNote = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
-  std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
+  std::fprintf(stderr,
+               "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
                result.backend.c_str(), result.sppDone, resumedNote.c_str(), st.seconds, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
   std::fprintf(stderr, "wrote %s\n", cli.outPath.c_str());
-  if (checkpointSaved) std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);
+  if (checkpointSaved)
+    std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);
 }
 
 // After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map

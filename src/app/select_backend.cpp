@@ -33,11 +33,13 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
   }
 #else
   if (measuring) {
-    std::cerr << "tracer: error: --profile and --benchmark need the CUDA renderer; this build has none (nvcc was not found at configure time)\n";
+    std::cerr << "tracer: error: --profile and --benchmark need the CUDA renderer; this build has none (nvcc was not "
+                 "found at configure time)\n";
     return 1;
   }
   if (flag == "cuda") {
-    std::cerr << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
+    std::cerr
+        << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
     return 1;
   }
   if (flag == "auto") std::cerr << "tracer: built without CUDA; rendering on the CPU\n";

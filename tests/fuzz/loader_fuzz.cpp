@@ -102,7 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (float uv : scene.uvs) Check(std::isfinite(uv), "non-finite uv");
   Check(Finite(scene.boundsMin) && Finite(scene.boundsMax), "non-finite scene bounds");
-  for (int32_t m : scene.triMaterial) Check(m >= 0 && size_t(m) < scene.materials.size(), "material index out of range");
+  for (int32_t m : scene.triMaterial)
+    Check(m >= 0 && size_t(m) < scene.materials.size(), "material index out of range");
   for (const tracer::HostMaterial& m : scene.materials) {
     Check(Finite(m.kd) && Finite(m.ks) && Finite(m.ke), "non-finite material colour");
     Check(m.ke.x >= 0 && m.ke.y >= 0 && m.ke.z >= 0, "negative emission");

@@ -5,7 +5,6 @@
 
 namespace tracer {
 
-
 // ---- film: fixed-point accumulation -------------------------------------------------------------------
 // Each pixel sums its samples in 64-bit fixed point (2^-20 resolution). Integer addition is associative,
 // so the image does not depend on the order in which threads add: the same seed gives the same image on
@@ -15,9 +14,9 @@ constexpr double kFilmScale = 1048576.0;
 constexpr float kFilmMaxSample = 1.0e7f;
 
 struct FilmView {
-  unsigned long long* sum;   // 3 per pixel
-  unsigned long long* dropped;  // count of non-finite samples dropped
-  unsigned long long* firstBad; // smallest (pixel << 32 | depth) of a non-finite sample; ~0 when none
+  unsigned long long* sum;       // 3 per pixel
+  unsigned long long* dropped;   // count of non-finite samples dropped
+  unsigned long long* firstBad;  // smallest (pixel << 32 | depth) of a non-finite sample; ~0 when none
   int32_t width, height;
 };
 constexpr unsigned long long kNoBadSample = ~0ull;

@@ -39,8 +39,8 @@ struct ShadeOutput {
   Ray next;
   PathState nextState;
   bool hasShadow;
-  Shadow shadow;         // ray.index = pixel
-  Vec3 emitted;          // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
+  Shadow shadow;  // ray.index = pixel
+  Vec3 emitted;   // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
 };
 
 template <bool kLdg>
@@ -87,8 +87,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
 
   // Next-event estimation: one point on one emitter, MIS-weighted against BSDF sampling.
   if (!IsDeltaClass(bsdf.cls) && s.numEmitters > 0) {
-    LightSample ls = SampleLight<kLdg>(s, tile, rng.Bounce(d, kDimLightPick), rng.Bounce(d, kDimLightU),
-                                       rng.Bounce(d, kDimLightV));
+    LightSample ls =
+        SampleLight<kLdg>(s, tile, rng.Bounce(d, kDimLightPick), rng.Bounce(d, kDimLightU), rng.Bounce(d, kDimLightV));
     Vec3 toL = ls.p - sf.p;
     float dist2 = Dot(toL, toL);
     if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
@@ -121,8 +121,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   }
 
   // Sample the BSDF for the continuation.
-  BsdfSample bs = BsdfSampleDir(bsdf, woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU),
-                                rng.Bounce(d, kDimBsdfV));
+  BsdfSample bs =
+      BsdfSampleDir(bsdf, woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU), rng.Bounce(d, kDimBsdfV));
   if (!bs.valid || bs.pdf <= 0.0f) return out;
   Vec3 wi = frame.ToWorld(bs.wi);
   Vec3 beta = ps.throughput * bs.f * (fabsf(bs.wi.z) / bs.pdf);

@@ -13,7 +13,8 @@ struct LightSample {
 
 // Index of the screen tile a pixel belongs to, for tile-guided light selection.
 TRACER_HD int TileOfPixel(const TileGuideView& g, uint32_t pixel, int width) {
-  int x = static_cast<int>(pixel % static_cast<uint32_t>(width)), y = static_cast<int>(pixel / static_cast<uint32_t>(width));
+  int x = static_cast<int>(pixel % static_cast<uint32_t>(width)),
+      y = static_cast<int>(pixel / static_cast<uint32_t>(width));
   return (y / g.tileSize) * g.tilesX + x / g.tileSize;
 }
 
@@ -36,7 +37,10 @@ TRACER_HD int PickEmitter(const SceneView& s, int tile, float u, float& pmf) {
   int lo = 0, hi = nc - 1;
   while (lo < hi) {
     int mid = (lo + hi) >> 1;
-    if (u < cdf[mid]) hi = mid; else lo = mid + 1;
+    if (u < cdf[mid])
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   float prev = lo > 0 ? cdf[lo - 1] : 0.0f;
   float pc = cdf[lo] - prev;

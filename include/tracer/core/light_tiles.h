@@ -123,7 +123,8 @@ TRACER_HD uint32_t TileStatSampleIndex(int refresh, int round) {
 // The cluster that round r of refresh f tests from tile t: a different pseudo-random cluster per tile and
 // round, so that over rounds every tile samples a spread of clusters.
 TRACER_HD int TileRoundCluster(int t, int round, int refresh, int K) {
-  uint64_t h = Mix64((static_cast<uint64_t>(refresh) << 48) ^ (static_cast<uint64_t>(round) << 32) ^ static_cast<uint32_t>(t));
+  uint64_t h =
+      Mix64((static_cast<uint64_t>(refresh) << 48) ^ (static_cast<uint64_t>(round) << 32) ^ static_cast<uint32_t>(t));
   return static_cast<int>(h % static_cast<uint64_t>(K));
 }
 

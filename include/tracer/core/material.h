@@ -35,8 +35,8 @@ struct SurfaceBsdf {
 
 struct BsdfSample {
   Vec3 wi;
-  Vec3 f;      // BSDF value (for delta lobes: the weight times 1/|cos|, so f*|cos|/pdf is right)
-  float pdf;   // solid angle; for delta lobes the discrete probability of the lobe
+  Vec3 f;     // BSDF value (for delta lobes: the weight times 1/|cos|, so f*|cos|/pdf is right)
+  float pdf;  // solid angle; for delta lobes the discrete probability of the lobe
   bool delta;
   bool valid;
 };

@@ -31,9 +31,7 @@ TRACER_HD Vec3& operator*=(Vec3& a, Vec3 b) { return a = a * b; }
 TRACER_HD Vec3& operator*=(Vec3& a, float s) { return a = a * s; }
 
 TRACER_HD float Dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-TRACER_HD Vec3 Cross(Vec3 a, Vec3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
+TRACER_HD Vec3 Cross(Vec3 a, Vec3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
 TRACER_HD float Length(Vec3 a) { return sqrtf(Dot(a, a)); }
 TRACER_HD Vec3 Normalize(Vec3 a) { return a * (1.0f / sqrtf(Dot(a, a))); }
 TRACER_HD float Fminf(float a, float b) { return a < b ? a : b; }

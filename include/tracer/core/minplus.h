@@ -47,9 +47,9 @@ TRACER_HD float MinPlusOutput(const float* D, const float* C, int T, int K, int 
 // same rule, so they agree exactly.
 constexpr int kFixShift = 16;
 constexpr float kFixScale = 65536.0f;
-constexpr int32_t kFixInf = 0x7FFFFFFF / 4;          // 536870911
-constexpr int32_t kFixMax = 1 << 26;                 // largest finite magnitude (1024.0 in cost units)
-constexpr int32_t kFixInfThreshold = 1 << 28;        // at or above: +inf
+constexpr int32_t kFixInf = 0x7FFFFFFF / 4;    // 536870911
+constexpr int32_t kFixMax = 1 << 26;           // largest finite magnitude (1024.0 in cost units)
+constexpr int32_t kFixInfThreshold = 1 << 28;  // at or above: +inf
 static_assert(2LL * kFixInf < 0x7FFFFFFFLL, "sentinel + sentinel must not overflow int32");
 static_assert(2LL * kFixMax < kFixInfThreshold && kFixInfThreshold <= kFixInf - kFixMax,
               "finite sums and sentinel sums must stay on their own side of the threshold");

@@ -25,7 +25,7 @@ struct HitRecord {
 
 struct PathState {
   Vec3 throughput;
-  float bsdfPdf;   // solid-angle pdf of the last BSDF sample, for MIS on emitter hits
+  float bsdfPdf;  // solid-angle pdf of the last BSDF sample, for MIS on emitter hits
   uint32_t pixel;
   uint32_t sample;
   uint32_t depth;
@@ -117,7 +117,8 @@ struct AlignedLayout {
   TRACER_HD static PathState LoadPath(const PathBuffers& p, int i) {
     Float4 a = LoadVec4(&p.throughputPdf[i]);
     Int4 b = LoadVec4(&p.info[i]);
-    return PathState{Vec3(a.x, a.y, a.z), a.w, static_cast<uint32_t>(b.x), static_cast<uint32_t>(b.y),
+    return PathState{Vec3(a.x, a.y, a.z),        a.w,
+                     static_cast<uint32_t>(b.x), static_cast<uint32_t>(b.y),
                      static_cast<uint32_t>(b.z), static_cast<uint32_t>(b.w)};
   }
   TRACER_HD static void StorePath(const PathBuffers& p, int i, const PathState& s) {
@@ -131,7 +132,8 @@ struct AlignedLayout {
   }
   TRACER_HD static void StoreShadow(ShadowT* items, int i, const Shadow& s) {
     StoreRay(&items[i].ray, 0, s.ray);
-    Store4(&items[i].contribution, Float4{s.contribution.x, s.contribution.y, s.contribution.z, FloatFromBits(s.depth)});
+    Store4(&items[i].contribution,
+           Float4{s.contribution.x, s.contribution.y, s.contribution.z, FloatFromBits(s.depth)});
   }
 };
 
@@ -169,8 +171,8 @@ struct NaiveLayout {
   }
   TRACER_HD static PathState LoadPath(const PathBuffers& p, int i) {
     const NaivePath& s = p.paths[i];
-    return PathState{Vec3(s.throughput.x, s.throughput.y, s.throughput.z), s.bsdfPdf, s.pixel, s.sample,
-                     s.depth, s.flags};
+    return PathState{
+        Vec3(s.throughput.x, s.throughput.y, s.throughput.z), s.bsdfPdf, s.pixel, s.sample, s.depth, s.flags};
   }
   TRACER_HD static void StorePath(const PathBuffers& p, int i, const PathState& s) {
     NaivePath& o = p.paths[i];

@@ -7,11 +7,11 @@ namespace tracer {
 struct RenderParams {
   int32_t width, height;
   uint32_t seed;
-  int32_t maxDepth;      // number of bounces; 0 shows emitters and the environment only
-  int32_t rouletteDepth; // Russian roulette starts at this depth
-  float clamp;           // firefly clamp on each contribution's max component; <= 0 means off
-  uint32_t sampleBase;   // first sample index of this pass
-  int32_t guideLights;   // 1: tile-guided emitter choice (scene.tiles), 0: by power
+  int32_t maxDepth;       // number of bounces; 0 shows emitters and the environment only
+  int32_t rouletteDepth;  // Russian roulette starts at this depth
+  float clamp;            // firefly clamp on each contribution's max component; <= 0 means off
+  uint32_t sampleBase;    // first sample index of this pass
+  int32_t guideLights;    // 1: tile-guided emitter choice (scene.tiles), 0: by power
 };
 
 }  // namespace tracer

@@ -18,7 +18,7 @@ enum RandomDim : uint32_t {
   kDimPixelX = 0,
   kDimPixelY = 1,
   kDimBounceBase = 2,
-  kDimLightPick = 0,    // + bounce base
+  kDimLightPick = 0,  // + bounce base
   kDimLightU = 1,
   kDimLightV = 2,
   kDimBsdfLobe = 3,
@@ -28,9 +28,7 @@ enum RandomDim : uint32_t {
   kDimsPerBounce = 8,  // one spare
 };
 
-TRACER_HD uint32_t BounceDim(uint32_t depth, uint32_t which) {
-  return kDimBounceBase + depth * kDimsPerBounce + which;
-}
+TRACER_HD uint32_t BounceDim(uint32_t depth, uint32_t which) { return kDimBounceBase + depth * kDimsPerBounce + which; }
 
 // A uniform float in [0, 1) for (seed, pixel, sample, dim). 24 bits of mantissa, never exactly 1.
 TRACER_HD float Random(uint32_t seed, uint32_t pixel, uint32_t sample, uint32_t dim) {

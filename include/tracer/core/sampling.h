@@ -40,9 +40,9 @@ TRACER_HD float PowerHeuristic(float pdfA, float pdfB) {
 // Alias table (Walker 1977, Vose 1991): O(1) sampling of a discrete distribution.
 // Entry i keeps probability prob[i] of itself and otherwise redirects to alias[i].
 struct AliasEntry {
-  float prob;    // probability of keeping bin i
-  int32_t alias; // bin taken otherwise
-  float pmf;     // normalised probability of bin i, for MIS
+  float prob;     // probability of keeping bin i
+  int32_t alias;  // bin taken otherwise
+  float pmf;      // normalised probability of bin i, for MIS
   float pad;
 };
 static_assert(sizeof(AliasEntry) == 16, "one alias entry is one 16-byte load");

@@ -21,12 +21,12 @@ struct alignas(16) TextureInfo {
 
 // Many-light sampling by screen tiles (see light_tiles.h); null when --light-sampling power.
 struct TileGuideView {
-  const float* cdf;         // per tile: numClusters cumulative probabilities of p(c|t)
-  const int32_t* clusterStart;  // per cluster: first entry of clusterEmitters; numClusters + 1 entries
-  const AliasEntry* clusterAlias; // per cluster-local emitter, alias tables laid end to end
-  const int32_t* emitterCluster;  // emitter -> cluster
-  const float* emitterInClusterPmf; // emitter -> pmf inside its cluster
-  const float* clusterPowerPmf;    // cluster -> p_power(c)
+  const float* cdf;                  // per tile: numClusters cumulative probabilities of p(c|t)
+  const int32_t* clusterStart;       // per cluster: first entry of clusterEmitters; numClusters + 1 entries
+  const AliasEntry* clusterAlias;    // per cluster-local emitter, alias tables laid end to end
+  const int32_t* emitterCluster;     // emitter -> cluster
+  const float* emitterInClusterPmf;  // emitter -> pmf inside its cluster
+  const float* clusterPowerPmf;      // cluster -> p_power(c)
   int32_t numClusters;
   int32_t tileSize;
   int32_t tilesX;
@@ -35,7 +35,7 @@ struct TileGuideView {
 
 struct SceneView {
   BvhView bvh;
-  const TriShading* shading;    // BVH order
+  const TriShading* shading;  // BVH order
   const Material* materials;
   const Float4* texels;
   const TextureInfo* textures;

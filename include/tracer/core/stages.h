@@ -280,10 +280,12 @@ struct FinishStage {
 
 // Whether the pass has drained after the bounce whose counters (after FinishStage) are `c`, `cur` being that
 // bounce's current ray buffer: no continuation was pushed and no work item is left to generate.
-TRACER_HD bool PassDrained(const WaveCounters& c, int cur) { return c.rayCount[1 - cur] == 0 && c.nextWork >= c.totalWork; }
+TRACER_HD bool PassDrained(const WaveCounters& c, int cur) {
+  return c.rayCount[1 - cur] == 0 && c.nextWork >= c.totalWork;
+}
 
 struct BounceOptions {
-  bool regenerate = true;      // refill the pool with new paths as old ones end (off: one generation per pass)
+  bool regenerate = true;  // refill the pool with new paths as old ones end (off: one generation per pass)
   bool singleShadeKernel = false;
   bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
 };

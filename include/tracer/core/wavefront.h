@@ -6,17 +6,17 @@ namespace tracer {
 
 // Queue counters. They live on the device; the host reads them only for statistics and the end test.
 struct alignas(16) WaveCounters {
-  uint32_t rayCount[2];          // rays in each ray buffer (current / next)
+  uint32_t rayCount[2];                          // rays in each ray buffer (current / next)
   uint32_t classCount[kNumMaterialClasses + 1];  // the last one counts misses: keyed pushes index it
   uint32_t shadowCount;
-  unsigned long long nextWork;   // next work item of the pass
-  unsigned long long totalWork;  // work items in the pass
-  unsigned long long shadeLanes; // sum of active lanes over shade warps (statistics)
-  unsigned long long shadeWarps; // shade warps counted (statistics)
-  unsigned long long shadeClasses; // sum over shade warps of the distinct material classes in the warp
+  unsigned long long nextWork;      // next work item of the pass
+  unsigned long long totalWork;     // work items in the pass
+  unsigned long long shadeLanes;    // sum of active lanes over shade warps (statistics)
+  unsigned long long shadeWarps;    // shade warps counted (statistics)
+  unsigned long long shadeClasses;  // sum over shade warps of the distinct material classes in the warp
   // Running totals, kept across passes:
-  unsigned long long dropped;    // non-finite samples dropped
-  unsigned long long firstBad;   // see FilmView::firstBad
+  unsigned long long dropped;   // non-finite samples dropped
+  unsigned long long firstBad;  // see FilmView::firstBad
   unsigned long long extensionRays;
   unsigned long long shadowRays;
 };
@@ -30,8 +30,8 @@ struct WaveView {
   typename L::PathBuffers paths[2];
   typename L::HitT* hits;
   typename L::ShadowT* shadows;
-  int32_t* classQueue;   // kNumMaterialClasses + 1 queues of `pool` entries each; the last holds misses
-  int8_t* hitClass;      // no-compaction mode: class of each slot's hit, -1 miss, -2 dead
+  int32_t* classQueue;  // kNumMaterialClasses + 1 queues of `pool` entries each; the last holds misses
+  int8_t* hitClass;     // no-compaction mode: class of each slot's hit, -1 miss, -2 dead
   WaveCounters* counters;
   unsigned long long* livePerBounce;  // statistics, may be null
   int32_t pool;

@@ -25,18 +25,18 @@ bool& CudaContextDead();
 [[noreturn]] void ThrowCudaError(cudaError_t e, const char* expr, const char* file, int line);
 
 // Keeps the error the call returned (not cudaGetLastError()) and reports where it happened.
-#define TRACER_CUDA_CHECK(expr)                                                   \
-  do {                                                                            \
-    cudaError_t tracer_err_ = (expr);                                             \
+#define TRACER_CUDA_CHECK(expr)                                                                       \
+  do {                                                                                                \
+    cudaError_t tracer_err_ = (expr);                                                                 \
     if (tracer_err_ != cudaSuccess) ::tracer::ThrowCudaError(tracer_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 
 // After a launch: the launch error, and in debug builds (TRACER_SYNC_LAUNCHES) the execution error too.
 #if defined(TRACER_SYNC_LAUNCHES)
-#define TRACER_CHECK_LAUNCH(name)                                        \
-  do {                                                                   \
-    TRACER_CUDA_CHECK(cudaGetLastError());                               \
-    TRACER_CUDA_CHECK(cudaDeviceSynchronize());                          \
+#define TRACER_CHECK_LAUNCH(name)               \
+  do {                                          \
+    TRACER_CUDA_CHECK(cudaGetLastError());      \
+    TRACER_CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)
 #else
 #define TRACER_CHECK_LAUNCH(name) TRACER_CUDA_CHECK(cudaGetLastError())

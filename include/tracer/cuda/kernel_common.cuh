@@ -16,15 +16,23 @@ TRACER_DEVICE int ThreadIndex() { return static_cast<int>(blockIdx.x * blockDim.
 template <typename F>
 void DispatchCompaction(Compaction c, F&& f) {
   switch (c) {
-    case Compaction::kWarpAggregated: f(std::integral_constant<Compaction, Compaction::kWarpAggregated>{}); break;
-    case Compaction::kPerThreadAtomic: f(std::integral_constant<Compaction, Compaction::kPerThreadAtomic>{}); break;
-    case Compaction::kNone: f(std::integral_constant<Compaction, Compaction::kNone>{}); break;
+    case Compaction::kWarpAggregated:
+      f(std::integral_constant<Compaction, Compaction::kWarpAggregated>{});
+      break;
+    case Compaction::kPerThreadAtomic:
+      f(std::integral_constant<Compaction, Compaction::kPerThreadAtomic>{});
+      break;
+    case Compaction::kNone:
+      f(std::integral_constant<Compaction, Compaction::kNone>{});
+      break;
   }
 }
 template <typename F>
 void DispatchBool(bool b, F&& f) {
-  if (b) f(std::true_type{});
-  else f(std::false_type{});
+  if (b)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
 }
 
 }  // namespace tracer

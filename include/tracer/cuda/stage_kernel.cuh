@@ -4,8 +4,8 @@
 #include <string>
 
 #include "tracer/core/stages.h"
-#include "tracer/cuda/kernel_common.cuh"
 #include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/kernel_common.cuh"
 #include "tracer/cuda/raii.h"
 #include "tracer/cuda/stage_timer.h"
 
@@ -41,8 +41,7 @@ class CounterSnapshots {
   }
   void Take(int iter, const WaveCounters* dCounters, cudaStream_t s) {
     const int slot = iter % kRing;
-    TRACER_CUDA_CHECK(
-        cudaMemcpyAsync(&snaps_.Get()[slot], dCounters, sizeof(WaveCounters), cudaMemcpyDeviceToHost, s));
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(&snaps_.Get()[slot], dCounters, sizeof(WaveCounters), cudaMemcpyDeviceToHost, s));
     events_[slot].Record(s);
   }
   // Counters after bounce iter (waits for them).
@@ -73,7 +72,9 @@ class CudaExecutor {
     SerialKernel<Body><<<1, 1, 0, stream_>>>(body);
     TRACER_CHECK_LAUNCH("serial stage");
   }
-  void Begin(const char* name, int k = -1) { timer_.Begin(k < 0 ? std::string(name) : name + ("#" + std::to_string(k))); }
+  void Begin(const char* name, int k = -1) {
+    timer_.Begin(k < 0 ? std::string(name) : name + ("#" + std::to_string(k)));
+  }
   void End() { timer_.End(); }
   bool Drained(int iter, int cur) {
     snapshots_.Take(iter, dCounters_, stream_);
@@ -97,17 +98,17 @@ void RunCudaBounces(CudaExecutor& ex, const WaveView<L>& w, const SceneView& s, 
                     const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg);
 
 // The body of RunCudaBounces, for the files that instantiate it.
-#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                          \
-  template <>                                                                                                \
-  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp, \
-                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {   \
-    DispatchCompaction(compaction, [&](auto c) {                                                             \
-      DispatchBool(ldg, [&](auto l) {                                                                        \
-        DispatchBool(bo.singleShadeKernel, [&](auto single) {                                                \
+#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                             \
+  template <>                                                                                                     \
+  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp,     \
+                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {        \
+    DispatchCompaction(compaction, [&](auto c) {                                                                  \
+      DispatchBool(ldg, [&](auto l) {                                                                             \
+        DispatchBool(bo.singleShadeKernel, [&](auto single) {                                                     \
           RunBounces<L, decltype(c)::value, decltype(l)::value, decltype(single)::value>(ex, w, s, rp, film, bo); \
-        });                                                                                                  \
-      });                                                                                                    \
-    });                                                                                                      \
+        });                                                                                                       \
+      });                                                                                                         \
+    });                                                                                                           \
   }
 
 }  // namespace tracer

@@ -20,12 +20,12 @@ struct CliOptions {
   RenderOptions render;
   std::string scenePath;
   std::string outPath;
-  std::string backend;   // auto, cpu or cuda
-  bool sppGiven = false; // else the backend picks the default --spp
+  std::string backend;    // auto, cpu or cuda
+  bool sppGiven = false;  // else the backend picks the default --spp
   float exposure = 0.0f;
   Vec3 env;
   bool allowOutsidePaths = false;
-  bool checkNan = false; // render only: a profile must not stop at a NaN
+  bool checkNan = false;  // render only: a profile must not stop at a NaN
   // Camera: explicit --eye/--look-at win over SCENE.camera, which wins over framing the bounds.
   bool explicitCamera = false;
   Vec3 eye, lookAt, up;

@@ -54,12 +54,14 @@ class JsonWriter {
   static std::string Quote(const std::string& s) {
     std::string q = "\"";
     for (char c : s) {
-      if (c == '"' || c == '\\') q += '\\', q += c;
+      if (c == '"' || c == '\\')
+        q += '\\', q += c;
       else if (static_cast<unsigned char>(c) < 0x20) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\u%04x", c);
         q += buf;
-      } else q += c;
+      } else
+        q += c;
     }
     return q + "\"";
   }

@@ -19,9 +19,9 @@ namespace tracer {
 
 // How a backend wants its path pool sized when --paths-in-flight is 0.
 struct PoolPolicy {
-  long long maxPaths;     // at most this many paths in flight
-  bool allSamples;        // true: up to pixels x spp paths (GPU); false: up to one path per pixel (CPU)
-  long long multiple;     // the size (also a user-given one) is rounded up to a multiple of this, at least one
+  long long maxPaths;  // at most this many paths in flight
+  bool allSamples;     // true: up to pixels x spp paths (GPU); false: up to one path per pixel (CPU)
+  long long multiple;  // the size (also a user-given one) is rounded up to a multiple of this, at least one
 };
 
 // Running totals of a render, after the last pass.

@@ -22,9 +22,9 @@ struct RenderOptions {
   int maxDepth = 8;
   int rouletteDepth = 3;
   float clamp = 0.0f;
-  int threads = 0;               // CPU: 0 = all cores
-  long long pathsInFlight = 0;   // 0 = automatic
-  double timeLimit = 0.0;        // seconds; 0 = none; checked at pass boundaries
+  int threads = 0;              // CPU: 0 = all cores
+  long long pathsInFlight = 0;  // 0 = automatic
+  double timeLimit = 0.0;       // seconds; 0 = none; checked at pass boundaries
   bool quiet = false;
   // GPU variants, each the naive twin of an optimisation
   bool naiveLayout = false;
@@ -44,10 +44,10 @@ struct RenderOptions {
   const HostFilm* resume = nullptr;
   CheckpointFn checkpoint;
   double checkpointSeconds = 60.0;
-  bool checkNan = false;      // stop after the pass in which a non-finite sample appeared (--check-nan)
-  bool collectStats = false;  // time each stage with CUDA events and count lanes, classes and live paths
-  bool regenerate = true;     // refill the pool with new paths as old ones end (off: one generation per pass)
-  bool timePerBounce = false; // with collectStats: time intersect separately for each bounce
+  bool checkNan = false;       // stop after the pass in which a non-finite sample appeared (--check-nan)
+  bool collectStats = false;   // time each stage with CUDA events and count lanes, classes and live paths
+  bool regenerate = true;      // refill the pool with new paths as old ones end (off: one generation per pass)
+  bool timePerBounce = false;  // with collectStats: time intersect separately for each bounce
 };
 
 // Name of a min-plus kernel as the CLI spells it ("naive", "coalesced", "tiled", "dpx"), and the reverse;

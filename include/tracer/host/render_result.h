@@ -11,14 +11,14 @@
 namespace tracer {
 
 struct RenderStats {
-  uint64_t extensionRays = 0;   // closest-hit rays traced (primary included)
+  uint64_t extensionRays = 0;  // closest-hit rays traced (primary included)
   uint64_t primaryRays = 0;
   uint64_t shadowRays = 0;
-  uint64_t droppedSamples = 0;  // non-finite contributions counted and dropped
-  std::vector<uint64_t> livePerBounce;  // rays entering intersect at each bounce (when collected)
-  double seconds = 0.0;         // rendering only, not loading or building
+  uint64_t droppedSamples = 0;                           // non-finite contributions counted and dropped
+  std::vector<uint64_t> livePerBounce;                   // rays entering intersect at each bounce (when collected)
+  double seconds = 0.0;                                  // rendering only, not loading or building
   std::vector<std::pair<std::string, double>> kernelMs;  // per stage, summed (GPU: CUDA events)
-  double activeLanesShade = 0.0;  // average active lanes per warp in the shade kernels (GPU, collected)
+  double activeLanesShade = 0.0;     // average active lanes per warp in the shade kernels (GPU, collected)
   double classesPerShadeWarp = 0.0;  // average distinct material classes among a shade warp's lanes
   size_t peakDeviceBytes = 0;
 };
@@ -44,7 +44,7 @@ struct RenderResult {
   HostFilm film;           // the fixed-point sums behind rgb
   int width = 0, height = 0;
   int sppDone = 0;
-  std::string backend;     // "cpu" or "cuda (GPU name)"
+  std::string backend;  // "cpu" or "cuda (GPU name)"
   RenderStats stats;
 };
 

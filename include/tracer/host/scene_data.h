@@ -5,22 +5,22 @@
 #include <cstdint>
 #include <vector>
 
-#include "tracer/host/scene_loader.h"
 #include "tracer/core/scene_view.h"
+#include "tracer/host/scene_loader.h"
 
 namespace tracer {
 
 struct BvhBuildOptions {
-  int bins = 16;         // SAH bins per axis
-  int maxLeafSize = 4;   // triangles
+  int bins = 16;        // SAH bins per axis
+  int maxLeafSize = 4;  // triangles
   float traversalCost = 1.0f;
   float intersectCost = 1.0f;
 };
 
 struct Bvh {
   std::vector<BvhNode> nodes;
-  std::vector<Float4> tris;      // 3 per triangle, BVH order; v0.w = original index as int bits
-  std::vector<int32_t> order;    // BVH position -> original triangle index
+  std::vector<Float4> tris;    // 3 per triangle, BVH order; v0.w = original index as int bits
+  std::vector<int32_t> order;  // BVH position -> original triangle index
   int depth = 0;
   BvhView View() const {
     return BvhView{nodes.data(), tris.data(), static_cast<int32_t>(nodes.size()), static_cast<int32_t>(order.size())};

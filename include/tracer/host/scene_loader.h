@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tracer/core/math.h"
 #include "tracer/core/material.h"
+#include "tracer/core/math.h"
 
 namespace tracer {
 
@@ -29,7 +29,7 @@ struct HostMaterial {
   Vec3 ke{0.0f, 0.0f, 0.0f};
   float alpha = 1.0f;  // GGX roughness
   float ior = 1.5f;
-  int texture = -1;    // index into Scene::textures for map_Kd
+  int texture = -1;  // index into Scene::textures for map_Kd
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 
@@ -47,7 +47,7 @@ struct Scene {
   std::vector<int32_t> triMaterial;
   std::vector<HostMaterial> materials;
   std::vector<Texture> textures;
-  CameraSpec camera;            // from the scene's .camera file, if any
+  CameraSpec camera;  // from the scene's .camera file, if any
   std::vector<std::string> warnings;
   Vec3 boundsMin, boundsMax;
   size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
@@ -57,9 +57,9 @@ struct Scene {
 };
 
 struct LoadOptions {
-  bool allowOutsidePaths = false;          // accept mtllib/texture paths outside the scene's folder
-  size_t maxFileBytes = size_t(2) << 30;   // refuse bigger OBJ/MTL/texture files
-  int maxFaceVertices = 4096;              // polygons with more vertices are refused (ear clipping is quadratic)
+  bool allowOutsidePaths = false;         // accept mtllib/texture paths outside the scene's folder
+  size_t maxFileBytes = size_t(2) << 30;  // refuse bigger OBJ/MTL/texture files
+  int maxFaceVertices = 4096;             // polygons with more vertices are refused (ear clipping is quadratic)
 };
 
 // Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
