@@ -16,7 +16,6 @@ namespace tracer {
 namespace {
 
 using L = AlignedLayout;
-constexpr Compaction kCompaction = Compaction::kWarpAggregated;  // on the host: one atomic add per push
 
 // Pushes of one chunk of items, first into chunk-local queues, then appended to the shared queues with one
 // atomic add per queue: the host's counterpart of the GPU's warp-aggregated push. With one atomic add per
@@ -149,7 +148,8 @@ class CpuBackend final : public Backend {
     view_.hits = hits_.data();
     view_.shadows = shadows_.data();
     view_.classQueue = queues_.data();
-    view_.hitClass = nullptr;
+    hitClass_.resize(n);
+    view_.hitClass = hitClass_.data();
     view_.counters = &counters_;
     view_.livePerBounce = opt_.collectStats ? live_ : nullptr;
     view_.pool = static_cast<int32_t>(n);
@@ -182,7 +182,12 @@ class CpuBackend final : public Backend {
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
     CpuExecutor ex(pool_, counters_);
-    RunBounces<L, kCompaction, false, false>(ex, view_, scene_, rp, film, bo);
+    // The compaction modes run here too (both push modes are one atomic add on the host), so the CPU tests
+    // cover the stage bodies' no-compaction paths that the GPU's naive twin uses.
+    if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{view_});
+    DispatchCompaction(opt_.compaction, [&](auto c) {
+      RunBounces<L, decltype(c)::value, false, false>(ex, view_, scene_, rp, film, bo);
+    });
   }
 
   PassTotals Totals() const override {
@@ -209,6 +214,7 @@ class CpuBackend final : public Backend {
   std::vector<Hit> hits_;
   std::vector<ShadowItem> shadows_;
   std::vector<int32_t> queues_;
+  std::vector<int8_t> hitClass_;
   std::vector<unsigned long long> film_;
   WaveCounters counters_{};
   unsigned long long live_[kMaxStatBounces] = {};

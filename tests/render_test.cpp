@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "test_util.h"
 #include "tracer/host/backends.h"
@@ -78,6 +79,30 @@ TEST(Furnace, DepthZeroSeesEmissionOnly) {
   opt.maxDepth = 0;
   RenderResult r = RenderCpu(data, opt);
   for (float v : r.rgb) EXPECT_NEAR(v, 1.0f, 1e-5f);
+}
+
+// The stage bodies run by the CPU are the GPU's: the compaction modes (per-thread pushes, and no queues at all
+// with idle lanes) must render the same image, bit for bit, as the compacted default. This covers on the CPU,
+// in CI, the no-compaction paths of core/stages.h that the GPU's --no-compaction twin runs; a wrong lane test
+// there (misses and hits swapped) rendered black and was caught only on the GPU before this test.
+TEST(Determinism, CompactionModesRenderTheSameImage) {
+  SceneData data = LoadData(test::ProjectScenesDir() + "/cornell.obj", 48, 40);
+  RenderOptions opt;
+  opt.width = 48;
+  opt.height = 40;
+  opt.spp = 16;
+  opt.pathsInFlight = 1000;  // several passes and regeneration
+  RenderResult ref = RenderCpu(data, opt);
+  for (Compaction c : {Compaction::kPerThreadAtomic, Compaction::kNone}) {
+    RenderOptions o = opt;
+    o.compaction = c;
+    RenderResult r = RenderCpu(data, o);
+    ASSERT_EQ(ref.rgb.size(), r.rgb.size());
+    EXPECT_EQ(0, std::memcmp(ref.rgb.data(), r.rgb.data(), ref.rgb.size() * sizeof(float)))
+        << "compaction mode " << static_cast<int>(c) << " changed the image";
+    EXPECT_EQ(ref.stats.extensionRays, r.stats.extensionRays);
+    EXPECT_EQ(ref.stats.shadowRays, r.stats.shadowRays);
+  }
 }
 
 TEST(Determinism, SameSeedSameImageAcrossThreadCounts) {

@@ -1,6 +1,8 @@
 // @file queue.h: pushing work items to queues: one slot reserved per pushing thread. On the GPU the push is
 // warp-aggregated (or the naive per-thread atomic); on the CPU it is one relaxed atomic add.
 #pragma once
+#include <type_traits>
+
 #include "tracer/core/common.h"
 
 namespace tracer {
@@ -60,6 +62,29 @@ TRACER_HD uint32_t PushSlotKeyed(uint32_t* counters, int key) {
 #else
   return __atomic_fetch_add(&counters[key], 1u, __ATOMIC_RELAXED);
 #endif
+}
+
+// Calls f(std::integral_constant<Compaction, C>{}) for the run-time compaction mode.
+template <typename F>
+void DispatchCompaction(Compaction c, F&& f) {
+  switch (c) {
+    case Compaction::kWarpAggregated:
+      f(std::integral_constant<Compaction, Compaction::kWarpAggregated>{});
+      break;
+    case Compaction::kPerThreadAtomic:
+      f(std::integral_constant<Compaction, Compaction::kPerThreadAtomic>{});
+      break;
+    case Compaction::kNone:
+      f(std::integral_constant<Compaction, Compaction::kNone>{});
+      break;
+  }
+}
+template <typename F>
+void DispatchBool(bool b, F&& f) {
+  if (b)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
 }
 
 }  // namespace tracer

@@ -107,7 +107,7 @@ struct AdvanceStage {
 // each shade stage's warps run one BSDF.
 template <class L, Compaction C, bool kLdg, bool kSingleQueue>
 struct IntersectStage {
-  static constexpr Pushes kPushes = Pushes::kHitQueues;
+  static constexpr Pushes kPushes = C == Compaction::kNone ? Pushes::kNothing : Pushes::kHitQueues;
   WaveView<L> w;
   SceneView s;
   TRACER_HD int Count() const {
@@ -133,13 +133,14 @@ struct IntersectStage {
 };
 
 // Item j of a hit queue (`queue`), or -1 when this lane has nothing to do (no-compaction mode: lanes of
-// other classes and dead lanes idle). `want` is the class the stage runs: -1 miss, kShadeAllClasses any hit.
+// other classes and dead lanes idle). `want` is what the stage runs: kMissQueue the misses (hitClass -1),
+// kShadeAllClasses any hit, else one material class. Dead slots (hitClass -2) are never wanted.
 template <class L, Compaction C>
 TRACER_HD int QueuedHit(const WaveView<L>& w, int queue, int want, int j) {
   if (C != Compaction::kNone) return w.classQueue[static_cast<size_t>(queue) * w.pool + j];
   const int hc = w.hitClass[j];
-  if (want == kShadeAllClasses ? hc < 0 : hc != want) return -1;
-  return j;
+  const bool wanted = want == kMissQueue ? hc == -1 : (want == kShadeAllClasses ? hc >= 0 : hc == want);
+  return wanted ? j : -1;
 }
 
 // Rays that left the scene: the environment.
@@ -154,7 +155,7 @@ struct MissStage {
     return C != Compaction::kNone ? static_cast<int>(w.counters->classCount[kMissQueue]) : w.pool;
   }
   TRACER_HD void operator()(int j) const {
-    const int i = QueuedHit<L, C>(w, kMissQueue, -1, j);
+    const int i = QueuedHit<L, C>(w, kMissQueue, kMissQueue, j);
     if (i < 0) return;
     const int b = CurBuffer<C>(w.cur);
     const Ray r = L::LoadRay(w.rays[b], i);
@@ -171,7 +172,7 @@ struct MissStage {
 // pushed as a shadow ray, and the BSDF sample pushed as the continuation (compacted).
 template <class L, Compaction C, bool kLdg>
 struct ShadeStage {
-  static constexpr Pushes kPushes = Pushes::kShadowsAndRays;
+  static constexpr Pushes kPushes = C == Compaction::kNone ? Pushes::kNothing : Pushes::kShadowsAndRays;
   WaveView<L> w;
   SceneView s;
   RenderParams rp;
