@@ -1,39 +1,45 @@
-// @file math.h: the small 3-vector algebra used by per-ray code on host and device.
+// @file math.h: the 3-vector algebra used by per-ray code on host and device: GLM's vec3 and a few helpers.
 #pragma once
 #include <cmath>
 
 #include "tracer/core/common.h"
+
+#ifndef GLM_FORCE_CTOR_INIT
+#define GLM_FORCE_CTOR_INIT
+#endif
+#ifndef GLM_FORCE_XYZW_ONLY
+#define GLM_FORCE_XYZW_ONLY
+#endif
+#ifndef GLM_FORCE_INLINE
+#define GLM_FORCE_INLINE
+#endif
+#include <glm/geometric.hpp>
+#include <glm/vec3.hpp>
 
 namespace tracer {
 
 using std::isfinite;
 using std::isinf;
 
-struct Vec3 {
-  float x, y, z;
-  TRACER_HD Vec3() : x(0), y(0), z(0) {}
-  TRACER_HD Vec3(float a, float b, float c) : x(a), y(b), z(c) {}
-  TRACER_HD explicit Vec3(float a) : x(a), y(a), z(a) {}
-  TRACER_HD float operator[](int i) const { return i == 0 ? x : (i == 1 ? y : z); }
-  TRACER_HD float& operator[](int i) { return i == 0 ? x : (i == 1 ? y : z); }
-};
+// Vec3 is GLM's vec3 (Debian's libglm-dev; GLM compiles for host and device under nvcc, where its functions
+// are __host__ __device__). The configuration below is set once, here, before the only include of GLM:
+//   GLM_FORCE_CTOR_INIT   Vec3() is (0, 0, 0), as code here assumes (`Vec3 v;` accumulators);
+//   GLM_FORCE_XYZW_ONLY   plain x, y, z members, no unions for swizzles, so a Vec3 stays three registers;
+//   GLM_FORCE_INLINE      GLM's functions are forced inline like our TRACER_HD ones.
+// GLM's operators replace ours, except v / s below.
+using Vec3 = glm::vec3;
+static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is three packed floats (hashed and copied as such)");
 
-TRACER_HD Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-TRACER_HD Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-TRACER_HD Vec3 operator-(Vec3 a) { return {-a.x, -a.y, -a.z}; }
-TRACER_HD Vec3 operator*(Vec3 a, Vec3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-TRACER_HD Vec3 operator*(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-TRACER_HD Vec3 operator*(float s, Vec3 a) { return {a.x * s, a.y * s, a.z * s}; }
+// Division by a scalar multiplies by its reciprocal, as per-ray code has always done: one reciprocal and
+// three multiplications instead of GLM's three IEEE divisions, which are slower on the GPU and would change the
+// last bits of every image. Being a non-template function, this overload wins over GLM's operator template.
 TRACER_HD Vec3 operator/(Vec3 a, float s) { return a * (1.0f / s); }
-TRACER_HD Vec3 operator/(Vec3 a, Vec3 b) { return {a.x / b.x, a.y / b.y, a.z / b.z}; }
-TRACER_HD Vec3& operator+=(Vec3& a, Vec3 b) { return a = a + b; }
-TRACER_HD Vec3& operator*=(Vec3& a, Vec3 b) { return a = a * b; }
-TRACER_HD Vec3& operator*=(Vec3& a, float s) { return a = a * s; }
 
-TRACER_HD float Dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-TRACER_HD Vec3 Cross(Vec3 a, Vec3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-TRACER_HD float Length(Vec3 a) { return sqrtf(Dot(a, a)); }
-TRACER_HD Vec3 Normalize(Vec3 a) { return a * (1.0f / sqrtf(Dot(a, a))); }
+TRACER_HD float Dot(Vec3 a, Vec3 b) { return glm::dot(a, b); }
+TRACER_HD Vec3 Cross(Vec3 a, Vec3 b) { return glm::cross(a, b); }
+TRACER_HD float Length(Vec3 a) { return glm::length(a); }
+TRACER_HD Vec3 Normalize(Vec3 a) { return glm::normalize(a); }
+// Ours, not glm::min/max: they keep the NaN behaviour the code had (b when a is NaN).
 TRACER_HD float Fminf(float a, float b) { return a < b ? a : b; }
 TRACER_HD float Fmaxf(float a, float b) { return a > b ? a : b; }
 TRACER_HD Vec3 Min(Vec3 a, Vec3 b) { return {Fminf(a.x, b.x), Fminf(a.y, b.y), Fminf(a.z, b.z)}; }
