@@ -41,10 +41,9 @@ std::string Where(const std::string& path, size_t line) { return line ? path + "
   throw SceneError(Where(path, line) + ": " + message);
 }
 
+// Collected, not printed: the caller prints them (the tracer deduplicates them and obeys --quiet).
 void Warn(Scene& scene, const std::string& path, size_t line, const std::string& message) {
-  std::string text = Where(path, line) + ": " + message;
-  std::fprintf(stderr, "warning: %s\n", text.c_str());
-  scene.warnings.push_back(std::move(text));
+  scene.warnings.push_back(Where(path, line) + ": " + message);
 }
 
 std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
@@ -103,18 +102,73 @@ std::string RealPath(const std::string& path) {
   return result;
 }
 
-// Resolves a file named by an OBJ or MTL (mtllib, map_Kd) against the scene folder and reads it.
-// Without allowOutside, the real path (symlinks followed) must lie inside that folder.
-std::string ReadSceneAsset(const std::string& dirReal, const std::string& name, const LoadOptions& options,
-                           std::string* resolved, std::string* contents) {
-  if (name.empty()) return "empty file name";
-  std::string candidate = name[0] == '/' ? name : dirReal + "/" + name;
-  *resolved = RealPath(candidate);
-  if (resolved->empty()) return std::string("not found (") + std::strerror(errno) + ")";
-  std::string prefix = dirReal == "/" ? "/" : dirReal + "/";
-  if (!options.allowOutsidePaths && resolved->compare(0, prefix.size(), prefix) != 0)
-    return "resolves to " + *resolved + ", outside the scene's folder " + dirReal +
-           " (LoadOptions::allowOutsidePaths permits it)";
+// Where files named by an OBJ or MTL are looked for: the scene's folder, then the --texture-path folders.
+struct AssetFolders {
+  std::string scene;               // real path of the OBJ's folder
+  std::vector<std::string> extra;  // real paths of LoadOptions::searchPaths
+};
+
+bool IsInside(const std::string& real, const std::string& folder) {
+  const std::string prefix = folder == "/" ? "/" : folder + "/";
+  return real.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string LastComponent(const std::string& name) {
+  size_t slash = name.find_last_of('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+// The names as written, then each with '\' read as '/': files written on Windows say "textures\wall.png" or
+// ".\skin.jpg". On Linux '\' is a legal file-name character, so the name as written is tried first.
+std::vector<std::string> NameVariants(const std::vector<std::string>& written) {
+  std::vector<std::string> names;
+  auto add = [&names](const std::string& n) {
+    if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const std::string& w : written) add(w);
+  for (std::string w : written) {
+    std::replace(w.begin(), w.end(), '\\', '/');
+    add(w);
+  }
+  return names;
+}
+
+// Resolves a file named by an OBJ or MTL (mtllib, map_Kd) and reads it: each name variant in the scene's folder,
+// then in each --texture-path folder (the name, then its last component). Without allowOutsidePaths, the real
+// path (symlinks followed) must lie inside the folder it was found through.
+std::string ReadSceneAsset(const AssetFolders& folders, const std::vector<std::string>& written,
+                           const LoadOptions& options, std::string* resolved, std::string* contents) {
+  const std::vector<std::string> names = NameVariants(written);
+  if (names.empty()) return "empty file name";
+  std::string refusal, missing;
+  auto found = [&](const std::string& folder, const std::string& candidate) {
+    std::string real = RealPath(candidate);
+    if (real.empty()) {
+      if (missing.empty()) missing = std::strerror(errno);
+      return false;
+    }
+    if (!options.allowOutsidePaths && !IsInside(real, folder)) {
+      if (refusal.empty())
+        refusal = "resolves to " + real + ", outside " +
+                  (folder == folders.scene ? "the scene's folder " : "the --texture-path folder ") + folder +
+                  " (--allow-outside-paths permits it)";
+      return false;
+    }
+    *resolved = real;
+    return true;
+  };
+  bool ok = false;
+  for (size_t i = 0; i < names.size() && !ok; ++i)
+    ok = found(folders.scene, names[i][0] == '/' ? names[i] : folders.scene + "/" + names[i]);
+  for (size_t d = 0; d < folders.extra.size() && !ok; ++d)
+    for (size_t i = 0; i < names.size() && !ok; ++i)
+      ok = (names[i][0] != '/' && found(folders.extra[d], folders.extra[d] + "/" + names[i])) ||
+           found(folders.extra[d], folders.extra[d] + "/" + LastComponent(names[i]));
+  if (!ok && !refusal.empty()) return refusal;
+  if (!ok)
+    return "not found (" + missing +
+           (folders.extra.empty() ? "; --texture-path DIR adds a folder to search)"
+                                  : "; not in any --texture-path folder either)");
   return ReadRegularFile(*resolved, options.maxFileBytes, contents);
 }
 
@@ -221,28 +275,35 @@ bool HasHugeExponent(std::string_view line) {
   return false;
 }
 
-// Splits like tinyobjloader's mtllib parsing: separated by spaces, "\ " escapes a space.
-std::vector<std::string> SplitMtllibNames(std::string_view s) {
-  std::vector<std::string> names;
-  std::string current;
+// Splits like tinyobjloader's mtllib parsing: separated by spaces, "\ " escapes a space (and '\' is dropped
+// before any other character). Returns (tinyobjloader's name, the name as written) pairs: the written one
+// keeps a Windows path's backslashes ("mtllib models\room.mtl").
+std::vector<std::pair<std::string, std::string>> SplitMtllibNames(std::string_view s) {
+  std::vector<std::pair<std::string, std::string>> names;
+  std::string current, written;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 1 < s.size()) {
+      written += s[i];
+      written += s[i + 1];
       current += s[++i];
     } else if (s[i] == ' ') {
-      if (!current.empty()) names.push_back(current);
+      if (!current.empty()) names.emplace_back(current, written);
       current.clear();
+      written.clear();
     } else {
       current += s[i];
+      written += s[i];
     }
   }
-  if (!current.empty()) names.push_back(current);
+  if (!current.empty()) names.emplace_back(current, written);
   return names;
 }
 
 // ---- the OBJ pre-validation pass ---------------------------------------------------------------------
 
 struct ObjScan {
-  std::map<std::string, size_t> mtllibLine;            // MTL name as written -> first line naming it
+  std::map<std::string, size_t> mtllibLine;            // MTL name as tinyobjloader passes it -> first line naming it
+  std::map<std::string, std::string> mtllibWritten;    // the same name -> as written (backslashes kept)
   std::vector<std::pair<size_t, std::string>> usemtl;  // (line, material name)
 };
 
@@ -295,7 +356,7 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
       if (n > size_t(options.maxFaceVertices))
         Fail(path, lineNo,
              "a face with " + std::to_string(n) + " vertices; at most " + std::to_string(options.maxFaceVertices) +
-                 " are accepted (LoadOptions::maxFaceVertices)");
+                 " are accepted; split it into smaller polygons");
       for (size_t t = 1; t < tokens.size(); ++t) {
         std::string_view parts[3];
         size_t numParts = 0;
@@ -317,8 +378,10 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
       }
     } else if (key == "mtllib") {
       size_t at = line.find("mtllib") + 7;  // tinyobjloader skips "mtllib" and one separator
-      for (const std::string& name : SplitMtllibNames(at <= line.size() ? line.substr(at) : std::string_view()))
+      for (const auto& [name, written] : SplitMtllibNames(at <= line.size() ? line.substr(at) : std::string_view())) {
         scan.mtllibLine.emplace(name, lineNo);
+        scan.mtllibWritten.emplace(name, written);
+      }
     } else if (key == "usemtl") {
       scan.usemtl.emplace_back(lineNo, tokens.size() > 1 ? std::string(tokens[1]) : std::string());
     }
@@ -379,8 +442,8 @@ std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text)
 // Serves mtllib requests from tinyobjloader under our path rules, pre-validating each MTL.
 class GuardedMaterialReader : public tinyobj::MaterialReader {
  public:
-  GuardedMaterialReader(Scene& scene, const std::string& dirReal, const ObjScan& scan, const LoadOptions& options)
-      : scene_(scene), dirReal_(dirReal), scan_(scan), options_(options) {}
+  GuardedMaterialReader(Scene& scene, const AssetFolders& folders, const ObjScan& scan, const LoadOptions& options)
+      : scene_(scene), folders_(folders), scan_(scan), options_(options) {}
 
   bool operator()(const std::string& matId, std::vector<tinyobj::material_t>* materials,
                   std::map<std::string, int>* matMap, std::string* warn, std::string* err) override {
@@ -388,7 +451,10 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
     auto lineIt = scan_.mtllibLine.find(matId);
     size_t line = lineIt == scan_.mtllibLine.end() ? 0 : lineIt->second;
     std::string resolved, text;
-    std::string why = ReadSceneAsset(dirReal_, matId, options_, &resolved, &text);
+    auto writtenIt = scan_.mtllibWritten.find(matId);
+    std::vector<std::string> names{matId};
+    if (writtenIt != scan_.mtllibWritten.end()) names.push_back(writtenIt->second);
+    std::string why = ReadSceneAsset(folders_, names, options_, &resolved, &text);
     if (!why.empty()) {
       Warn(scene_, scene_.path, line, "mtllib " + Quote(matId) + " " + why + "; using the default material");
       return false;
@@ -420,7 +486,7 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
 
  private:
   Scene& scene_;
-  const std::string& dirReal_;
+  const AssetFolders& folders_;
   const ObjScan& scan_;
   const LoadOptions& options_;
   std::vector<MtlOrigin> origins_;  // parallel to tinyobjloader's materials
@@ -430,7 +496,7 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
 float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
 // Loads map_Kd as linear RGB (alpha in w); returns the texture index or -1 after a warning.
-int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const std::string& dirReal, const std::string& name,
+int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const AssetFolders& folders, const std::string& name,
                 const MtlOrigin& origin, const LoadOptions& options) {
   static const std::array<float, 256> kSrgbTable = [] {
     std::array<float, 256> table;
@@ -440,7 +506,7 @@ int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const std::stri
   std::string resolved, bytes;
   LoadOptions textureOptions = options;
   textureOptions.maxFileBytes = std::min<size_t>(options.maxFileBytes, INT_MAX);  // stb takes an int length
-  std::string why = ReadSceneAsset(dirReal, name, textureOptions, &resolved, &bytes);
+  std::string why = ReadSceneAsset(folders, {name}, textureOptions, &resolved, &bytes);
   auto warnAndSkip = [&](const std::string& reason) {
     Warn(scene, origin.path, origin.line,
          "material " + Quote(origin.name) + ": map_Kd " + Quote(name) + " " + reason + "; using Kd without a texture");
@@ -629,8 +695,23 @@ CameraSpec LoadCameraFile(const std::string& path) {
 
 namespace {
 
+// A name defined twice (in one MTL or across several): tinyobjloader's usemtl finds the first definition.
+// One warning per name, at its second definition.
+void WarnDuplicateMaterials(Scene& scene, const std::vector<MtlOrigin>& origins) {
+  std::map<std::string, std::vector<const MtlOrigin*>> byName;
+  for (const MtlOrigin& origin : origins) byName[origin.name].push_back(&origin);
+  for (const MtlOrigin& origin : origins) {
+    const std::vector<const MtlOrigin*>& all = byName[origin.name];
+    if (all.size() < 2 || all[1] != &origin) continue;
+    const std::string times = all.size() > 2 ? " (" + std::to_string(all.size()) + " definitions in all)" : "";
+    Warn(scene, origin.path, origin.line,
+         "material " + Quote(origin.name) + " is defined again" + times + "; the first definition, at " +
+             Where(all[0]->path, all[0]->line) + ", is used");
+  }
+}
+
 // Materials in file order (textures loaded once each), and undefined usemtl names reported at their line.
-void AddMaterials(Scene& scene, const std::string& path, const std::string& dirReal,
+void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& folders,
                   const std::vector<tinyobj::material_t>& objMaterials, const GuardedMaterialReader& reader,
                   const ObjScan& scan, const LoadOptions& options) {
   std::set<std::string> defined;
@@ -639,10 +720,11 @@ void AddMaterials(Scene& scene, const std::string& path, const std::string& dirR
     const MtlOrigin& origin = reader.Origins().at(i);
     HostMaterial m = ConvertMaterial(scene, objMaterials[i], origin);
     if (!objMaterials[i].diffuse_texname.empty())
-      m.texture = LoadTexture(scene, textureCache, dirReal, objMaterials[i].diffuse_texname, origin, options);
+      m.texture = LoadTexture(scene, textureCache, folders, objMaterials[i].diffuse_texname, origin, options);
     scene.materials.push_back(m);
     defined.insert(objMaterials[i].name);
   }
+  WarnDuplicateMaterials(scene, reader.Origins());
   std::set<std::string> reported;
   for (const auto& [line, name] : scan.usemtl)
     if (!defined.count(name) && reported.insert(name).second)
@@ -742,8 +824,16 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   std::string text;
   std::string why = ReadRegularFile(path, options.maxFileBytes, &text);
   if (!why.empty()) Fail(path, 0, why);
-  std::string dirReal = RealPath(DirectoryOf(path));
-  if (dirReal.empty()) Fail(path, 0, "cannot resolve its folder");
+  AssetFolders folders;
+  folders.scene = RealPath(DirectoryOf(path));
+  if (folders.scene.empty()) Fail(path, 0, "cannot resolve its folder");
+  for (const std::string& dir : options.searchPaths) {
+    std::string real = RealPath(dir);
+    if (real.empty())
+      Warn(scene, path, 0, "--texture-path " + dir + ": not found (" + std::strerror(errno) + "); not searched");
+    else
+      folders.extra.push_back(real);
+  }
 
   // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
   ObjScan scan = ScanObj(path, text, options);
@@ -752,7 +842,7 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   std::vector<tinyobj::shape_t> shapes;
   std::vector<tinyobj::material_t> objMaterials;
   std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
-  GuardedMaterialReader reader(scene, dirReal, scan, options);
+  GuardedMaterialReader reader(scene, folders, scan, options);
   MemoryBuf buf(text);
   std::istream stream(&buf);
   bool ok = tinyobj::LoadObj(&attrib, &shapes, &objMaterials, &tinyWarn, &tinyErr, &stream, &reader,
@@ -760,13 +850,14 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   reader.RethrowPending();
   if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
 
-  AddMaterials(scene, path, dirReal, objMaterials, reader, scan, options);
+  AddMaterials(scene, path, folders, objMaterials, reader, scan, options);
   AddTriangles(scene, path, attrib, shapes, objMaterials.size());
 
   size_t emitters = 0;
   for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();
   if (emitters == 0)
-    Warn(scene, path, 0, "no emitters (no triangle has a material with Ke > 0); only an environment can light it");
+    Warn(scene, path, 0,
+         "no emitters (no triangle has a material with Ke > 0); only an environment can light it: pass --env R,G,B");
 
   std::string cameraPath = CameraPathFor(path);
   struct stat st;

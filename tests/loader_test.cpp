@@ -324,6 +324,93 @@ TEST_F(LoaderTest, OversizedTextureIsRefused) {
   EXPECT_TRUE(HasWarning(scene, "16385x1; the limit is 16384"));
 }
 
+// ---- Windows paths, --texture-path, duplicate materials ------------------------------------------------
+
+// A 1x1 PNG of one grey level, so that a test can tell which of two files was loaded.
+void WriteGreyPng(const std::string& path, unsigned char level) {
+  const unsigned char pixel[] = {level, level, level};
+  ASSERT_NE(stbi_write_png(path.c_str(), 1, 1, 3, pixel, 3), 0) << path;
+}
+
+TEST_F(LoaderTest, BackslashPathsFromWindowsLoad) {
+  ASSERT_EQ(mkdir((dir_ + "/textures").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((dir_ + "/mats").c_str(), 0700), 0);
+  WriteGreyPng(dir_ + "/textures/wall.png", 10);
+  WriteGreyPng(dir_ + "/skin.png", 20);
+  Write("mats/m.mtl", "newmtl wall\nKe 1 1 1\nmap_Kd textures\\wall.png\nnewmtl skin\nmap_Kd .\\skin.png\n");
+  Scene scene = LoadScene(Write("w.obj", "mtllib mats\\m.mtl\n" + std::string(kTriangle) + "usemtl wall\nf 1 2 3\n"));
+  EXPECT_TRUE(scene.warnings.empty()) << scene.warnings[0];
+  ASSERT_EQ(scene.materials.size(), 2u);
+  EXPECT_EQ(scene.materials[0].texture, 0);
+  EXPECT_EQ(scene.materials[1].texture, 1);
+  EXPECT_EQ(scene.textures[0].path, dir_ + "/textures/wall.png");
+  EXPECT_EQ(scene.textures[1].path, dir_ + "/skin.png");
+}
+
+TEST_F(LoaderTest, BackslashIsAFileNameCharacterWhenSuchAFileExists) {
+  ASSERT_EQ(mkdir((dir_ + "/a").c_str(), 0700), 0);
+  WriteGreyPng(dir_ + "/a\\b.png", 10);  // one file whose name holds a backslash
+  WriteGreyPng(dir_ + "/a/b.png", 20);
+  Scene scene = LoadWithMtl("newmtl t\nmap_Kd a\\b.png\n", "t");
+  ASSERT_EQ(scene.textures.size(), 1u);
+  EXPECT_EQ(scene.textures[0].path, dir_ + "/a\\b.png");
+}
+
+TEST_F(LoaderTest, TexturePathIsSearchedForTexturesAndMtls) {
+  std::string extra = MakeTempDir();
+  WriteGreyPng(extra + "/wall.png", 10);
+  WriteGreyPng(extra + "/brick.png", 20);
+  WriteFile(extra + "/far.mtl", "newmtl far\nKe 1 1 1\n");
+  Write("m.mtl", "newmtl t\nmap_Kd wall.png\nnewmtl u\nmap_Kd C:\\art\\brick.png\n");
+  std::string obj = Write("t.obj", "mtllib m.mtl\nmtllib far.mtl\n" + std::string(kTriangle) + "usemtl far\nf 1 2 3\n");
+
+  Scene without = LoadScene(obj);
+  EXPECT_TRUE(without.textures.empty());
+  EXPECT_TRUE(HasWarning(without,
+                         "t.obj:2: mtllib 'far.mtl' not found (No such file or directory; --texture-path "
+                         "DIR adds a folder to search); using the default material"));
+  EXPECT_TRUE(HasWarning(without,
+                         "m.mtl:1: material 't': map_Kd 'wall.png' not found (No such file or directory; "
+                         "--texture-path DIR adds a folder to search); using Kd without a texture"));
+
+  LoadOptions options;
+  options.searchPaths = {dir_ + "/no-such-folder", extra};
+  Scene with = LoadScene(obj, options);
+  ASSERT_EQ(with.textures.size(), 2u);
+  EXPECT_EQ(with.textures[0].path, extra + "/wall.png");
+  EXPECT_EQ(with.textures[1].path, extra + "/brick.png");  // "C:\art\brick.png": its last component
+  EXPECT_TRUE(with.materials[size_t(with.triMaterial[0])].IsEmissive());
+  ASSERT_EQ(with.warnings.size(), 1u);
+  EXPECT_TRUE(Contains(with.warnings[0], "--texture-path " + dir_ + "/no-such-folder: not found")) << with.warnings[0];
+
+  // Still no way out of a searched folder through "..".
+  ASSERT_EQ(mkdir((extra + "/inner").c_str(), 0700), 0);
+  WriteGreyPng(extra + "/outside.png", 30);
+  Write("m.mtl", "newmtl t\nmap_Kd ../outside.png\n");
+  options.searchPaths = {extra + "/inner"};
+  Scene refused = LoadScene(obj, options);
+  EXPECT_TRUE(refused.textures.empty());
+  EXPECT_TRUE(HasWarning(refused, "resolves to " + extra + "/outside.png, outside the --texture-path folder " + extra +
+                                      "/inner (--allow-outside-paths permits it)"));
+}
+
+TEST_F(LoaderTest, OutsidePathMessageNamesTheFlag) {
+  Scene scene = LoadWithMtl("newmtl t\nmap_Kd /etc/hostname\n", "t");
+  EXPECT_TRUE(HasWarning(scene, ", outside the scene's folder " + dir_ + " (--allow-outside-paths permits it)"));
+  EXPECT_FALSE(HasWarning(scene, "LoadOptions"));
+}
+
+TEST_F(LoaderTest, DuplicateNewmtlIsReportedOnceAndTheFirstIsUsed) {
+  Scene scene = LoadWithMtl(
+      "newmtl a\nKd 0.1 0.1 0.1\nKe 1 1 1\nnewmtl b\nnewmtl a\nKd 0.2 0.2 0.2\nnewmtl a\nKd 0.3 0.3 0.3\n", "a");
+  EXPECT_EQ(scene.materials[size_t(scene.triMaterial[0])].kd.x, 0.1f);
+  ASSERT_EQ(scene.warnings.size(), 1u);
+  EXPECT_EQ(scene.warnings[0], dir_ +
+                                   "/m.mtl:5: material 'a' is defined again (3 definitions in all); the first "
+                                   "definition, at " +
+                                   dir_ + "/m.mtl:1, is used");
+}
+
 // ---- MTL to material class ----------------------------------------------------------------------------
 
 TEST(ClassifyMaterialTest, Rules) {

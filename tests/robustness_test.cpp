@@ -370,6 +370,47 @@ TEST(RobustProgress, QuietPrintsOnlyErrors) {
   EXPECT_TRUE(Contains(bad.output, "none.obj")) << "errors still show under --quiet:\n" << bad.output;
 }
 
+// The same warning at many lines is printed once, with a count; --quiet prints no warning at all.
+TEST(RobustProgress, WarningsAreDeduplicatedAndQuietSilencesThem) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/d.mtl", "newmtl a\nKd 2 0 0\nKe 1 1 1\nnewmtl a\nKd 2 0 0\nnewmtl a\nKd 2 0 0\n");
+  WriteFile(dir + "/d.obj", "mtllib d.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n");
+  const std::string args = dir + "/d.obj --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/x.png";
+  CommandResult r = RunTracer(args);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::string clamped = "tracer: warning: " + dir +
+                              "/d.mtl:1: material 'a': Kd (2, 0, 0) is out of range; clamped to (1, 0, 0) (and 2 "
+                              "more like it)\n";
+  EXPECT_TRUE(Contains(r.output, clamped)) << r.output;
+  EXPECT_EQ(r.output.find("is out of range"), r.output.rfind("is out of range")) << "printed once:\n" << r.output;
+  EXPECT_TRUE(Contains(r.output, "tracer: warning: " + dir +
+                                     "/d.mtl:4: material 'a' is defined again (3 definitions in all); the first "
+                                     "definition, at " +
+                                     dir + "/d.mtl:1, is used\n"))
+      << r.output;
+  CommandResult quiet = RunTracer(args + " --quiet");
+  EXPECT_EQ(quiet.exitCode, 0);
+  EXPECT_EQ(quiet.output, "") << "--quiet keeps only errors";
+}
+
+TEST(RobustProgress, BlackImageWarnsAndIsStillWritten) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/dark.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const std::string args = dir + "/dark.obj --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/x.pfm";
+  CommandResult dark = RunTracer(args);
+  ASSERT_EQ(dark.exitCode, 0) << dark.output;
+  EXPECT_TRUE(FileExists(dir + "/x.pfm"));
+  EXPECT_TRUE(Contains(dark.output, "only an environment can light it: pass --env R,G,B")) << dark.output;
+  EXPECT_TRUE(Contains(dark.output,
+                       "tracer: warning: the image is entirely black: no pixel received any light. Check the camera "
+                       "printed above (an interior needs --eye/--look-at inside it); a scene without emitters needs "
+                       "--env R,G,B\n"))
+      << dark.output;
+  CommandResult lit = RunTracer(args + " --env 0.5,0.5,0.5");
+  ASSERT_EQ(lit.exitCode, 0) << lit.output;
+  EXPECT_FALSE(Contains(lit.output, "entirely black")) << lit.output;
+}
+
 TEST(RobustLongRender, TimeLimitStopsAtAPassBoundaryAndRecordsTheSpp) {
   std::string dir = MakeTempDir();
   auto t0 = Clock::now();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/file_util.h"
@@ -87,8 +89,9 @@ cxxopts::Options MakeOptionsSpec() {
     ("threads", "CPU renderer threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
     ("check-nan", "stop at the first non-finite (NaN or Inf) sample and report its pixel and depth; writes no image")
-    ("q,quiet", "no progress bar or summary on stderr; errors and warnings only")
-    ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder");
+    ("q,quiet", "no progress bar, summary or warnings on stderr; errors only")
+    ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder")
+    ("texture-path", "another folder to search for textures and MTL files not found beside the scene (repeatable)", cxxopts::value<std::vector<std::string>>());
   cli.add_options("Long renders (Ctrl-C or SIGTERM finishes the current pass, writes the image so far and exits 130/143; a second signal exits at once)")
     ("checkpoint", "save the film to FILE every --checkpoint-interval seconds, at the end and when interrupted (written atomically)", cxxopts::value<std::string>())
     ("checkpoint-interval", "seconds between checkpoints (0 = after every pass)", cxxopts::value<double>()->default_value("60"))
@@ -178,6 +181,12 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
     throw UsageError("--paths-in-flight must be between 0 and 2^28");
   opt.quiet = r.count("quiet") > 0;
   o.allowOutsidePaths = r.count("allow-outside-paths") > 0;
+  if (r.count("texture-path")) o.texturePaths = r["texture-path"].as<std::vector<std::string>>();
+  for (const std::string& dir : o.texturePaths) {
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw UsageError("--texture-path " + dir + ": no such folder");
+  }
   opt.naiveLayout = r.count("naive-layout") > 0;
   if (r.count("naive-compaction") && r.count("no-compaction"))
     throw UsageError("--naive-compaction and --no-compaction exclude each other");
@@ -218,6 +227,20 @@ void ReadProfiling(const cxxopts::ParseResult& r, CliOptions& o) {
   if (o.repeats < 1 || o.repeats > 1000) throw UsageError("--repeats must be between 1 and 1000");
 }
 
+// As the .camera parser checks it: a zero up, or one parallel to the view, leaves the camera's frame undefined
+// (NaN rays: an image of background only).
+void CheckUp(const std::string& written, const CliOptions& o) {
+  if (IsBlack(o.up)) throw UsageError("--up " + written + " is the zero vector; give a direction such as 0,1,0");
+  if (!o.explicitCamera) return;
+  const Vec3 forward = Normalize(o.lookAt - o.eye);
+  if (Length(Cross(forward, Normalize(o.up))) > 1e-6f) return;
+  // Suggest the axis least aligned with the view.
+  const float ax = std::fabs(forward.x), ay = std::fabs(forward.y), az = std::fabs(forward.z);
+  const char* axis = ay <= ax && ay <= az ? "0,1,0" : az <= ax ? "0,0,1" : "1,0,0";
+  throw UsageError("--up " + written +
+                   " is parallel to the view direction (from --eye to --look-at); pass another --up, such as " + axis);
+}
+
 void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
   if (r.count("eye") || r.count("look-at")) {
     if (!(r.count("eye") && r.count("look-at"))) throw UsageError("--eye and --look-at go together");
@@ -227,11 +250,23 @@ void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
     if (Length(o.lookAt - o.eye) == 0.0f) throw UsageError("--eye and --look-at must differ");
   }
   o.up = ParseVec3("up", r["up"].as<std::string>());
+  CheckUp(r["up"].as<std::string>(), o);
   if (r.count("fov")) {
     o.fov = r["fov"].as<float>();
     o.haveFov = true;
     if (!(o.fov > 0.0f && o.fov < 180.0f)) throw UsageError("--fov must be between 0 and 180 degrees");
   }
+}
+
+// The default output folder (output/) is made when missing; a folder the user named must exist.
+void MakeDefaultOutputFolder(const cxxopts::ParseResult& r, const CliOptions& o) {
+  const bool measuring = o.command != CliCommand::kRender;
+  if (r.count(measuring ? "report" : "output")) return;
+  const std::string dir = FolderOf(measuring ? o.reportPath : o.outPath);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 && mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw UsageError("cannot create the default output folder '" + dir + "' (" + std::strerror(errno) +
+                     "); pass -o PATH");
 }
 
 // Refuses before rendering what would fail after it: an unknown image format or an unwritable folder.
@@ -271,6 +306,13 @@ int ParseCli(int argc, char** argv, CliOptions& options) {
     ReadLightSampling(r, options.render);
     ReadProfiling(r, options);
     ReadCamera(r, options);
+    // A missing scene is reported as such, before any complaint about the output folder.
+    struct stat st;
+    if (stat(options.scenePath.c_str(), &st) != 0) {
+      std::cerr << "tracer: error: " << options.scenePath << ": cannot open: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    MakeDefaultOutputFolder(r, options);
     CheckOutputs(options);
   } catch (const UsageError& e) {
     std::cerr << "tracer: usage error: " << e.what() << "\n";

@@ -3,14 +3,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "select_backend.h"
 #include "tracer/host/checkpoint.h"
@@ -32,23 +35,98 @@ void OnSignal(int sig) {
 
 // ---- loading ------------------------------------------------------------------------------------------------
 // Frames the scene's bounding sphere in the vertical field of view, looking down -z.
-Camera FramedCamera(const Scene& scene, float fovY, int w, int h) {
+CameraSpec FramedCamera(const Scene& scene, float fovY, int w, int h) {
   Vec3 c = (scene.boundsMin + scene.boundsMax) * 0.5f;
   float r = 0.5f * Length(scene.boundsMax - scene.boundsMin);
   float half = 0.5f * fovY * kPi / 180.0f;
   if (w < h) half = std::atan(std::tan(half) * static_cast<float>(w) / static_cast<float>(h));
   float dist = r / std::sin(half) * 1.05f;
-  return Camera::LookAt(c + Vec3(0.0f, 0.0f, dist), c, Vec3(0.0f, 1.0f, 0.0f), fovY, w, h);
+  CameraSpec spec;
+  spec.eye = c + Vec3(0.0f, 0.0f, dist);
+  spec.lookAt = c;
+  spec.fovY = fovY;
+  return spec;
 }
 
+// The camera used and where it came from (printed, so that a framed camera can be kept in a file).
+struct CameraChoice {
+  CameraSpec spec;
+  const char* source;
+};
+
 // --eye/--look-at, else SCENE.camera, else framed on the bounds; --fov overrides the field of view of each.
-Camera ChooseCamera(const CliOptions& cli, const Scene& scene) {
+CameraChoice ChooseCamera(const CliOptions& cli, const Scene& scene) {
   const int w = cli.render.width, h = cli.render.height;
-  if (cli.explicitCamera) return Camera::LookAt(cli.eye, cli.lookAt, cli.up, cli.haveFov ? cli.fov : 45.0f, w, h);
-  if (scene.camera.valid)
-    return Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up,
-                          cli.haveFov ? cli.fov : scene.camera.fovY, w, h);
-  return FramedCamera(scene, cli.haveFov ? cli.fov : 45.0f, w, h);
+  CameraChoice choice;
+  if (cli.explicitCamera) {
+    choice.spec.eye = cli.eye;
+    choice.spec.lookAt = cli.lookAt;
+    choice.spec.up = cli.up;
+    choice.spec.fovY = 45.0f;
+    choice.source = "--eye/--look-at";
+  } else if (scene.camera.valid) {
+    choice.spec = scene.camera;
+    choice.source = "the scene's .camera file";
+  } else {
+    choice.spec = FramedCamera(scene, cli.haveFov ? cli.fov : 45.0f, w, h);
+    choice.source = "framed on the scene's bounds";
+  }
+  if (cli.haveFov) choice.spec.fovY = cli.fov;
+  return choice;
+}
+
+// The shortest decimal that reads back as the same float, so the printed camera reproduces the image.
+std::string ShortFloat(float v) {
+  char buf[32];
+  for (int precision = 6; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string CameraLine(const char* key, Vec3 v) {
+  return std::string(key) + " " + ShortFloat(v.x) + " " + ShortFloat(v.y) + " " + ShortFloat(v.z) + "\n";
+}
+
+// The bounds and the camera as .camera-file lines (the format LoadCameraFile reads), ready to copy.
+void PrintBoundsAndCamera(const Scene& scene, const CameraChoice& camera) {
+  const CameraSpec& c = camera.spec;
+  std::cerr << "scene bounds: min " << ShortFloat(scene.boundsMin.x) << "," << ShortFloat(scene.boundsMin.y) << ","
+            << ShortFloat(scene.boundsMin.z) << " max " << ShortFloat(scene.boundsMax.x) << ","
+            << ShortFloat(scene.boundsMax.y) << "," << ShortFloat(scene.boundsMax.z) << "\n"
+            << "camera (" << camera.source << "; these lines make a .camera file):\n"
+            << CameraLine("eye", c.eye) << CameraLine("look_at", c.lookAt) << CameraLine("up", c.up) << "fov "
+            << ShortFloat(c.fovY) << "\n";
+}
+
+// Without a line number, a warning repeated at many lines ("path:12: ...", "path:40: ...") is one text.
+std::string WithoutLineNumber(const std::string& warning) {
+  const size_t colon = warning.find(':');
+  if (colon == std::string::npos) return warning;
+  size_t end = colon + 1;
+  while (end < warning.size() && std::isdigit(static_cast<unsigned char>(warning[end]))) ++end;
+  if (end == colon + 1 || end >= warning.size() || warning[end] != ':') return warning;
+  return warning.substr(0, colon) + warning.substr(end);
+}
+
+// The loader's warnings, each text once, at its first line, with the number of other lines that repeat it.
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, size_t>> seen;  // text without line -> (first warning, repeats)
+  for (const std::string& w : warnings) {
+    auto [it, isNew] = seen.emplace(WithoutLineNumber(w), std::make_pair(w, size_t(0)));
+    if (isNew)
+      order.push_back(it->first);
+    else
+      it->second.second++;
+  }
+  for (const std::string& key : order) {
+    const auto& [first, repeats] = seen[key];
+    std::cerr << "tracer: warning: " << first;
+    if (repeats) std::cerr << " (and " << repeats << " more like it)";
+    std::cerr << "\n";
+  }
 }
 
 struct LoadedScene {
@@ -61,10 +139,18 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
   auto tLoad = std::chrono::steady_clock::now();
   LoadOptions loadOptions;
   loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
+  loadOptions.searchPaths = cli.texturePaths;
   LoadedScene loaded;
   loaded.scene = LoadScene(cli.scenePath, loadOptions);
-  if (!cli.render.quiet) std::cerr << loaded.scene.Summary() << "\n";
-  loaded.data = BuildSceneData(loaded.scene, ChooseCamera(cli, loaded.scene), cli.env);
+  const CameraChoice camera = ChooseCamera(cli, loaded.scene);
+  if (!cli.render.quiet) {
+    PrintWarnings(loaded.scene.warnings);
+    std::cerr << loaded.scene.Summary() << "\n";
+    PrintBoundsAndCamera(loaded.scene, camera);
+  }
+  const CameraSpec& c = camera.spec;
+  loaded.data = BuildSceneData(
+      loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height), cli.env);
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
   double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tLoad).count();
   if (!cli.render.quiet)
@@ -93,14 +179,14 @@ int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::
   return kCliContinue;
 }
 
-// A failed periodic save must not end a render that may have hours left: warn (once) and go on.
-CheckpointFn PeriodicCheckpoint(const std::string& path, uint32_t seed, const std::string& settings) {
+// A failed periodic save must not end a render that may have hours left: warn (once, unless quiet) and go on.
+CheckpointFn PeriodicCheckpoint(const std::string& path, uint32_t seed, const std::string& settings, bool quiet) {
   auto failures = std::make_shared<int>(0);  // shared by every copy the driver may make of the callback
-  return [path, seed, settings, failures](const HostFilm& film) {
+  return [path, seed, settings, failures, quiet](const HostFilm& film) {
     try {
       SaveCheckpoint(path, film, seed, settings);
     } catch (const std::exception& e) {
-      if ((*failures)++ == 0) std::fprintf(stderr, "\ntracer: warning: %s\n", e.what());
+      if ((*failures)++ == 0 && !quiet) std::fprintf(stderr, "\ntracer: warning: %s\n", e.what());
     }
   };
 }
@@ -183,7 +269,11 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
   }
   WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure);
   if (!opt.quiet) PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty());
-  if (result.stats.droppedSamples)
+  if (!opt.quiet && std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
+    std::fprintf(stderr,
+                 "tracer: warning: the image is entirely black: no pixel received any light. Check the camera printed "
+                 "above (an interior needs --eye/--look-at inside it); a scene without emitters needs --env R,G,B\n");
+  if (result.stats.droppedSamples && !opt.quiet)
     std::fprintf(stderr, "tracer: warning: %llu non-finite samples were dropped\n",
                  static_cast<unsigned long long>(result.stats.droppedSamples));
   if (!checkpointError.empty()) {
@@ -225,7 +315,8 @@ int Render(CliOptions& cli) {
   const std::string settings = CheckpointSettings(cli.scenePath, loaded.data, opt);
   if (!cli.resumePath.empty())
     if (int code = UseResumedFilm(cli, resumed, settings, opt); code != kCliContinue) return code;
-  if (!cli.checkpointPath.empty()) opt.checkpoint = PeriodicCheckpoint(cli.checkpointPath, opt.seed, settings);
+  if (!cli.checkpointPath.empty())
+    opt.checkpoint = PeriodicCheckpoint(cli.checkpointPath, opt.seed, settings, opt.quiet);
   opt.checkNan = cli.checkNan;
   const int startSpp = opt.resume ? opt.resume->sppDone : 0;
 

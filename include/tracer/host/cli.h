@@ -2,6 +2,7 @@
 // Kept light (no BVH, material or integrator header) so that main.cpp and tests can include it cheaply.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "tracer/core/math.h"
 #include "tracer/host/render_options.h"
@@ -25,7 +26,8 @@ struct CliOptions {
   float exposure = 0.0f;
   Vec3 env;
   bool allowOutsidePaths = false;
-  bool checkNan = false;  // render only: a profile must not stop at a NaN
+  std::vector<std::string> texturePaths;  // --texture-path, in order
+  bool checkNan = false;                  // render only: a profile must not stop at a NaN
   // Camera: explicit --eye/--look-at win over SCENE.camera, which wins over framing the bounds.
   bool explicitCamera = false;
   Vec3 eye, lookAt, up;

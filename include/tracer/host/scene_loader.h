@@ -48,6 +48,8 @@ struct Scene {
   std::vector<HostMaterial> materials;
   std::vector<Texture> textures;
   CameraSpec camera;  // from the scene's .camera file, if any
+  // "path:line: message", in the order found. The loader does not print them: the caller decides (the
+  // tracer prints each text once, with a count, unless --quiet).
   std::vector<std::string> warnings;
   Vec3 boundsMin, boundsMax;
   size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
@@ -60,6 +62,9 @@ struct LoadOptions {
   bool allowOutsidePaths = false;         // accept mtllib/texture paths outside the scene's folder
   size_t maxFileBytes = size_t(2) << 30;  // refuse bigger OBJ/MTL/texture files
   int maxFaceVertices = 4096;             // polygons with more vertices are refused (ear clipping is quadratic)
+  // More folders (--texture-path) searched, in order, for textures and MTL files not found beside the scene:
+  // the name as written, then its last component. A file found there must lie inside that folder.
+  std::vector<std::string> searchPaths;
 };
 
 // Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
