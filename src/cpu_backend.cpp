@@ -8,6 +8,8 @@
 
 #include "tracer/core/stages.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/ray_dump.h"
+#include "tracer/host/ray_file.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/tile_guide.h"
@@ -113,9 +115,30 @@ class CpuExecutor {
   bool Drained(int, int cur) const { return PassDrained(counters_, cur); }
   [[noreturn]] void Fail(const char* message) const { throw std::runtime_error(message); }
 
+  // --dump-rays (RunBounces calls it before intersect and before shadow): the live rays of the queue as ray
+  // records whose id is the pixel. Reads only, so the image does not change.
+  void DumpRays(const WaveView<L>& w, int bounce, bool shadow, bool inPlace) {
+    if (!dump_) return;
+    const int b = inPlace ? 0 : w.cur;
+    const uint32_t n =
+        inPlace ? static_cast<uint32_t>(w.pool) : (shadow ? counters_.shadowCount : counters_.rayCount[b]);
+    std::vector<RayRecord> out;
+    out.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const int slot = static_cast<int>(i);
+      Ray r = shadow ? L::LoadShadow(w.shadows, slot).ray : L::LoadRay(w.rays[b], slot);
+      if (r.tmax < 0.0f) continue;  // a dead slot (no compaction)
+      if (!shadow) r.index = static_cast<int32_t>(L::LoadPath(w.paths[b], slot).pixel);
+      out.push_back(RayRecord{{r.o.x, r.o.y, r.o.z}, {r.d.x, r.d.y, r.d.z}, r.tmax, static_cast<uint32_t>(r.index)});
+    }
+    dump_->Append(bounce, shadow, out);
+  }
+  void SetDump(RayDumpWriter* dump) { dump_ = dump; }
+
  private:
   ThreadPool& pool_;
   const WaveCounters& counters_;
+  RayDumpWriter* dump_ = nullptr;
 };
 
 class CpuBackend final : public Backend {
@@ -182,6 +205,7 @@ class CpuBackend final : public Backend {
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
     CpuExecutor ex(pool_, counters_);
+    if (passes_++ == 0) ex.SetDump(dump_);  // --dump-rays: the first pass only
     // The compaction modes run here too (both push modes are one atomic add on the host), so the CPU tests
     // cover the stage bodies' no-compaction paths that the GPU's naive twin uses.
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{view_});
@@ -194,6 +218,7 @@ class CpuBackend final : public Backend {
     return PassTotals{counters_.extensionRays, counters_.shadowRays, counters_.dropped, counters_.firstBad};
   }
   void ReadFilm(HostFilm& film) override { film.sum = film_; }
+  void SetDump(RayDumpWriter* dump) { dump_ = dump; }
   void AddStats(RenderStats& st) override {
     st.livePerBounce.clear();
     if (opt_.collectStats)
@@ -219,6 +244,8 @@ class CpuBackend final : public Backend {
   WaveCounters counters_{};
   unsigned long long live_[kMaxStatBounces] = {};
   WaveView<L> view_{};
+  RayDumpWriter* dump_ = nullptr;
+  int passes_ = 0;
 };
 
 }  // namespace
@@ -229,6 +256,14 @@ std::unique_ptr<Backend> MakeCpuBackend(const SceneData& scene, const RenderOpti
 
 RenderResult RenderCpu(const SceneData& scene, const RenderOptions& options, const ProgressFn& progress) {
   CpuBackend backend(scene, options);
+  return RunPasses(options, backend, progress);
+}
+
+RenderResult RenderCpuDumpingRays(const SceneData& scene, const RenderOptions& options, const std::string& dir,
+                                  const ProgressFn& progress) {
+  RayDumpWriter dump(dir);
+  CpuBackend backend(scene, options);
+  backend.SetDump(&dump);
   return RunPasses(options, backend, progress);
 }
 

@@ -108,6 +108,11 @@ cxxopts::Options MakeOptionsSpec() {
     ("benchmark", "measure samples/s, rays/s (primary, extension, shadow, diffuse), per-kernel ms and peak memory")
     ("report", "JSON report of --profile / --benchmark", cxxopts::value<std::string>()->default_value("output/profile.json"))
     ("repeats", "timed repeats after one warm-up for --profile / --benchmark (the median is reported)", cxxopts::value<int>()->default_value("5"));
+  cli.add_options("Ray files (compare tracers on identical rays)")
+    ("trace-rays", "trace the rays of FILE against SCENE's BVH and print the traversal rate (median of --repeats after one warm-up) and hit counts; renders nothing. FILE: 32-byte little-endian records float origin xyz, direction xyz, tmax, uint32 id", cxxopts::value<std::string>())
+    ("hits", "with --trace-rays: write one 16-byte record per ray to FILE: float t, b1, b2, int32 OBJ triangle index (a miss: t = inf, -1)", cxxopts::value<std::string>())
+    ("any-hit", "with --trace-rays: any-hit (shadow) traversal; t is then some hit's distance")
+    ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>());
   cli.add_options("Light sampling")
     ("light-sampling", "power (alias table over emitter power) or tiles (guided by the min-plus tile pass)", cxxopts::value<std::string>()->default_value("power"))
     ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
@@ -241,6 +246,30 @@ void CheckUp(const std::string& written, const CliOptions& o) {
                    " is parallel to the view direction (from --eye to --look-at); pass another --up, such as " + axis);
 }
 
+// --trace-rays, --hits, --any-hit and --dump-rays, after ReadProfiling and ReadLongRenders.
+void ReadRayFiles(const cxxopts::ParseResult& r, CliOptions& o) {
+  if (r.count("trace-rays")) o.traceRaysPath = r["trace-rays"].as<std::string>();
+  if (r.count("hits")) o.hitsPath = r["hits"].as<std::string>();
+  if (r.count("dump-rays")) {
+    o.dumpRaysDir = r["dump-rays"].as<std::string>();
+    if (o.dumpRaysDir.empty()) throw UsageError("--dump-rays: empty folder name");
+  }
+  o.anyHit = r.count("any-hit") > 0;
+  if (o.traceRaysPath.empty()) {
+    if (!o.hitsPath.empty() || o.anyHit) throw UsageError("--hits and --any-hit go with --trace-rays");
+    if (o.dumpRaysDir.empty()) return;
+    if (o.command != CliCommand::kRender) throw UsageError("--dump-rays does not apply to --profile or --benchmark");
+    if (o.backend != "cpu") throw UsageError("--dump-rays needs --backend cpu for now");
+    return;
+  }
+  if (o.command != CliCommand::kRender || !o.checkpointPath.empty() || !o.resumePath.empty() || !o.dumpRaysDir.empty())
+    throw UsageError("--trace-rays excludes --profile, --benchmark, --checkpoint, --resume and --dump-rays");
+  struct stat st;
+  if (stat(o.traceRaysPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(o.traceRaysPath.c_str(), R_OK) != 0)
+    throw UsageError("--trace-rays " + o.traceRaysPath + ": no such readable file");
+  if (!o.hitsPath.empty()) CheckWritablePath("--hits", o.hitsPath);
+}
+
 void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
   if (r.count("eye") || r.count("look-at")) {
     if (!(r.count("eye") && r.count("look-at"))) throw UsageError("--eye and --look-at go together");
@@ -306,14 +335,17 @@ int ParseCli(int argc, char** argv, CliOptions& options) {
     ReadLightSampling(r, options.render);
     ReadProfiling(r, options);
     ReadCamera(r, options);
+    ReadRayFiles(r, options);
     // A missing scene is reported as such, before any complaint about the output folder.
     struct stat st;
     if (stat(options.scenePath.c_str(), &st) != 0) {
       std::cerr << "tracer: error: " << options.scenePath << ": cannot open: " << std::strerror(errno) << "\n";
       return 1;
     }
-    MakeDefaultOutputFolder(r, options);
-    CheckOutputs(options);
+    if (options.traceRaysPath.empty()) {  // --trace-rays writes no image
+      MakeDefaultOutputFolder(r, options);
+      CheckOutputs(options);
+    }
   } catch (const UsageError& e) {
     std::cerr << "tracer: usage error: " << e.what() << "\n";
     return 2;

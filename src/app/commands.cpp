@@ -20,6 +20,7 @@
 #include "tracer/host/cli.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/profile.h"
+#include "tracer/host/ray_dump.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/tile_guide.h"
@@ -321,7 +322,9 @@ int Render(CliOptions& cli) {
   const int startSpp = opt.resume ? opt.resume->sppDone : 0;
 
   const bool showBar = !opt.quiet && isatty(STDERR_FILENO);
-  RenderResult result = RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp));
+  RenderResult result = cli.dumpRaysDir.empty()
+                            ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp))
+                            : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
   if (showBar) std::fprintf(stderr, "\n");
   return FinishRender(cli, result, settings, startSpp);
 }

@@ -81,4 +81,14 @@ int RunGpuProfiler(bool benchmark, const SceneData& data, const RenderOptions& o
 #endif
 }
 
+TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
+                                           const std::vector<RayRecord>& rays, const TraceRaysOptions& options) {
+#if defined(TRACER_HAVE_CUDA)
+  if (choice.useCuda) return TraceRaysCuda(data, rays, options);
+#else
+  (void)choice;  // a build without CUDA always chose the CPU
+#endif
+  return TraceRaysCpu(data, rays, options);
+}
+
 }  // namespace tracer

@@ -2,9 +2,11 @@
 // default --spp that follows from it, the render with its out-of-memory fallback, and the GPU profiler.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "tracer/host/render_options.h"
 #include "tracer/host/render_result.h"
+#include "tracer/host/trace_rays.h"
 
 namespace tracer {
 
@@ -31,5 +33,9 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
 // --profile or --benchmark on the GPU; returns the exit code. Only called after SelectBackend allowed it.
 int RunGpuProfiler(bool benchmark, const SceneData& data, const RenderOptions& options,
                    const ProfileSettings& settings);
+
+// --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
+TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
+                                           const std::vector<RayRecord>& rays, const TraceRaysOptions& options);
 
 }  // namespace tracer

@@ -14,6 +14,9 @@
 // Template parameters select the naive twins: L the memory layout, C the compaction mode, kLdg the
 // read-only load path, kSingleQueue one shade queue for every material (--single-shade-kernel).
 #pragma once
+#include <type_traits>
+#include <utility>
+
 #include "tracer/core/integrator.h"
 #include "tracer/core/queue.h"
 #include "tracer/core/wavefront.h"
@@ -291,6 +294,20 @@ struct BounceOptions {
   bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
 };
 
+// An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a
+// member DumpRays(w, bounce, shadow, inPlace) (inPlace: no compaction, so the buffer is the whole pool with dead
+// slots); executors without one (the GPU's) compile to nothing here.
+template <class Exec, class W, class = void>
+struct WatchesRays : std::false_type {};
+template <class Exec, class W>
+struct WatchesRays<Exec, W,
+                   std::void_t<decltype(std::declval<Exec&>().DumpRays(std::declval<const W&>(), 0, false, false))>>
+    : std::true_type {};
+template <Compaction C, class Exec, class W>
+void DumpRaysIfWatched(Exec& ex, const W& w, int bounce, bool shadow) {
+  if constexpr (WatchesRays<Exec, W>::value) ex.DumpRays(w, bounce, shadow, C == Compaction::kNone);
+}
+
 // One pass of bounces: generate -> intersect -> miss -> shade per class -> shadow -> finish, until the pass
 // has drained. `ex` is a backend's executor:
 //   ex.Run(body)        runs a queued stage over body.Count() items;
@@ -315,6 +332,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
       if (C != Compaction::kNone) ex.Serial(AdvanceStage<L>{w});
       ex.End();
     }
+    DumpRaysIfWatched<C>(ex, w, iter, false);
     ex.Begin("intersect", bo.timePerBounce ? w.bounce : -1);
     ex.Run(IntersectStage<L, C, kLdg, kSingleQueue>{w, s});
     ex.End();
@@ -332,6 +350,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
         ex.End();
       }
     }
+    DumpRaysIfWatched<C>(ex, w, iter, true);
     ex.Begin("shadow");
     ex.Run(ShadowStage<L, C, kLdg>{w, s, rp, film});
     ex.End();

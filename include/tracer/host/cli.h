@@ -37,7 +37,10 @@ struct CliOptions {
   std::string checkpointPath, resumePath;
   // --profile / --benchmark
   std::string reportPath;
-  int repeats = 5;
+  int repeats = 5;  // also --trace-rays
+  // Ray files (host/ray_file.h): --trace-rays replaces the render; --dump-rays goes with one (CPU only).
+  std::string traceRaysPath, hitsPath, dumpRaysDir;
+  bool anyHit = false;
 };
 
 // Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
@@ -49,5 +52,8 @@ int RunRenderCommand(CliOptions& options);
 
 // --profile and --benchmark: load, measure on the GPU, write the report; returns the exit code.
 int RunProfileCommand(CliOptions& options);
+
+// --trace-rays: load, build the BVH, trace the ray file, write --hits, print rays/s; returns the exit code.
+int RunTraceRaysCommand(CliOptions& options);
 
 }  // namespace tracer

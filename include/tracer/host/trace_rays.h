@@ -1,0 +1,42 @@
+// @file trace_rays.h: --trace-rays: trace a ray file's rays against a scene's BVH on the CPU or the GPU, and
+// time the traversal alone. Plain C++: the CUDA version is declared only when nvcc built it (as backends.h).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tracer/host/ray_file.h"
+
+namespace tracer {
+
+struct SceneData;
+
+struct TraceRaysOptions {
+  bool anyHit = false;  // any hit (shadow-ray traversal) instead of the closest
+  int repeats = 5;      // timed repeats after one warm-up; the median is reported
+  int threads = 0;      // CPU threads (0 = all cores)
+};
+
+struct TraceRaysResult {
+  std::vector<HitFileRecord> hits;  // in ray order; OBJ triangle indices; misses as MissHitRecord()
+  std::string device;
+  double medianSeconds = 0.0;  // one traversal of every ray, without transfers
+  long long hitCount = 0, missCount = 0;
+  long long invalidCount = 0;  // rays not traced (RayRecordValid false); counted as misses
+};
+
+// The rays as traced: an invalid ray becomes one that hits nothing (tmax -1), counted in `invalid`.
+std::vector<RayRecord> SanitisedRays(const std::vector<RayRecord>& rays, long long& invalid);
+// Turns the traversal's hits (BVH order, as TraverseBvh returns them) into the file's records and counts.
+void FinishTraceRays(const SceneData& scene, const std::vector<HitFileRecord>& bvhHits, TraceRaysResult& result);
+
+TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord>& rays,
+                             const TraceRaysOptions& options);
+
+#if defined(TRACER_HAVE_CUDA)
+// The same on the GPU: one thread per ray, TraverseBvh through the read-only path, timed with CUDA events.
+// Throws DeviceError on CUDA errors.
+TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecord>& rays,
+                              const TraceRaysOptions& options);
+#endif
+
+}  // namespace tracer

@@ -1,0 +1,66 @@
+// @file trace_rays.cu: --trace-rays on the GPU: a thin kernel (one thread per ray) that loads a RayState,
+// calls TraverseBvh and stores the Hit, timed with CUDA events around the kernel alone.
+// Written and compiled without a GPU at hand: it has not yet run on one.
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "tracer/core/bvh.h"
+#include "tracer/core/ray.h"
+#include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/device_buffer.h"
+#include "tracer/cuda/device_scene.h"
+#include "tracer/cuda/event_timer.h"
+#include "tracer/cuda/kernel_common.cuh"
+#include "tracer/cuda/raii.h"
+#include "tracer/host/trace_rays.h"
+
+namespace tracer {
+namespace {
+
+// The intersect stage's traversal without its queues: what a ray costs to trace, and nothing else.
+template <bool kAnyHit>
+__global__ void __launch_bounds__(kBlock) TraceRaysKernel(BvhView bvh, const RayState* rays, Hit* hits, int n) {
+  const int i = ThreadIndex();
+  if (i >= n) return;
+  const Ray r = AlignedLayout::LoadRay(rays, i);
+  AlignedLayout::StoreHit(hits, i, TraverseBvh<kAnyHit, true>(bvh, r));
+}
+
+}  // namespace
+
+TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecord>& rays,
+                              const TraceRaysOptions& options) {
+  TraceRaysResult result;
+  const std::vector<RayRecord> traced = SanitisedRays(rays, result.invalidCount);
+  const int n = static_cast<int>(traced.size());
+  DeviceScene deviceScene(scene);
+  DeviceBuffer<RayState> dRays(traced.size(), "trace-rays rays");
+  DeviceBuffer<Hit> dHits(traced.size(), "trace-rays hits");
+  CudaStream stream;
+  // RayRecord is RayState byte for byte (static_assert in trace_rays.cpp); the copy needs no alignment.
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(dRays.Get(), traced.data(), traced.size() * sizeof(RayRecord),
+                                    cudaMemcpyHostToDevice, stream.Get()));
+  const BvhView bvh = deviceScene.view.bvh;
+  const unsigned grid = GridFor(traced.size(), kBlock);
+  auto launch = [&]() {
+    if (options.anyHit)
+      TraceRaysKernel<true><<<grid, kBlock, 0, stream.Get()>>>(bvh, dRays.Get(), dHits.Get(), n);
+    else
+      TraceRaysKernel<false><<<grid, kBlock, 0, stream.Get()>>>(bvh, dRays.Get(), dHits.Get(), n);
+    TRACER_CHECK_LAUNCH("trace_rays");
+  };
+  const double ms = MedianLaunchMs(stream.Get(), 1, options.repeats < 1 ? 1 : options.repeats, launch);
+  result.medianSeconds = ms * 1e-3;
+  std::vector<HitFileRecord> bvhHits(traced.size());
+  TRACER_CUDA_CHECK(cudaMemcpy(bvhHits.data(), dHits.Get(), dHits.Bytes(), cudaMemcpyDeviceToHost));
+  cudaDeviceProp prop;
+  int device = 0;
+  TRACER_CUDA_CHECK(cudaGetDevice(&device));
+  TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  result.device = std::string("cuda (") + prop.name + ")";
+  FinishTraceRays(scene, bvhHits, result);
+  return result;
+}
+
+}  // namespace tracer

@@ -1,0 +1,85 @@
+// @file trace_rays.cpp: --trace-rays on the CPU (a thread pool over the rays, timed with the steady clock),
+// and what the CPU and GPU versions share: sanitising the rays and mapping hits back to OBJ triangles.
+#include "tracer/host/trace_rays.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "tracer/core/bvh.h"
+#include "tracer/core/ray.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/thread_pool.h"
+#include "tracer/host/timing.h"
+
+namespace tracer {
+
+static_assert(sizeof(RayRecord) == sizeof(RayState) && sizeof(HitFileRecord) == sizeof(Hit),
+              "the file records are RayState and Hit byte for byte");
+
+std::vector<RayRecord> SanitisedRays(const std::vector<RayRecord>& rays, long long& invalid) {
+  std::vector<RayRecord> out(rays);
+  invalid = 0;
+  for (RayRecord& r : out) {
+    if (RayRecordValid(r)) continue;
+    ++invalid;
+    // tmax < 0: every box test fails against it, so traversal stops at the root with a miss.
+    r = RayRecord{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 1.0f}, -1.0f, r.id};
+  }
+  return out;
+}
+
+void FinishTraceRays(const SceneData& scene, const std::vector<HitFileRecord>& bvhHits, TraceRaysResult& result) {
+  const std::vector<int32_t>& order = scene.bvh.order;
+  result.hits.resize(bvhHits.size());
+  result.hitCount = result.missCount = 0;
+  for (size_t i = 0; i < bvhHits.size(); ++i) {
+    const HitFileRecord& h = bvhHits[i];
+    if (h.tri >= 0 && static_cast<size_t>(h.tri) < order.size()) {
+      result.hits[i] = HitFileRecord{h.t, h.b1, h.b2, order[static_cast<size_t>(h.tri)]};
+      ++result.hitCount;
+    } else {
+      result.hits[i] = MissHitRecord();
+      ++result.missCount;
+    }
+  }
+}
+
+TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord>& rays,
+                             const TraceRaysOptions& options) {
+  TraceRaysResult result;
+  const std::vector<RayRecord> traced = SanitisedRays(rays, result.invalidCount);
+  // Aligned copies, so that the rays load as RayState does in the renderer.
+  std::vector<RayState> states(traced.size());
+  std::copy_n(reinterpret_cast<const char*>(traced.data()), traced.size() * sizeof(RayRecord),
+              reinterpret_cast<char*>(states.data()));
+  std::vector<Hit> hits(states.size());
+  const int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ThreadPool pool(threads);
+  const BvhView bvh = scene.bvh.View();
+  auto traceAll = [&]() {
+    pool.ParallelFor(states.size(), 1024, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) {
+        const Ray r = AlignedLayout::LoadRay(states.data(), static_cast<int>(i));
+        const HitRecord h = options.anyHit ? TraverseBvh<true, false>(bvh, r) : TraverseBvh<false, false>(bvh, r);
+        AlignedLayout::StoreHit(hits.data(), static_cast<int>(i), h);
+      }
+    });
+  };
+  traceAll();  // warm-up: caches and page faults of the output
+  std::vector<double> seconds;
+  for (int k = 0; k < std::max(1, options.repeats); ++k) {
+    Stopwatch sw;
+    traceAll();
+    seconds.push_back(sw.Seconds());
+  }
+  result.medianSeconds = Median(seconds);
+  result.device = "cpu (" + std::to_string(threads) + " threads)";
+  std::vector<HitFileRecord> bvhHits(hits.size());
+  std::copy_n(reinterpret_cast<const char*>(hits.data()), hits.size() * sizeof(Hit),
+              reinterpret_cast<char*>(bvhHits.data()));
+  FinishTraceRays(scene, bvhHits, result);
+  return result;
+}
+
+}  // namespace tracer
