@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${TRACER_BUILD_DIR:-$root/build}
 jobs=${TRACER_JOBS:-2}
-packages=(cmake g++ make libglm-dev libcxxopts-dev libstb-dev libtinyobjloader-dev libgtest-dev libembree-dev xz-utils)
+packages=(cmake g++ make libglm-dev libcxxopts-dev libstb-dev libtinyobjloader-dev libgtest-dev libembree-dev zlib1g-dev xz-utils)
 
 source "$root/src/scripts/lib/deps.sh"
 tracer_apt_install "${packages[@]}"
