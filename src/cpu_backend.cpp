@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "tracer/core/stages.h"
@@ -144,11 +143,7 @@ class CpuExecutor {
 class CpuBackend final : public Backend {
  public:
   CpuBackend(const SceneData& data, const RenderOptions& opt)
-      : data_(data),
-        opt_(opt),
-        threads_(opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-        pool_(threads_),
-        scene_(data.View()) {
+      : opt_(opt), threads_(ThreadPool::ThreadsFor(opt.threads)), pool_(threads_), scene_(data.View()) {
     if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
       guide_ = std::make_unique<TileGuideHost>(data, opt);
   }
@@ -194,13 +189,8 @@ class CpuBackend final : public Backend {
 
   void RunPass(const RenderParams& rp, int spp) override {
     // Fresh queue counters for the pass; the running totals stay.
-    WaveCounters fresh = counters_;
-    for (uint32_t& c : fresh.rayCount) c = 0;
-    for (uint32_t& c : fresh.classCount) c = 0;
-    fresh.shadowCount = 0;
-    fresh.nextWork = 0;
-    fresh.totalWork = static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp);
-    counters_ = fresh;
+    StartPass(counters_,
+              static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp));
     const FilmView film{film_.data(), &counters_.dropped, &counters_.firstBad, opt_.width, opt_.height};
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
@@ -227,7 +217,6 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  const SceneData& data_;
   const RenderOptions& opt_;
   int threads_;
   ThreadPool pool_;

@@ -2,7 +2,6 @@
 // and runs each pass as the stage kernels of core/stages.h (cuda/stage_kernel.cuh), with the queue counters
 // kept on the device.
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 
@@ -10,6 +9,7 @@
 #include "tracer/cuda/device_tile_guide.h"
 #include "tracer/cuda/stage_kernel.cuh"
 #include "tracer/host/backends.h"
+#include "tracer/host/timing.h"
 
 namespace tracer {
 namespace {
@@ -144,16 +144,8 @@ class CudaBackend final : public Backend {
   void RunPass(const RenderParams& rp, int spp) override {
     const cudaStream_t stream = stream_.Get();
     // Fresh queue counters for the pass, keeping the running totals (read back at the end of the pass).
-    WaveCounters fresh{};
-    fresh.totalWork = static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp);
-    fresh.dropped = totals_->dropped;
-    fresh.firstBad = totals_->firstBad;
-    fresh.shadeLanes = totals_->shadeLanes;
-    fresh.shadeWarps = totals_->shadeWarps;
-    fresh.shadeClasses = totals_->shadeClasses;
-    fresh.extensionRays = totals_->extensionRays;
-    fresh.shadowRays = totals_->shadowRays;
-    *totals_ = fresh;
+    StartPass(*totals_,
+              static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp));
     WaveCounters* dCounters = wave_->counters.Get();
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
     CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_);
@@ -177,9 +169,9 @@ class CudaBackend final : public Backend {
   // copy alone is kept for the "readback" row.
   void ReadFilm(HostFilm& film) override {
     unsigned long long* dst = opt_.pageableReadback ? film.sum.data() : pinnedFilm_.Get();
-    auto t = std::chrono::steady_clock::now();
+    const Stopwatch copyClock;
     TRACER_CUDA_CHECK(cudaMemcpy(dst, film_.Get(), film_.Bytes(), cudaMemcpyDeviceToHost));
-    readMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    readMs_ = copyClock.Ms();
     if (!opt_.pageableReadback) std::copy(dst, dst + film.sum.size(), film.sum.begin());
   }
 

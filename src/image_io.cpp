@@ -16,7 +16,6 @@
 #include <fstream>
 #include <initializer_list>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "tracer/host/file_util.h"
@@ -186,7 +185,7 @@ static bool WritePngZlib(ThreadPool& pool, const std::string& path, const std::v
 #endif  // TRACER_HAVE_ZLIB
 
 static bool WritePng(const std::string& path, const std::vector<float>& rgb, int w, int h, float exposure) {
-  ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  ThreadPool pool(ThreadPool::ThreadsFor(0));
   const std::vector<uint8_t> px = ToneMapParallel(pool, rgb, exposure);
 #if TRACER_HAVE_ZLIB
   return WritePngZlib(pool, path, px, w, h);

@@ -5,6 +5,10 @@
 
 namespace tracer {
 
+int ThreadPool::ThreadsFor(int requested) {
+  return requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 ThreadPool::ThreadPool(int threads) {
   int extra = std::max(1, threads) - 1;
   for (int i = 0; i < extra; ++i) workers_.emplace_back([this] { Work(); });

@@ -3,7 +3,6 @@
 #include "tracer/host/trace_rays.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "tracer/core/bvh.h"
 #include "tracer/core/ray.h"
@@ -53,8 +52,7 @@ TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord
   std::copy_n(reinterpret_cast<const char*>(traced.data()), traced.size() * sizeof(RayRecord),
               reinterpret_cast<char*>(states.data()));
   std::vector<Hit> hits(states.size());
-  const int threads =
-      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = ThreadPool::ThreadsFor(options.threads);
   ThreadPool pool(threads);
   const BvhView bvh = scene.bvh.View();
   auto traceAll = [&]() {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +23,7 @@
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/tile_guide.h"
+#include "tracer/host/timing.h"
 
 namespace tracer {
 namespace {
@@ -137,7 +137,7 @@ struct LoadedScene {
 
 // Loads the scene, builds the BVH (and the emitter clusters when tile guiding may need them) and says so.
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
-  auto tLoad = std::chrono::steady_clock::now();
+  const Stopwatch loadClock;
   LoadOptions loadOptions;
   loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
   loadOptions.searchPaths = cli.texturePaths;
@@ -153,7 +153,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
   loaded.data = BuildSceneData(
       loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height), cli.env);
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
-  double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tLoad).count();
+  const double loadSeconds = loadClock.Seconds();
   if (!cli.render.quiet)
     std::fprintf(stderr, "loaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", loadSeconds,
                  loaded.data.bvh.nodes.size(), loaded.data.bvh.depth);

@@ -9,17 +9,26 @@ struct alignas(16) WaveCounters {
   uint32_t rayCount[2];                          // rays in each ray buffer (current / next)
   uint32_t classCount[kNumMaterialClasses + 1];  // the last one counts misses: keyed pushes index it
   uint32_t shadowCount;
-  unsigned long long nextWork;      // next work item of the pass
-  unsigned long long totalWork;     // work items in the pass
+  unsigned long long nextWork;   // next work item of the pass
+  unsigned long long totalWork;  // work items in the pass
+  // Running totals, kept across passes:
   unsigned long long shadeLanes;    // sum of active lanes over shade warps (statistics)
   unsigned long long shadeWarps;    // shade warps counted (statistics)
   unsigned long long shadeClasses;  // sum over shade warps of the distinct material classes in the warp
-  // Running totals, kept across passes:
-  unsigned long long dropped;   // non-finite samples dropped
-  unsigned long long firstBad;  // see FilmView::firstBad
+  unsigned long long dropped;       // non-finite samples dropped
+  unsigned long long firstBad;      // see FilmView::firstBad
   unsigned long long extensionRays;
   unsigned long long shadowRays;
 };
+
+// Counters for a new pass of totalWork work items: empty queues, the running totals kept.
+inline void StartPass(WaveCounters& c, unsigned long long totalWork) {
+  for (uint32_t& n : c.rayCount) n = 0;
+  for (uint32_t& n : c.classCount) n = 0;
+  c.shadowCount = 0;
+  c.nextWork = 0;
+  c.totalWork = totalWork;
+}
 
 constexpr int kMissQueue = kNumMaterialClasses;
 

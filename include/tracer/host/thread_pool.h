@@ -16,6 +16,8 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   int Size() const { return static_cast<int>(workers_.size()) + 1; }
+  // The thread count for a user's choice: `requested` when positive, else every core (at least one).
+  static int ThreadsFor(int requested);
 
   // Calls fn(begin, end) over chunks of [0, n) on all threads (the caller included) and waits.
   void ParallelFor(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn);
