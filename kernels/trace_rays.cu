@@ -1,6 +1,5 @@
 // @file trace_rays.cu: --trace-rays on the GPU: a thin kernel (one thread per ray) that loads a RayState,
 // calls TraverseBvh and stores the Hit, timed with CUDA events around the kernel alone.
-// Written and compiled without a GPU at hand: it has not yet run on one.
 #include <cuda_runtime.h>
 
 #include <vector>

@@ -40,14 +40,14 @@ TRACER_HD RayTriPre PrepareRay(Vec3 d) {
   p.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
   p.kx = p.kz == 2 ? 0 : p.kz + 1;
   p.ky = p.kx == 2 ? 0 : p.kx + 1;
-  if (d[p.kz] < 0.0f) {
+  if (Axis(d, p.kz) < 0.0f) {
     int t = p.kx;
     p.kx = p.ky;
     p.ky = t;
   }
-  p.sx = d[p.kx] / d[p.kz];
-  p.sy = d[p.ky] / d[p.kz];
-  p.sz = 1.0f / d[p.kz];
+  p.sx = Axis(d, p.kx) / Axis(d, p.kz);
+  p.sy = Axis(d, p.ky) / Axis(d, p.kz);
+  p.sz = 1.0f / Axis(d, p.kz);
   return p;
 }
 
@@ -56,9 +56,9 @@ TRACER_HD RayTriPre PrepareRay(Vec3 d) {
 TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1, Vec3 v2, float tmax, float& tOut,
                                  float& b1Out, float& b2Out) {
   Vec3 a = v0 - o, b = v1 - o, c = v2 - o;
-  float ax = a[pre.kx] - pre.sx * a[pre.kz], ay = a[pre.ky] - pre.sy * a[pre.kz];
-  float bx = b[pre.kx] - pre.sx * b[pre.kz], by = b[pre.ky] - pre.sy * b[pre.kz];
-  float cx = c[pre.kx] - pre.sx * c[pre.kz], cy = c[pre.ky] - pre.sy * c[pre.kz];
+  float ax = Axis(a, pre.kx) - pre.sx * Axis(a, pre.kz), ay = Axis(a, pre.ky) - pre.sy * Axis(a, pre.kz);
+  float bx = Axis(b, pre.kx) - pre.sx * Axis(b, pre.kz), by = Axis(b, pre.ky) - pre.sy * Axis(b, pre.kz);
+  float cx = Axis(c, pre.kx) - pre.sx * Axis(c, pre.kz), cy = Axis(c, pre.ky) - pre.sy * Axis(c, pre.kz);
   float u = cx * by - cy * bx;
   float v = ax * cy - ay * cx;
   float w = bx * ay - by * ax;
@@ -71,7 +71,7 @@ TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1,
   if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return false;
   float det = u + v + w;
   if (det == 0.0f) return false;
-  float az = pre.sz * a[pre.kz], bz = pre.sz * b[pre.kz], cz = pre.sz * c[pre.kz];
+  float az = pre.sz * Axis(a, pre.kz), bz = pre.sz * Axis(b, pre.kz), cz = pre.sz * Axis(c, pre.kz);
   float t = u * az + v * bz + w * cz;
   float inv = 1.0f / det;
   t *= inv;
