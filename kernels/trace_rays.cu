@@ -1,11 +1,12 @@
 // @file trace_rays.cu: --trace-rays on the GPU: a thin kernel (one thread per ray) that loads a RayState,
-// calls TraverseBvh and stores the Hit, timed with CUDA events around the kernel alone.
+// traverses the wide or the binary BVH and stores the Hit, timed with CUDA events around the kernel alone.
 #include <cuda_runtime.h>
 
 #include <vector>
 
 #include "tracer/core/bvh.h"
 #include "tracer/core/ray.h"
+#include "tracer/core/scene_view.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/device_scene.h"
@@ -18,12 +19,12 @@ namespace tracer {
 namespace {
 
 // The intersect stage's traversal without its queues: what a ray costs to trace, and nothing else.
-template <bool kAnyHit>
-__global__ void __launch_bounds__(kBlock) TraceRaysKernel(BvhView bvh, const RayState* rays, Hit* hits, int n) {
+template <bool kAnyHit, class T>
+__global__ void __launch_bounds__(kBlock) TraceRaysKernel(SceneView s, const RayState* rays, Hit* hits, int n) {
   const int i = ThreadIndex();
   if (i >= n) return;
   const Ray r = AlignedLayout::LoadRay(rays, i);
-  AlignedLayout::StoreHit(hits, i, TraverseBvh<kAnyHit, true>(bvh, r));
+  AlignedLayout::StoreHit(hits, i, T::template Trace<kAnyHit, true>(s, r));
 }
 
 }  // namespace
@@ -31,6 +32,7 @@ __global__ void __launch_bounds__(kBlock) TraceRaysKernel(BvhView bvh, const Ray
 TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecord>& rays,
                               const TraceRaysOptions& options) {
   TraceRaysResult result;
+  RequireBvh(scene, options.binaryBvh);
   const std::vector<RayRecord> traced = SanitisedRays(rays, result.invalidCount);
   const int n = static_cast<int>(traced.size());
   DeviceScene deviceScene(scene);
@@ -40,13 +42,16 @@ TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecor
   // RayRecord is RayState byte for byte (static_assert in trace_rays.cpp); the copy needs no alignment.
   TRACER_CUDA_CHECK(cudaMemcpyAsync(dRays.Get(), traced.data(), traced.size() * sizeof(RayRecord),
                                     cudaMemcpyHostToDevice, stream.Get()));
-  const BvhView bvh = deviceScene.view.bvh;
+  const SceneView view = deviceScene.view;
   const unsigned grid = GridFor(traced.size(), kBlock);
   auto launch = [&]() {
-    if (options.anyHit)
-      TraceRaysKernel<true><<<grid, kBlock, 0, stream.Get()>>>(bvh, dRays.Get(), dHits.Get(), n);
-    else
-      TraceRaysKernel<false><<<grid, kBlock, 0, stream.Get()>>>(bvh, dRays.Get(), dHits.Get(), n);
+    DispatchBvh(options.binaryBvh, [&](auto t) {
+      using T = decltype(t);
+      if (options.anyHit)
+        TraceRaysKernel<true, T><<<grid, kBlock, 0, stream.Get()>>>(view, dRays.Get(), dHits.Get(), n);
+      else
+        TraceRaysKernel<false, T><<<grid, kBlock, 0, stream.Get()>>>(view, dRays.Get(), dHits.Get(), n);
+    });
     TRACER_CHECK_LAUNCH("trace_rays");
   };
   const double ms = MedianLaunchMs(stream.Get(), 1, options.repeats < 1 ? 1 : options.repeats, launch);

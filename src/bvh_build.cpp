@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tracer/host/aabb.h"
+
 namespace tracer {
 namespace {
 
@@ -31,26 +33,7 @@ constexpr int kSahDepthBudget = 48;
 static_assert(kSahDepthBudget < kBvhStackSize, "the depth cap must keep TraverseBvh's stack from overflowing");
 constexpr int kMaxBins = 64;
 
-struct Box {
-  Vec3 lo{kInf}, hi{-kInf};
-  void Grow(Vec3 p) {
-    lo = Min(lo, p);
-    hi = Max(hi, p);
-  }
-  void Grow(const Box& b) {
-    lo = Min(lo, b.lo);
-    hi = Max(hi, b.hi);
-  }
-  bool Empty() const { return lo.x > hi.x; }
-  // Half the surface area: the SAH only needs ratios of areas. Double precision, so that scenes with
-  // coordinates past 1e19 (where a float area overflows) still get finite, comparable costs.
-  double HalfArea() const {
-    if (Empty()) return 0.0;
-    double x = static_cast<double>(hi.x) - lo.x, y = static_cast<double>(hi.y) - lo.y,
-           z = static_cast<double>(hi.z) - lo.z;
-    return x * y + y * z + z * x;
-  }
-};
+using Box = Aabb;
 
 // One triangle during the build: its box and original index, 32 bytes so partitioning moves whole lines.
 struct PrimRef {

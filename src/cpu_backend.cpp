@@ -144,6 +144,7 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend(const SceneData& data, const RenderOptions& opt)
       : opt_(opt), threads_(ThreadPool::ThreadsFor(opt.threads)), pool_(threads_), scene_(data.View()) {
+    RequireBvh(data, opt.binaryBvh);
     if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
       guide_ = std::make_unique<TileGuideHost>(data, opt);
   }
@@ -199,8 +200,11 @@ class CpuBackend final : public Backend {
     // The compaction modes run here too (both push modes are one atomic add on the host), so the CPU tests
     // cover the stage bodies' no-compaction paths that the GPU's naive twin uses.
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{view_});
+    bo.binaryBvh = opt_.binaryBvh;
     DispatchCompaction(opt_.compaction, [&](auto c) {
-      RunBounces<L, decltype(c)::value, false, false>(ex, view_, scene_, rp, film, bo);
+      DispatchBvh(bo.binaryBvh, [&](auto t) {
+        RunBounces<L, decltype(c)::value, false, false, decltype(t)>(ex, view_, scene_, rp, film, bo);
+      });
     });
   }
 

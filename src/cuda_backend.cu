@@ -89,6 +89,7 @@ class CudaBackend final : public Backend {
  public:
   CudaBackend(const SceneData& data, const RenderOptions& opt)
       : opt_(opt), timer_(opt.collectStats, stream_.Get()), pinnedTotals_(1) {
+    RequireBvh(data, opt.binaryBvh);
     int dev = 0;
     TRACER_CUDA_CHECK(cudaGetDevice(&dev));
     TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop_, dev));
@@ -155,6 +156,7 @@ class CudaBackend final : public Backend {
     bo.regenerate = opt_.regenerate;
     bo.singleShadeKernel = opt_.singleShadeKernel;
     bo.timePerBounce = opt_.timePerBounce;
+    bo.binaryBvh = opt_.binaryBvh;
     RunCudaBounces<L>(ex, wave_->view, sceneView_, rp, film, bo, opt_.compaction, !opt_.plainLoads);
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));
     TRACER_CUDA_CHECK(cudaMemcpy(totals_, dCounters, sizeof(WaveCounters), cudaMemcpyDeviceToHost));

@@ -234,12 +234,13 @@ struct ProfileRow {
 
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
-  Measurement opt, layout, atomics, none, single, plain, pageable;
+  Measurement opt, layout, atomics, none, single, plain, pageable, binary;
 };
 
-void AddTwinRows(const TwinMeasurements& m, const RenderOptions& base, std::vector<ProfileRow>& rows) {
+void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderOptions& base,
+                 std::vector<ProfileRow>& rows) {
   const Measurement &opt = m.opt, &layout = m.layout, &atomics = m.atomics, &none = m.none, &single = m.single,
-                    &plain = m.plain, &pageable = m.pageable;
+                    &plain = m.plain, &pageable = m.pageable, &binary = m.binary;
   char ev[512];
   // Layout: same bytes, different instruction counts; the L1 merges the naive 4-byte loads of a line.
   {
@@ -276,6 +277,14 @@ void AddTwinRows(const TwinMeasurements& m, const RenderOptions& base, std::vect
                   rays / (opt.Kernel("intersect") * 1e3));
     rows.push_back({"BVH loads (read-only path __ldg vs plain)", "intersect", &plain, plain.Kernel("intersect"),
                     opt.Kernel("intersect"), ev});
+  }
+  {
+    // Both traversal kernels: closest hit (intersect) and any hit (shadow).
+    const double nm = binary.Kernel("intersect") + binary.Kernel("shadow"),
+                 om = opt.Kernel("intersect") + opt.Kernel("shadow");
+    std::snprintf(ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", binary.Kernel("intersect"),
+                  opt.Kernel("intersect"), binary.Kernel("shadow"), opt.Kernel("shadow"), DescribeBvhs(data).c_str());
+    rows.push_back({"BVH (compressed 8-wide vs binary)", "intersect+shadow", &binary, nm, om, ev});
   }
   {
     double bytes = static_cast<double>(base.width) * base.height * 3 * 8;
@@ -386,7 +395,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   RenderOptions o = base;
   o.naiveLayout = false;
   o.compaction = Compaction::kWarpAggregated;
-  o.singleShadeKernel = o.plainLoads = o.pageableReadback = false;
+  o.singleShadeKernel = o.plainLoads = o.pageableReadback = o.binaryBvh = false;
   auto variant = [&](const char* label, auto tweak) {
     RenderOptions v = o;
     tweak(v);
@@ -401,15 +410,16 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   m.single = variant("single shade kernel", [](RenderOptions& v) { v.singleShadeKernel = true; });
   m.plain = variant("plain loads", [](RenderOptions& v) { v.plainLoads = true; });
   m.pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
+  m.binary = variant("binary BVH", [](RenderOptions& v) { v.binaryBvh = true; });
 
   std::vector<ProfileRow> rows;
-  AddTwinRows(m, base, rows);
+  AddTwinRows(data, m, base, rows);
   AddKernelRows(data, base, o, ps, rows);
   PrintProfileTable(rows, m.opt);
 
   ProfileRowsJson(j, rows);
   j.BeginArray("measurements");
-  for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable})
+  for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary})
     MeasurementJson(j, *x);
   j.EndArray();
   LiveDecayJson(j, data, o);
@@ -437,7 +447,15 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   v = o;
   v.compaction = Compaction::kNone;
   Measurement none = Measure(data, v, "no compaction", ps.repeats);
+  v = o;
+  v.binaryBvh = !o.binaryBvh;
+  Measurement otherBvh = Measure(data, v, o.binaryBvh ? "wide BVH" : "binary BVH", ps.repeats);
   RayRates rr = MeasureRayRates(data, o, ps.repeats);
+  RayRates rrOther = MeasureRayRates(data, v, ps.repeats);
+  const Measurement& wideM = o.binaryBvh ? otherBvh : opt;
+  const Measurement& binaryM = o.binaryBvh ? opt : otherBvh;
+  const RayRates& wideRr = o.binaryBvh ? rrOther : rr;
+  const RayRates& binaryRr = o.binaryBvh ? rr : rrOther;
   LightQuality q;
   if (data.clusters.Count() > 0) q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
 
@@ -453,6 +471,14 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   std::printf("  diffuse rays/s       %10.1f M  (intersect kernel alone, %llu first-bounce rays)\n",
               rr.secondaryPerSec / 1e6, rr.secondaryRays);
   std::printf("  peak device memory   %10.1f MiB\n", opt.stats.peakDeviceBytes / 1048576.0);
+  // Shadow rays/s: the whole render's shadow rays over the shadow kernel's time.
+  auto shadowRate = [](const Measurement& m) { return m.stats.shadowRays / (m.Kernel("shadow") * 1e-3); };
+  std::printf(
+      "  traversal, wide vs binary BVH: primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s, shadow %.2f vs "
+      "%.2f G rays/s (shadow kernel); render %.1f vs %.1f ms\n  %s\n",
+      wideRr.primaryPerSec / 1e9, binaryRr.primaryPerSec / 1e9, wideRr.secondaryPerSec / 1e9,
+      binaryRr.secondaryPerSec / 1e9, shadowRate(wideM) / 1e9, shadowRate(binaryM) / 1e9, wideM.renderMs,
+      binaryM.renderMs, DescribeBvhs(data).c_str());
   std::printf("  per kernel (ms, summed over the render):");
   for (auto& kv : opt.kernelMs) std::printf(" %s %.2f;", kv.first.c_str(), kv.second);
   std::printf(
@@ -479,13 +505,29 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   j.Field("primary_rays_per_s", rr.primaryPerSec);
   j.Field("diffuse_rays_per_s", rr.secondaryPerSec);
   j.Field("peak_device_bytes", static_cast<unsigned long long>(opt.stats.peakDeviceBytes));
+  j.BeginObject("traversal");
+  for (int k = 0; k < 2; ++k) {
+    const Measurement& m = k == 0 ? wideM : binaryM;
+    const RayRates& r = k == 0 ? wideRr : binaryRr;
+    j.BeginObject(k == 0 ? "wide" : "binary");
+    j.Field("primary_rays_per_s", r.primaryPerSec);
+    j.Field("diffuse_rays_per_s", r.secondaryPerSec);
+    j.Field("shadow_rays_per_s", shadowRate(m));
+    j.Field("render_ms", m.renderMs);
+    const double tris = static_cast<double>(data.bvh.order.size());
+    j.Field("bytes_per_triangle",
+            k == 0 ? static_cast<double>(data.wide.nodes.size() * sizeof(WideNode) + data.wide.tris.size() * 16) / tris
+                   : static_cast<double>(data.bvh.nodes.size() * sizeof(BvhNode) + data.bvh.tris.size() * 16) / tris);
+    j.EndObject();
+  }
+  j.EndObject();
   j.BeginObject("naive_ratios");
   j.Field("naive_layout", layout.renderMs / opt.renderMs);
   j.Field("naive_compaction", atomics.renderMs / opt.renderMs);
   j.Field("no_compaction", none.renderMs / opt.renderMs);
   j.EndObject();
   j.BeginArray("measurements");
-  for (const Measurement* m : {&opt, &layout, &atomics, &none}) MeasurementJson(j, *m);
+  for (const Measurement* m : {&opt, &layout, &atomics, &none, &otherBvh}) MeasurementJson(j, *m);
   j.EndArray();
   j.EndObject();
   WriteJson(ps.jsonPath, j.Str());

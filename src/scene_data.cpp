@@ -1,6 +1,9 @@
 // @file scene_data.cpp: turns a loaded Scene into the flat, BVH-ordered arrays that rendering reads.
 #include "tracer/host/scene_data.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <type_traits>
@@ -9,6 +12,7 @@
 #include "tracer/core/light.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/wide_bvh_build.h"
 
 namespace tracer {
 
@@ -49,6 +53,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
                          const BvhBuildOptions& bvhOptions) {
   SceneData d;
   d.bvh = BuildBvh(scene.positions, bvhOptions);
+  if (bvhOptions.wide) d.wide = BuildWideBvh(scene.positions, d.bvh, bvhOptions);
   d.boundsMin = scene.boundsMin;
   d.boundsMax = scene.boundsMax;
   d.camera = camera;
@@ -137,6 +142,25 @@ SceneView SceneData::View() const {
   return v;
 }
 
+void RequireBvh(const SceneData& d, bool binaryBvh) {
+  if (!binaryBvh && d.wide.nodes.empty())
+    throw std::invalid_argument("the wide BVH was not built (BvhBuildOptions::wide is off): use the binary BVH");
+}
+
+std::string DescribeBvhs(const SceneData& d) {
+  const double tris = static_cast<double>(std::max<size_t>(d.bvh.order.size(), 1));
+  char text[256];
+  int n = std::snprintf(
+      text, sizeof text, "binary BVH: %zu nodes, depth %d, %.0f bytes/triangle", d.bvh.nodes.size(), d.bvh.depth,
+      static_cast<double>(d.bvh.nodes.size() * sizeof(BvhNode) + d.bvh.tris.size() * sizeof(Float4)) / tris);
+  if (!d.wide.nodes.empty())
+    std::snprintf(
+        text + n, sizeof text - static_cast<size_t>(n), "; wide BVH: %zu nodes, depth %d, %.0f bytes/triangle",
+        d.wide.nodes.size(), d.wide.depth,
+        static_cast<double>(d.wide.nodes.size() * sizeof(WideNode) + d.wide.tris.size() * sizeof(Float4)) / tris);
+  return text;
+}
+
 uint64_t SceneContentHash(const SceneData& d) {
   Hasher h;
   // The byte count before each array's bytes, so moving bytes from one array to the next changes the hash.
@@ -145,7 +169,8 @@ uint64_t SceneContentHash(const SceneData& d) {
     h.Update(&bytes, sizeof bytes);
     if (bytes > 0) h.Update(v.data(), static_cast<size_t>(bytes));
   };
-#define TRACER_HASH_ARRAY(T, name, dataMember, viewMember, what) add(d.dataMember);
+#define TRACER_HASH_ARRAY(T, name, dataMember, viewMember, what) \
+  if (!IsDerivedSceneArray(#name)) add(d.dataMember);
   TRACER_SCENE_ARRAYS(TRACER_HASH_ARRAY)
 #undef TRACER_HASH_ARRAY
   return h.Digest();

@@ -6,6 +6,7 @@
 
 #include "tracer/core/bvh.h"
 #include "tracer/core/ray.h"
+#include "tracer/core/scene_view.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
@@ -46,6 +47,7 @@ void FinishTraceRays(const SceneData& scene, const std::vector<HitFileRecord>& b
 TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord>& rays,
                              const TraceRaysOptions& options) {
   TraceRaysResult result;
+  RequireBvh(scene, options.binaryBvh);
   const std::vector<RayRecord> traced = SanitisedRays(rays, result.invalidCount);
   // Aligned copies, so that the rays load as RayState does in the renderer.
   std::vector<RayState> states(traced.size());
@@ -54,14 +56,18 @@ TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord
   std::vector<Hit> hits(states.size());
   const int threads = ThreadPool::ThreadsFor(options.threads);
   ThreadPool pool(threads);
-  const BvhView bvh = scene.bvh.View();
+  const SceneView view = scene.View();
   auto traceAll = [&]() {
-    pool.ParallelFor(states.size(), 1024, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) {
-        const Ray r = AlignedLayout::LoadRay(states.data(), static_cast<int>(i));
-        const HitRecord h = options.anyHit ? TraverseBvh<true, false>(bvh, r) : TraverseBvh<false, false>(bvh, r);
-        AlignedLayout::StoreHit(hits.data(), static_cast<int>(i), h);
-      }
+    DispatchBvh(options.binaryBvh, [&](auto t) {
+      using T = decltype(t);
+      pool.ParallelFor(states.size(), 1024, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+          const Ray r = AlignedLayout::LoadRay(states.data(), static_cast<int>(i));
+          const HitRecord h =
+              options.anyHit ? T::template Trace<true, false>(view, r) : T::template Trace<false, false>(view, r);
+          AlignedLayout::StoreHit(hits.data(), static_cast<int>(i), h);
+        }
+      });
     });
   };
   traceAll();  // warm-up: caches and page faults of the output

@@ -1,4 +1,5 @@
-// @file bvh_test.cpp: BuildBvh and TraverseBvh against brute force: structure, closest hit, any hit, watertightness.
+// @file bvh_test.cpp: BuildBvh and TraverseBvh, BuildWideBvh and TraverseWide, against brute force: structure,
+// closest hit, any hit, watertightness.
 #include "tracer/core/bvh.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "tracer/host/bvh_build.h"
+#include "tracer/host/wide_bvh_build.h"
 
 namespace tracer {
 namespace {
@@ -240,7 +242,10 @@ constexpr int kTieUlps = 64;
 // ties arise only where surfaces coincide (duplicates, coplanar overlaps, shared edges) and do not matter
 // to a renderer.
 // Any hit: occlusion agrees with brute force for rays cut at a random fraction of the closest distance.
-void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const std::vector<Ray>& rays, uint32_t seed) {
+// `trace(ray, anyHit)` is the traversal under test; it reports triangles in `bvh`'s order.
+template <class Trace>
+void CheckTraversal(const std::vector<Vec3>& p, const Bvh& bvh, const std::vector<Ray>& rays, uint32_t seed,
+                    const char* name, Trace&& trace) {
   std::mt19937 rng(seed);
   const int rayCount = static_cast<int>(rays.size());
   BvhView view = bvh.View();
@@ -248,7 +253,7 @@ void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const st
   int hits = 0, exactTies = 0, nearTies = 0, occludedCount = 0, failures = 0;
   for (const Ray& ray : rays) {
     BruteHit want = BruteClosest(p, ray);
-    HitRecord got = TraverseBvh<false, false>(view, ray);
+    HitRecord got = trace(ray, false);
     if (want.tri < 0) {
       EXPECT_EQ(got.tri, -1) << "ray " << ray.index << ": BVH hit what brute force misses";
       failures += got.tri != -1;
@@ -283,7 +288,7 @@ void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const st
     shadow.tmax = reference * frac(rng);
     bool occluded = BruteOccluded(p, shadow);
     occludedCount += occluded;
-    HitRecord any = TraverseBvh<true, false>(view, shadow);
+    HitRecord any = trace(shadow, true);
     EXPECT_EQ(any.tri >= 0, occluded) << "ray " << ray.index << " tmax " << shadow.tmax;
     failures += (any.tri >= 0) != occluded;
     if (any.tri >= 0) {
@@ -297,8 +302,23 @@ void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const st
     EXPECT_GT(hits, rayCount / 4);
     EXPECT_GT(occludedCount, 0);
   }
-  printf("  %zu triangles, %d rays: %d hits (%d exact ties, %d ties within %d ulps), %d occluded\n", p.size() / 3,
-         rayCount, hits, exactTies, nearTies, kTieUlps, occludedCount);
+  printf("  %s BVH: %zu triangles, %d rays: %d hits (%d exact ties, %d ties within %d ulps), %d occluded\n", name,
+         p.size() / 3, rayCount, hits, exactTies, nearTies, kTieUlps, occludedCount);
+}
+
+// Both BVHs against brute force: the binary one (TraverseBvh) and the wide one collapsed from a tree of the
+// same triangles (TraverseWide, reporting triangles in `bvh`'s order).
+void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const std::vector<Ray>& rays, uint32_t seed) {
+  const BvhView view = bvh.View();
+  CheckTraversal(p, bvh, rays, seed, "binary", [&](const Ray& r, bool any) {
+    return any ? TraverseBvh<true, false>(view, r) : TraverseBvh<false, false>(view, r);
+  });
+  const WideBvh wide = BuildWideBvh(p, bvh);
+  EXPECT_LE(wide.depth, kWideMaxDepth);
+  const WideBvhView wv{wide.nodes.data(), wide.tris.data()};
+  CheckTraversal(p, bvh, rays, seed, "wide", [&](const Ray& r, bool any) {
+    return any ? TraverseWide<true, false>(wv, r) : TraverseWide<false, false>(wv, r);
+  });
 }
 
 void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, int rayCount, uint32_t seed) {
@@ -428,6 +448,30 @@ INSTANTIATE_TEST_SUITE_P(Sizes, BvhSoup,
                          [](const ::testing::TestParamInfo<SoupCase>& info) {
                            return "Tris" + std::to_string(info.param.triangles);
                          });
+
+// Rays with one or two direction components exactly zero (a camera's centre column or row, axis-aligned probes):
+// SafeInverse makes their reciprocal 1e20, which the wide BVH's widened slabs must confine to that axis.
+TEST(BvhBuild, AxisParallelRaysMatchBruteForce) {
+  const std::vector<Vec3> p = RandomSoup(2000, 42);
+  const Bvh bvh = BuildBvh(p);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const Bounds b = BoundsOf(p);
+  std::vector<Ray> rays;
+  for (int i = 0; i < 1500; ++i) {
+    const Vec3 o = b.lo + (b.hi - b.lo) * Vec3(0.5f + 0.6f * u(rng), 0.5f + 0.6f * u(rng), 0.5f + 0.6f * u(rng));
+    Vec3 d(u(rng), u(rng), u(rng));
+    const int zeroed = i % 6;  // 0-2: one component zero; 3-5: only one component left
+    if (zeroed < 3) {
+      (zeroed == 0 ? d.x : zeroed == 1 ? d.y : d.z) = 0.0f;
+    } else {
+      d = Vec3(zeroed == 3 ? 1.0f : 0.0f, zeroed == 4 ? 1.0f : 0.0f, zeroed == 5 ? 1.0f : 0.0f) *
+          (u(rng) < 0 ? -1.0f : 1.0f);
+    }
+    rays.push_back(Ray{o, d, kInf, i});
+  }
+  CheckAgainstBruteForce(p, bvh, rays, 9);
+}
 
 TEST(BvhBuild, BuildOptionsAllGiveCorrectTrees) {
   std::vector<Vec3> p = RandomSoup(3000, 99);
@@ -593,10 +637,13 @@ std::vector<Vec3> Icosphere(int levels, Vec3 centre, float radius) {
 // From points inside a closed mesh, rays aimed exactly at its vertices and at points on its edges must all
 // hit it: the watertight triangle test leaves no gap between neighbours (Woop et al. 2013), and the box
 // test must not cull the leaf whose triangle claims the edge.
+// Both BVHs: the wide one's boxes are rounded outward to their 8-bit grid, which must not open gaps either.
 void CheckWatertight(const std::vector<Vec3>& p, const std::vector<Vec3>& origins, const char* name) {
   Bvh bvh = BuildBvh(p);
   ValidateBvh(bvh, p);
   BvhView view = bvh.View();
+  const WideBvh wide = BuildWideBvh(p, bvh);
+  const WideBvhView wv{wide.nodes.data(), wide.tris.data()};
   std::vector<Vec3> targets;
   for (size_t i = 0; i < p.size(); i += 3)
     for (int e = 0; e < 3; ++e) {
@@ -608,21 +655,27 @@ void CheckWatertight(const std::vector<Vec3>& p, const std::vector<Vec3>& origin
   for (Vec3 o : origins)
     for (Vec3 target : targets) {
       Vec3 d = target - o;
-      for (bool normalise : {false, true}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool normalise = variant & 1, useWide = variant & 2;
+        auto trace = [&](const Ray& r, bool any) {
+          if (useWide) return any ? TraverseWide<true, false>(wv, r) : TraverseWide<false, false>(wv, r);
+          return any ? TraverseBvh<true, false>(view, r) : TraverseBvh<false, false>(view, r);
+        };
         Ray ray{o, normalise ? Normalize(d) : d, kInf, 0};
         ++rays;
-        HitRecord h = TraverseBvh<false, false>(view, ray);
+        HitRecord h = trace(ray, false);
         if (h.tri < 0) {
           if (++leaks <= 5)
-            ADD_FAILURE() << name << ": ray from (" << o.x << ", " << o.y << ", " << o.z << ") to (" << target.x << ", "
-                          << target.y << ", " << target.z << ") leaves the closed mesh";
+            ADD_FAILURE() << name << (useWide ? " (wide BVH)" : " (binary BVH)") << ": ray from (" << o.x << ", " << o.y
+                          << ", " << o.z << ") to (" << target.x << ", " << target.y << ", " << target.z
+                          << ") leaves the closed mesh";
         } else {
           // The hit is where the ray was aimed (up to rounding): nothing closer inside a convex mesh.
           float aimed = normalise ? Length(d) : 1.0f;
           EXPECT_NEAR(h.t, aimed, 1e-4f * aimed);
         }
         ray.tmax = (normalise ? Length(d) : 1.0f) * 1.001f;
-        if (TraverseBvh<true, false>(view, ray).tri < 0) ++anyLeaks;
+        if (trace(ray, true).tri < 0) ++anyLeaks;
       }
     }
   EXPECT_EQ(leaks, 0) << name << ": " << leaks << " of " << rays << " closest-hit rays escaped";

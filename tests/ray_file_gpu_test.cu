@@ -35,9 +35,11 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
   const std::string dir = test::MakeTempDir();
   WriteRayFile(dir + "/rays.bin", rays);
   const std::vector<RayRecord> fromFile = ReadRayFile(dir + "/rays.bin");
-  for (bool anyHit : {false, true}) {
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool anyHit = variant & 1, binary = variant & 2;
     TraceRaysOptions opt;
     opt.anyHit = anyHit;
+    opt.binaryBvh = binary;
     opt.repeats = 1;
     const TraceRaysResult cpu = TraceRaysCpu(data, fromFile, opt);
     const TraceRaysResult gpu = TraceRaysCuda(data, fromFile, opt);
@@ -55,16 +57,16 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
       identical += std::memcmp(&c, &g, sizeof(HitFileRecord)) == 0;
       if (c.tri != g.tri) {
         if (otherTriangle++ < 5)
-          ADD_FAILURE() << (anyHit ? "any" : "closest") << " hit of ray " << i << ": cpu t " << c.t << " tri " << c.tri
-                        << ", gpu t " << g.t << " tri " << g.tri;
+          ADD_FAILURE() << (binary ? "binary BVH, " : "wide BVH, ") << (anyHit ? "any" : "closest") << " hit of ray "
+                        << i << ": cpu t " << c.t << " tri " << c.tri << ", gpu t " << g.t << " tri " << g.tri;
       } else if (c.tri >= 0) {
         const float* d = fromFile[i].d;
         const float dLength = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         EXPECT_NEAR(c.t, g.t, 1e-4f * c.t + kCoordinateError / dLength) << "ray " << i;
       }
     }
-    std::printf("%s hit: %d of %zu records bit-identical on the CPU and the GPU\n", anyHit ? "any" : "closest",
-                identical, cpu.hits.size());
+    std::printf("%s BVH, %s hit: %d of %zu records bit-identical on the CPU and the GPU\n", binary ? "binary" : "wide",
+                anyHit ? "any" : "closest", identical, cpu.hits.size());
     EXPECT_LE(otherTriangle, 5);
   }
 }

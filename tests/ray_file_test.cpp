@@ -15,6 +15,7 @@
 
 #include "test_util.h"
 #include "tracer/core/bvh.h"
+#include "tracer/core/wide_bvh.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/trace_rays.h"
@@ -58,12 +59,18 @@ std::vector<RayRecord> CornellRays(int n) {
 }
 
 // What --trace-rays must give: TraverseBvh on the rays, triangles mapped back to OBJ order, misses normalised.
-std::vector<HitFileRecord> DirectHits(const SceneData& data, const std::vector<RayRecord>& rays, bool anyHit) {
+// The rays traced by calling the traversal directly: TraverseWide, or TraverseBvh with `binary`.
+std::vector<HitFileRecord> DirectHits(const SceneData& data, const std::vector<RayRecord>& rays, bool anyHit,
+                                      bool binary = false) {
   std::vector<HitFileRecord> out;
+  const WideBvhView wide{data.wide.nodes.data(), data.wide.tris.data()};
   for (const RayRecord& rr : rays) {
     const Ray r{Vec3(rr.o[0], rr.o[1], rr.o[2]), Vec3(rr.d[0], rr.d[1], rr.d[2]), rr.tmax, static_cast<int32_t>(rr.id)};
-    const HitRecord h =
-        anyHit ? TraverseBvh<true, false>(data.bvh.View(), r) : TraverseBvh<false, false>(data.bvh.View(), r);
+    HitRecord h;
+    if (binary)
+      h = anyHit ? TraverseBvh<true, false>(data.bvh.View(), r) : TraverseBvh<false, false>(data.bvh.View(), r);
+    else
+      h = anyHit ? TraverseWide<true, false>(wide, r) : TraverseWide<false, false>(wide, r);
     out.push_back(h.tri < 0 ? MissHitRecord() : HitFileRecord{h.t, h.b1, h.b2, data.bvh.order[h.tri]});
   }
   return out;
@@ -187,6 +194,23 @@ TEST(RayFile, TraceRaysCommandMatchesTraverseBvh) {
     EXPECT_TRUE(SameBytes(any[i], expectedAny[i])) << "ray " << i;
     if (any[i].tri >= 0) EXPECT_GE(any[i].t, closest[i].t) << "ray " << i;
   }
+
+  // --bvh binary traces the binary BVH: its any hits are TraverseBvh's (another first hit than the wide BVH's
+  // for some rays), its closest hits the same.
+  c = RunTracer(Cornell() + " --backend cpu --repeats 1 --bvh binary --any-hit --trace-rays " + dir + "/r.bin --hits " +
+                dir + "/any-binary.bin");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  const std::vector<HitFileRecord> anyBinary = ReadHitFile(dir + "/any-binary.bin");
+  const std::vector<HitFileRecord> expectedAnyBinary = DirectHits(data, rays, true, true);
+  ASSERT_EQ(anyBinary.size(), rays.size());
+  int otherFirstHit = 0;
+  for (size_t i = 0; i < rays.size(); ++i) {
+    EXPECT_TRUE(SameBytes(anyBinary[i], expectedAnyBinary[i])) << "ray " << i;
+    otherFirstHit += !SameBytes(anyBinary[i], any[i]);
+  }
+  EXPECT_GT(otherFirstHit, 0) << "--bvh binary traced the wide BVH";
+  const std::vector<HitFileRecord> closestBinary = DirectHits(data, rays, false, true);
+  for (size_t i = 0; i < rays.size(); ++i) EXPECT_TRUE(SameBytes(closest[i], closestBinary[i])) << "ray " << i;
 }
 
 TEST(RayFile, CommandErrors) {

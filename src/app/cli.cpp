@@ -102,7 +102,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("no-compaction", "keep dead paths in place and launch every stage over the whole pool")
     ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
     ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
-    ("pageable-readback", "read the film back through pageable instead of pinned host memory");
+    ("pageable-readback", "read the film back through pageable instead of pinned host memory")
+    ("bvh", "wide: the compressed 8-wide BVH (80-byte nodes, 8-bit child boxes); binary: two-box 64-byte nodes, its naive twin (also with --trace-rays)", cxxopts::value<std::string>()->default_value("wide"));
   cli.add_options("Profiling (GPU only)")
     ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
     ("benchmark", "measure samples/s, rays/s (primary, extension, shadow, diffuse), per-kernel ms and peak memory")
@@ -200,6 +201,9 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   opt.singleShadeKernel = r.count("single-shade-kernel") > 0;
   opt.plainLoads = r.count("plain-loads") > 0;
   opt.pageableReadback = r.count("pageable-readback") > 0;
+  const std::string bvh = r["bvh"].as<std::string>();
+  if (bvh != "wide" && bvh != "binary") throw UsageError("--bvh must be wide or binary, not '" + bvh + "'");
+  opt.binaryBvh = bvh == "binary";
 }
 
 void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {

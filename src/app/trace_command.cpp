@@ -28,13 +28,16 @@ int TraceRays(CliOptions& cli) {
   const Scene scene = LoadScene(cli.scenePath, loadOptions);
   // The camera plays no part in tracing given rays; BuildSceneData wants one.
   const Camera camera = Camera::LookAt(Vec3(0.0f, 0.0f, 1.0f), Vec3(0.0f), Vec3(0.0f, 1.0f, 0.0f), 45.0f, 1, 1);
-  const SceneData data = BuildSceneData(scene, camera, cli.env);
+  BvhBuildOptions bvhOptions;
+  bvhOptions.wide = !cli.render.binaryBvh;
+  const SceneData data = BuildSceneData(scene, camera, cli.env, bvhOptions);
   if (!cli.render.quiet)
-    std::fprintf(stderr, "%s\nloaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", scene.Summary().c_str(),
-                 load.Seconds(), data.bvh.nodes.size(), data.bvh.depth);
+    std::fprintf(stderr, "%s\nloaded and built the BVH in %.2fs (%s)\n", scene.Summary().c_str(), load.Seconds(),
+                 DescribeBvhs(data).c_str());
 
   TraceRaysOptions options;
   options.anyHit = cli.anyHit;
+  options.binaryBvh = cli.render.binaryBvh;
   options.repeats = cli.repeats;
   options.threads = cli.render.threads;
   const TraceRaysResult result = TraceRaysOnSelectedBackend(backend, data, rays, options);

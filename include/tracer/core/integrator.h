@@ -150,9 +150,9 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
 }
 
 // ---- shadow: an unoccluded shadow ray delivers its contribution ---------------------------------------------
-template <bool kLdg>
+template <class T, bool kLdg>
 TRACER_HD bool ShadowItemVisible(const SceneView& s, const Shadow& sh) {
-  return TraverseBvh<true, kLdg>(s.bvh, sh.ray).tri < 0;
+  return T::template Trace<true, kLdg>(s, sh.ray).tri < 0;
 }
 
 // ---- intersect -------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include "tracer/core/bvh.h"
 #include "tracer/core/camera.h"
 #include "tracer/core/material.h"
+#include "tracer/core/wide_bvh.h"
 
 namespace tracer {
 
@@ -35,6 +36,7 @@ struct TileGuideView {
 
 struct SceneView {
   BvhView bvh;
+  WideBvhView wide;           // null pointers when only the binary BVH was built (--bvh binary)
   const TriShading* shading;  // BVH order
   const Material* materials;
   const Float4* texels;
@@ -47,6 +49,30 @@ struct SceneView {
   Vec3 environment;  // constant radiance of rays that leave the scene
   TileGuideView tiles;
 };
+
+// Which BVH per-ray code traverses, chosen at compile time (a template argument of the intersect and shadow
+// stages): the compressed 8-wide BVH (the default) or the binary one (--bvh binary, its naive twin). Both
+// report triangles in the binary BVH's order, which every per-triangle array uses.
+struct WideBvhTraversal {
+  template <bool kAnyHit, bool kLdg>
+  TRACER_HD static HitRecord Trace(const SceneView& s, const Ray& r) {
+    return TraverseWide<kAnyHit, kLdg>(s.wide, r);
+  }
+};
+struct BinaryBvhTraversal {
+  template <bool kAnyHit, bool kLdg>
+  TRACER_HD static HitRecord Trace(const SceneView& s, const Ray& r) {
+    return TraverseBvh<kAnyHit, kLdg>(s.bvh, r);
+  }
+};
+// Calls f(WideBvhTraversal{}) or, for the binary BVH, f(BinaryBvhTraversal{}).
+template <class F>
+void DispatchBvh(bool binary, F&& f) {
+  if (binary)
+    f(BinaryBvhTraversal{});
+  else
+    f(WideBvhTraversal{});
+}
 
 // Every array of the scene, listed once. Each entry is
 //
@@ -67,6 +93,8 @@ struct SceneView {
 #define TRACER_SCENE_ARRAYS(X)                                                                             \
   X(BvhNode, nodes, bvh.nodes, bvh.nodes, "BVH nodes")                                                     \
   X(Float4, tris, bvh.tris, bvh.tris, "triangles")                                                         \
+  X(WideNode, wideNodes, wide.nodes, wide.nodes, "wide BVH nodes")                                         \
+  X(Float4, wideTris, wide.tris, wide.tris, "wide BVH triangles")                                          \
   X(TriShading, shading, shading, shading, "triangle shading")                                             \
   X(Material, materials, materials, materials, "materials")                                                \
   X(Float4, texels, texels, texels, "texels")                                                              \
@@ -79,6 +107,16 @@ struct SceneView {
   X(int32_t, emitterCluster, clusters.emitterCluster, tiles.emitterCluster, "light clusters")              \
   X(float, emitterInClusterPmf, clusters.emitterInClusterPmf, tiles.emitterInClusterPmf, "light clusters") \
   X(float, clusterPowerPmf, clusters.clusterPowerPmf, tiles.clusterPowerPmf, "light clusters")
+
+// Arrays computed from others of the list and left out of SceneContentHash: the wide BVH is built from the
+// triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH.
+constexpr bool IsDerivedSceneArray(const char* name) {
+  auto same = [](const char* a, const char* b) {
+    while (*a && *a == *b) ++a, ++b;
+    return *a == *b;
+  };
+  return same(name, "wideNodes") || same(name, "wideTris");
+}
 
 #define TRACER_SCENE_ARRAY_PLUS_ONE(T, name, dataMember, viewMember, what) +1
 constexpr int kNumSceneArrays = 0 TRACER_SCENE_ARRAYS(TRACER_SCENE_ARRAY_PLUS_ONE);

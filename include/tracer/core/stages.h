@@ -106,9 +106,9 @@ struct AdvanceStage {
   }
 };
 
-// Closest-hit traversal, then the hit is pushed to its material class's queue (or the miss queue), so that
-// each shade stage's warps run one BSDF.
-template <class L, Compaction C, bool kLdg, bool kSingleQueue>
+// Closest-hit traversal (of the BVH that T names, see core/scene_view.h), then the hit is pushed to its material
+// class's queue (or the miss queue), so that each shade stage's warps run one BSDF.
+template <class L, Compaction C, bool kLdg, bool kSingleQueue, class T>
 struct IntersectStage {
   static constexpr Pushes kPushes = C == Compaction::kNone ? Pushes::kNothing : Pushes::kHitQueues;
   WaveView<L> w;
@@ -122,7 +122,7 @@ struct IntersectStage {
       w.hitClass[i] = -2;  // dead slot: no work, but the lane is still launched
       return;
     }
-    const HitRecord h = TraverseBvh<false, kLdg>(s.bvh, r);
+    const HitRecord h = T::template Trace<false, kLdg>(s, r);
     L::StoreHit(w.hits, i, h);
     const int cls = ClassOfHit<kLdg>(s, h);
     if (C == Compaction::kNone) {
@@ -246,7 +246,7 @@ struct ShadeStage {
 };
 
 // Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film.
-template <class L, Compaction C, bool kLdg>
+template <class L, Compaction C, bool kLdg, class T>
 struct ShadowStage {
   static constexpr Pushes kPushes = Pushes::kNothing;
   WaveView<L> w;
@@ -262,7 +262,7 @@ struct ShadowStage {
       none.ray.tmax = -1.0f;
       L::StoreShadow(w.shadows, j, none);  // consumed: the slot may not shade next bounce
     }
-    if (ShadowItemVisible<kLdg>(s, sh))
+    if (ShadowItemVisible<T, kLdg>(s, sh))
       FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.depth, sh.contribution);
   }
 };
@@ -292,6 +292,7 @@ struct BounceOptions {
   bool regenerate = true;  // refill the pool with new paths as old ones end (off: one generation per pass)
   bool singleShadeKernel = false;
   bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
+  bool binaryBvh = false;      // traverse the binary BVH (--bvh binary), not the wide one
 };
 
 // An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a
@@ -316,7 +317,7 @@ void DumpRaysIfWatched(Exec& ex, const W& w, int bounce, bool shadow) {
 //                       (NVTX and CUDA events on the GPU);
 //   ex.Drained(iter, cur)       the end test after bounce iter (the GPU tests a snapshot two bounces old).
 // `base` holds the pass's buffers; its cur and bounce are set here.
-template <class L, Compaction C, bool kLdg, bool kSingleQueue, class Exec>
+template <class L, Compaction C, bool kLdg, bool kSingleQueue, class T, class Exec>
 void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const RenderParams& rp, const FilmView& film,
                 const BounceOptions& bo) {
   static const char* kShadeNames[kNumMaterialClasses] = {"shade_diffuse", "shade_glossy", "shade_mirror",
@@ -334,7 +335,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     }
     DumpRaysIfWatched<C>(ex, w, iter, false);
     ex.Begin("intersect", bo.timePerBounce ? w.bounce : -1);
-    ex.Run(IntersectStage<L, C, kLdg, kSingleQueue>{w, s});
+    ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{w, s});
     ex.End();
     ex.Begin("miss");
     ex.Run(MissStage<L, C>{w, s, rp, film});
@@ -352,7 +353,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     }
     DumpRaysIfWatched<C>(ex, w, iter, true);
     ex.Begin("shadow");
-    ex.Run(ShadowStage<L, C, kLdg>{w, s, rp, film});
+    ex.Run(ShadowStage<L, C, kLdg, T>{w, s, rp, film});
     ex.End();
     ex.Serial(FinishStage<L>{w});
     cur = 1 - cur;

@@ -98,17 +98,20 @@ void RunCudaBounces(CudaExecutor& ex, const WaveView<L>& w, const SceneView& s, 
                     const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg);
 
 // The body of RunCudaBounces, for the files that instantiate it.
-#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                             \
-  template <>                                                                                                     \
-  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp,     \
-                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {        \
-    DispatchCompaction(compaction, [&](auto c) {                                                                  \
-      DispatchBool(ldg, [&](auto l) {                                                                             \
-        DispatchBool(bo.singleShadeKernel, [&](auto single) {                                                     \
-          RunBounces<L, decltype(c)::value, decltype(l)::value, decltype(single)::value>(ex, w, s, rp, film, bo); \
-        });                                                                                                       \
-      });                                                                                                         \
-    });                                                                                                           \
+#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                                 \
+  template <>                                                                                                         \
+  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp,         \
+                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {            \
+    DispatchCompaction(compaction, [&](auto c) {                                                                      \
+      DispatchBool(ldg, [&](auto l) {                                                                                 \
+        DispatchBool(bo.singleShadeKernel, [&](auto single) {                                                         \
+          DispatchBvh(bo.binaryBvh, [&](auto t) {                                                                     \
+            RunBounces<L, decltype(c)::value, decltype(l)::value, decltype(single)::value, decltype(t)>(ex, w, s, rp, \
+                                                                                                        film, bo);    \
+          });                                                                                                         \
+        });                                                                                                           \
+      });                                                                                                             \
+    });                                                                                                               \
   }
 
 }  // namespace tracer

@@ -32,6 +32,7 @@ struct RenderOptions {
   bool singleShadeKernel = false;  // one shade kernel switching on the material instead of per-class queues
   bool plainLoads = false;         // BVH and scene through plain loads instead of the read-only path
   bool pageableReadback = false;
+  bool binaryBvh = false;  // traverse the binary BVH (two-box nodes) instead of the compressed wide one
   // light sampling
   LightSampling lightSampling = LightSampling::kPower;
   int lightClusters = 256;

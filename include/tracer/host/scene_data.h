@@ -3,9 +3,11 @@
 // SceneView at these vectors for the CPU renderer; the CUDA renderer uploads the same vectors.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tracer/core/scene_view.h"
+#include "tracer/core/wide_bvh.h"
 #include "tracer/host/scene_loader.h"
 
 namespace tracer {
@@ -15,6 +17,7 @@ struct BvhBuildOptions {
   int maxLeafSize = 4;  // triangles
   float traversalCost = 1.0f;
   float intersectCost = 1.0f;
+  bool wide = true;  // also build the compressed wide BVH (core/wide_bvh.h), which traversal then uses
 };
 
 struct Bvh {
@@ -25,6 +28,13 @@ struct Bvh {
   BvhView View() const {
     return BvhView{nodes.data(), tris.data(), static_cast<int32_t>(nodes.size()), static_cast<int32_t>(order.size())};
   }
+};
+
+// The compressed wide BVH (core/wide_bvh.h); empty when only the binary one is wanted.
+struct WideBvh {
+  std::vector<WideNode> nodes;
+  std::vector<Float4> tris;  // 3 per triangle, leaf order; v0.w = the triangle's index in Bvh order
+  int depth = 0;
 };
 
 // Builds an alias table for weights (Vose 1991). Weights must be >= 0 with a positive sum.
@@ -43,6 +53,7 @@ struct LightClusters {
 
 struct SceneData {
   Bvh bvh;
+  WideBvh wide;
   std::vector<TriShading> shading;
   std::vector<Material> materials;
   std::vector<Float4> texels;
@@ -61,8 +72,15 @@ struct SceneData {
   SceneView View() const;
 };
 
+// Throws std::invalid_argument when the traversal asked for (the wide BVH unless binaryBvh) was not built.
+void RequireBvh(const SceneData& data, bool binaryBvh);
+
+// "binary BVH: N nodes, depth D, B bytes/triangle; wide BVH: ..." for messages (the wide part when built).
+std::string DescribeBvhs(const SceneData& data);
+
 // A 64-bit hash of every array of TRACER_SCENE_ARRAYS, size and bytes, in list order: any change to one byte
-// or one size changes it. Scalars (camera, environment, bounds) and emitterPower are not part of it.
+// or one size changes it. Scalars (camera, environment, bounds) and emitterPower are not part of it, nor are the
+// arrays IsDerivedSceneArray names (the wide BVH).
 uint64_t SceneContentHash(const SceneData& data);
 
 SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,

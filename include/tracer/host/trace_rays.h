@@ -11,9 +11,10 @@ namespace tracer {
 struct SceneData;
 
 struct TraceRaysOptions {
-  bool anyHit = false;  // any hit (shadow-ray traversal) instead of the closest
-  int repeats = 5;      // timed repeats after one warm-up; the median is reported
-  int threads = 0;      // CPU threads (0 = all cores)
+  bool anyHit = false;     // any hit (shadow-ray traversal) instead of the closest
+  int repeats = 5;         // timed repeats after one warm-up; the median is reported
+  int threads = 0;         // CPU threads (0 = all cores)
+  bool binaryBvh = false;  // trace the binary BVH; else the wide one (SceneData::wide must then be built)
 };
 
 struct TraceRaysResult {

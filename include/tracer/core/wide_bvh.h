@@ -1,0 +1,208 @@
+// @file wide_bvh.h: the compressed 8-wide BVH and its traversal, shared by CPU and GPU (Ylitie, Karras and
+// Laine 2017, "Efficient Incoherent Ray Traversal on GPUs Through Compressed Wide BVHs", HPG).
+//
+// Node layout (80 bytes, five 16-byte loads). A node stores the boxes of up to eight children, quantised to
+// 8 bits per plane on a grid local to the node: child plane = p + q * 2^(e - 127) per axis.
+//   word 0 = (p.x, p.y, p.z as float bits, e.x | e.y << 8 | e.z << 16 | imask << 24)
+//   word 1 = (childBase, triBase, meta[0..3], meta[4..7])
+//   word 2 = (qlo.x[0..3], qlo.x[4..7], qlo.y[0..3], qlo.y[4..7])
+//   word 3 = (qlo.z[0..3], qlo.z[4..7], qhi.x[0..3], qhi.x[4..7])
+//   word 4 = (qhi.y[0..3], qhi.y[4..7], qhi.z[0..3], qhi.z[4..7])
+// Bit s of imask says slot s holds an inner node; the inner children of a node are stored consecutively from
+// childBase in slot order, so slot s's node is childBase + popcount(imask below s). meta[s] says what slot s
+// holds: 0 nothing; an inner node 0b001'11000 + s (one bit, at position 24 + s); a leaf of n = 1..3
+// triangles (2^n - 1) << 5 | offset, its triangles being triBase + offset ... + offset + n - 1. Triangles
+// are stored in leaf order as three Float4 (v0, v1, v2); v0.w holds the triangle's index in the binary BVH's
+// order (as int bits), the index every other per-triangle array and HitRecord::tri use.
+//
+// Slot s is meant for the child nearest the corner of the node whose axis a is on the high side when bit a of
+// s is set (the builder assigns slots by that). A ray whose direction is negative on the axes of mask `oct`
+// meets first the children near the corner `oct`, so visiting hit children by increasing s ^ oct is a cheap
+// front-to-back order: the traversal places inner child s at bit 24 + (s ^ oct) and takes the lowest bit.
+#pragma once
+#include <cstddef>
+
+#include "tracer/core/bvh.h"
+
+namespace tracer {
+
+struct alignas(16) WideNode {
+  float px, py, pz;
+  uint8_t ex, ey, ez;  // biased exponents of the grid steps, 1..254
+  uint8_t imask;
+  uint32_t childBase;
+  uint32_t triBase;
+  uint8_t meta[8];
+  uint8_t qlox[8], qloy[8], qloz[8];
+  uint8_t qhix[8], qhiy[8], qhiz[8];
+};
+static_assert(sizeof(WideNode) == 80 && alignof(WideNode) == 16, "wide node: five 16-byte loads");
+static_assert(offsetof(WideNode, ex) == 12 && offsetof(WideNode, imask) == 15, "word 0: p, exponents, imask");
+static_assert(offsetof(WideNode, childBase) == 16 && offsetof(WideNode, meta) == 24, "word 1: bases and meta");
+static_assert(offsetof(WideNode, qlox) == 32 && offsetof(WideNode, qloz) == 48 && offsetof(WideNode, qhiy) == 64,
+              "words 2-4: the quantised planes, eight bytes per axis and side");
+
+constexpr int kWideSlots = 8;
+constexpr int kWideLeafMax = 3;  // triangles per leaf: the unary count has three bits
+// The traversal stack holds node groups, at most one per level of the current path, and postponed triangle
+// groups, pushed only while fewer than kWidePostponeBelow entries are on the stack. The builder keeps the
+// depth at most kWideMaxDepth, so the stack never holds more than kWideMaxDepth + kWidePostponeBelow entries.
+constexpr int kWideStackSize = 64;
+constexpr int kWideMaxDepth = 50;  // the binary builder's depth cap (48) + 1 for the root + 1 for split leaves
+constexpr int kWidePostponeBelow = kWideStackSize - kWideMaxDepth;
+static_assert(kWidePostponeBelow > 0, "room for postponed triangle groups");
+// Postponed triangle tests (Ylitie et al. 2017, section 3.3): on the GPU, a lane about to test triangles while
+// fewer than this many lanes of its warp do the same pushes its triangles and goes on down the tree, so that
+// triangle tests run with more lanes together. 0 turns it off.
+#ifndef TRACER_WIDE_POSTPONE_LANES
+#define TRACER_WIDE_POSTPONE_LANES 7
+#endif
+constexpr int kWidePostponeLanes = TRACER_WIDE_POSTPONE_LANES;
+constexpr uint32_t kWideInnerMeta = 0x38u;  // 0b001'11000: one bit, placed at 24 + slot
+
+struct WideBvhView {
+  const WideNode* nodes;
+  const Float4* tris;  // 3 per triangle, leaf order; v0.w = binary BVH index as int bits
+};
+
+TRACER_HD uint32_t Popc(uint32_t x) {
+#if TRACER_ON_DEVICE
+  return static_cast<uint32_t>(__popc(x));
+#else
+  return static_cast<uint32_t>(__builtin_popcount(x));
+#endif
+}
+// Index of the lowest set bit; x != 0.
+TRACER_HD uint32_t LowestBit(uint32_t x) {
+#if TRACER_ON_DEVICE
+  return static_cast<uint32_t>(__ffs(static_cast<int>(x)) - 1);
+#else
+  return static_cast<uint32_t>(__builtin_ctz(x));
+#endif
+}
+
+// A set of pending work: inner children of one node (bits 24-31 by visiting rank, imask in bits 0-7) or the
+// triangles of one node (bits 0-23, offsets from base).
+struct WideGroup {
+  uint32_t base, bits;
+};
+
+// Byte k of the eight bytes in (lo4, hi4).
+TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) { return ((k < 4 ? lo4 : hi4) >> (8 * (k & 3))) & 0xffu; }
+
+// Tests the ray against the eight child boxes of one node; returns the hit bits: inner children at 24 + (s ^
+// oct), leaf triangles at their offsets. Also returns the node's bases and imask.
+template <bool kLdg>
+TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uint32_t oct, float tmax,
+                                     uint32_t& childBase, uint32_t& triBase, uint32_t& imask) {
+  const Int4* w = reinterpret_cast<const Int4*>(node);
+  const Int4 w0 = Load4<kLdg>(w), w1 = Load4<kLdg>(w + 1), w2 = Load4<kLdg>(w + 2), w3 = Load4<kLdg>(w + 3),
+             w4 = Load4<kLdg>(w + 4);
+  const uint32_t e = static_cast<uint32_t>(w0.w);
+  imask = e >> 24;
+  childBase = static_cast<uint32_t>(w1.x);
+  triBase = static_cast<uint32_t>(w1.y);
+  // Plane t = q * (2^e * inv) + (p - o) * inv: one FMA per plane. Unlike (plane - o) * inv, whose rounding
+  // is relative to the result (and covered by kSlabExitScale in SlabEntry), this sum rounds relative to its
+  // terms, which can be far larger than the result when the ray starts inside or near the node: a ray from
+  // inside a cube aimed at a vertex of it escaped 480 times in 322,560 without the widening below. So each
+  // axis's slab is widened on both sides by a bound on that error, c (255 |2^e inv| + |(p - o) inv|), folded
+  // into the offsets (no cost per child): c covers five roundings (p - o, the two products, the sum, and the
+  // reciprocal in inv) with margin, 5 * 2^-24 = 3.0e-7 < 4e-7. Per axis, so that an axis the ray runs
+  // parallel to (inv = 1e20) widens only its own slab.
+  const float sx = FloatFromBits((e & 0xffu) << 23) * inv.x, sy = FloatFromBits(((e >> 8) & 0xffu) << 23) * inv.y,
+              sz = FloatFromBits(((e >> 16) & 0xffu) << 23) * inv.z;
+  const float ox = (FloatFromBits(static_cast<uint32_t>(w0.x)) - o.x) * inv.x,
+              oy = (FloatFromBits(static_cast<uint32_t>(w0.y)) - o.y) * inv.y,
+              oz = (FloatFromBits(static_cast<uint32_t>(w0.z)) - o.z) * inv.z;
+  constexpr float kErr = 4e-7f;
+  const float ex = kErr * (255.0f * fabsf(sx) + fabsf(ox)), ey = kErr * (255.0f * fabsf(sy) + fabsf(oy)),
+              ez = kErr * (255.0f * fabsf(sz) + fabsf(oz));
+  const float nox = ox - ex, noy = oy - ey, noz = oz - ez, fox = ox + ex, foy = oy + ey, foz = oz + ez;
+  // The near plane is the low one on axes the ray travels up, the high one on the others.
+  const bool nx = oct & 1u, ny = oct & 2u, nz = oct & 4u;
+  const uint32_t nearX0 = static_cast<uint32_t>(nx ? w3.z : w2.x), nearX1 = static_cast<uint32_t>(nx ? w3.w : w2.y);
+  const uint32_t farX0 = static_cast<uint32_t>(nx ? w2.x : w3.z), farX1 = static_cast<uint32_t>(nx ? w2.y : w3.w);
+  const uint32_t nearY0 = static_cast<uint32_t>(ny ? w4.x : w2.z), nearY1 = static_cast<uint32_t>(ny ? w4.y : w2.w);
+  const uint32_t farY0 = static_cast<uint32_t>(ny ? w2.z : w4.x), farY1 = static_cast<uint32_t>(ny ? w2.w : w4.y);
+  const uint32_t nearZ0 = static_cast<uint32_t>(nz ? w4.z : w3.x), nearZ1 = static_cast<uint32_t>(nz ? w4.w : w3.y);
+  const uint32_t farZ0 = static_cast<uint32_t>(nz ? w3.x : w4.z), farZ1 = static_cast<uint32_t>(nz ? w3.y : w4.w);
+  const uint32_t meta0 = static_cast<uint32_t>(w1.z), meta1 = static_cast<uint32_t>(w1.w);
+  uint32_t hits = 0;
+#if TRACER_ON_DEVICE
+#pragma unroll
+#endif
+  for (int s = 0; s < kWideSlots; ++s) {
+    const float tnx = static_cast<float>(ByteOf(nearX0, nearX1, s)) * sx + nox;
+    const float tny = static_cast<float>(ByteOf(nearY0, nearY1, s)) * sy + noy;
+    const float tnz = static_cast<float>(ByteOf(nearZ0, nearZ1, s)) * sz + noz;
+    const float tfx = static_cast<float>(ByteOf(farX0, farX1, s)) * sx + fox;
+    const float tfy = static_cast<float>(ByteOf(farY0, farY1, s)) * sy + foy;
+    const float tfz = static_cast<float>(ByteOf(farZ0, farZ1, s)) * sz + foz;
+    const float tnear = Fmaxf(Fmaxf(tnx, tny), Fmaxf(tnz, 0.0f)), tfar = Fminf(Fminf(tfx, tfy), Fminf(tfz, tmax));
+    if (tnear <= tfar) {
+      const uint32_t meta = ByteOf(meta0, meta1, s);
+      uint32_t bit = meta & 31u;
+      if ((meta & 0x18u) == 0x18u) bit ^= oct;  // an inner child: its visiting rank
+      hits |= (meta >> 5) << bit;
+    }
+  }
+  return hits;
+}
+
+// Closest-hit (or, with kAnyHit, any-hit) traversal of the wide BVH. Returns the hit with `tri` in the binary
+// BVH's order, as TraverseBvh does, so shading is the same for both.
+template <bool kAnyHit, bool kLdg>
+TRACER_HD HitRecord TraverseWide(const WideBvhView& bvh, const Ray& ray) {
+  HitRecord hit{ray.tmax, 0.0f, 0.0f, -1};
+  const RayTriPre pre = PrepareRay(ray.d);
+  const Vec3 inv = SafeInverse(ray.d);
+  const uint32_t oct = (inv.x < 0.0f ? 1u : 0u) | (inv.y < 0.0f ? 2u : 0u) | (inv.z < 0.0f ? 4u : 0u);
+  WideGroup stack[kWideStackSize];
+  int sp = 0;
+  WideGroup nodes{0u, (1u << (24u + oct)) | 1u};  // the root, as inner slot 0 of a node based at 0
+  WideGroup tris{0u, 0u};
+  while (true) {
+    if (nodes.bits > 0x00ffffffu) {
+      const uint32_t rank = LowestBit(nodes.bits >> 24);
+      nodes.bits &= ~(1u << (24u + rank));
+      const uint32_t slot = rank ^ oct;
+      const uint32_t index = nodes.base + Popc(nodes.bits & ((1u << slot) - 1u) & 0xffu);
+      if (nodes.bits > 0x00ffffffu) stack[sp++] = nodes;  // siblings left (see kWideStackSize)
+      uint32_t childBase, triBase, imask;
+      const uint32_t hits =
+          IntersectWideNode<kLdg>(&bvh.nodes[index], ray.o, inv, oct, hit.t, childBase, triBase, imask);
+      nodes = WideGroup{childBase, (hits & 0xff000000u) | imask};
+      tris = WideGroup{triBase, hits & 0x00ffffffu};
+    } else {
+      tris = nodes;  // a popped triangle group
+      nodes = WideGroup{0u, 0u};
+    }
+    while (tris.bits != 0u) {
+#if TRACER_ON_DEVICE
+      if (kWidePostponeLanes > 0 && nodes.bits > 0x00ffffffu && sp < kWidePostponeBelow &&
+          __popc(__activemask()) < kWidePostponeLanes) {
+        stack[sp++] = tris;
+        break;
+      }
+#endif
+      const int k = static_cast<int>(tris.base + LowestBit(tris.bits));
+      tris.bits &= tris.bits - 1u;
+      const Float4 a = Load4<kLdg>(&bvh.tris[3 * k]), b = Load4<kLdg>(&bvh.tris[3 * k + 1]),
+                   c = Load4<kLdg>(&bvh.tris[3 * k + 2]);
+      float t, b1, b2;
+      if (IntersectTriangle(pre, ray.o, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), Vec3(c.x, c.y, c.z), hit.t, t, b1,
+                            b2)) {
+        hit = HitRecord{t, b1, b2, static_cast<int32_t>(BitsFromFloat(a.w))};
+        if (kAnyHit) return hit;
+      }
+    }
+    if (nodes.bits <= 0x00ffffffu) {
+      if (sp == 0) break;
+      nodes = stack[--sp];
+    }
+  }
+  return hit;
+}
+
+}  // namespace tracer

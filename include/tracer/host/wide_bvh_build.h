@@ -1,0 +1,17 @@
+// @file wide_bvh_build.h: the compressed 8-wide BVH of core/wide_bvh.h, built on the host by collapsing a
+// binned-SAH binary BVH with the SAH-optimal collapse of Ylitie, Karras and Laine 2017.
+#pragma once
+#include <vector>
+
+#include "tracer/core/wide_bvh.h"
+#include "tracer/host/scene_data.h"
+
+namespace tracer {
+
+// positions: 3 per triangle (as for BuildBvh); binary: the scene's binary BVH, whose order the wide BVH's
+// triangles report (their v0.w). Builds its own binary tree with single-triangle leaves to collapse, so that
+// the collapse chooses the leaves. Throws std::runtime_error if the result would be deeper than kWideMaxDepth,
+// which the binary builder's depth cap rules out.
+WideBvh BuildWideBvh(const std::vector<Vec3>& positions, const Bvh& binary, const BvhBuildOptions& options = {});
+
+}  // namespace tracer
