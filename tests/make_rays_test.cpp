@@ -1,6 +1,6 @@
 // @file make_rays_test.cpp: the benchmark rays of issue 9 (host/make_rays.h) on the Cornell box: the camera
 // and its primary rays, the diffuse rays checked against hits, normals and the cosine distribution recomputed
-// here, the ao rays, determinism.
+// here, the ao rays, determinism, and the --make-rays command with its usage errors.
 #include "tracer/host/make_rays.h"
 
 #include <gtest/gtest.h>
@@ -234,4 +234,63 @@ TEST(MakeRays, TheSeedAloneDecidesTheDirections) {
   // The primary rays have no randomness.
   EXPECT_TRUE(SameBytes(MakeBenchmarkRays(data, RayKind::kPrimary, 32, 24, 11, 0),
                         MakeBenchmarkRays(data, RayKind::kPrimary, 32, 24, 12, 0)));
+}
+
+TEST(MakeRays, CommandWritesTheRaysAndTheyReplay) {
+  const SceneData data = CornellData();
+  const std::string dir = MakeTempDir();
+  const std::string common = Cornell() + " --width 64 --height 48 --seed 7 --threads 2";
+  for (RayKind kind : {RayKind::kPrimary, RayKind::kDiffuse, RayKind::kAo}) {
+    const std::string name = RayKindName(kind), file = dir + "/" + name + ".bin";
+    CommandResult c = RunTracer(common + " --make-rays " + name + " " + file + " -o " + dir + "/no-image.png");
+    ASSERT_EQ(c.exitCode, 0) << c.output;
+    const std::vector<RayRecord> rays = ReadRayFile(file);
+    EXPECT_TRUE(SameBytes(rays, MakeBenchmarkRays(data, kind, 64, 48, 7, 0))) << name;
+    EXPECT_NE(c.output.find("wrote " + std::to_string(rays.size()) + " " + name + " rays"), std::string::npos)
+        << c.output;
+    EXPECT_NE(c.output.find("camera 64x48"), std::string::npos) << c.output;
+    EXPECT_FALSE(FileExists(dir + "/no-image.png")) << "--make-rays renders nothing";
+  }
+  EXPECT_EQ(ReadRayFile(dir + "/primary.bin").size(), 64u * 48u);
+  // The replays the README shows.
+  CommandResult c = RunTracer(Cornell() + " --backend cpu --repeats 1 --trace-rays " + dir + "/primary.bin");
+  EXPECT_EQ(c.exitCode, 0) << c.output;
+  c = RunTracer(Cornell() + " --backend cpu --repeats 1 --trace-rays " + dir + "/ao.bin --any-hit");
+  EXPECT_EQ(c.exitCode, 0) << c.output;
+  // The benchmark's default size, 1920x1080.
+  c = RunTracer(Cornell() + " --make-rays=primary " + dir + "/big.bin -q");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_EQ(ReadFile(dir + "/big.bin").size(), 1920u * 1080u * 32u);
+  EXPECT_NE(c.output.find("camera 1920x1080"), std::string::npos) << c.output;
+}
+
+TEST(MakeRays, UsageErrorsNameTheFlagAndWriteNothing) {
+  const std::string dir = MakeTempDir(), out = dir + "/r.bin";
+  CommandResult c = RunTracer(Cornell() + " --make-rays bogus " + out);
+  EXPECT_EQ(c.exitCode, 2) << c.output;
+  EXPECT_NE(c.output.find("tracer: usage error: --make-rays: unknown KIND 'bogus'"), std::string::npos) << c.output;
+  c = RunTracer(Cornell() + " --make-rays bogus");
+  EXPECT_EQ(c.exitCode, 2) << c.output;
+  EXPECT_NE(c.output.find("--make-rays"), std::string::npos) << c.output;
+  c = RunTracer(Cornell() + " --make-rays primary --width 8");
+  EXPECT_EQ(c.exitCode, 2) << c.output;
+  EXPECT_NE(c.output.find("--make-rays primary: FILE is missing"), std::string::npos) << c.output;
+  c = RunTracer(Cornell() + " --make-rays");
+  EXPECT_EQ(c.exitCode, 2) << c.output;
+  EXPECT_NE(c.output.find("--make-rays expects KIND FILE"), std::string::npos) << c.output;
+  const std::string existing = Cornell();  // --resume and --trace-rays want a file that exists
+  for (const std::string& other : {"--trace-rays " + existing, std::string("--profile"), std::string("--benchmark"),
+                                   "--checkpoint " + dir + "/c.ckpt", "--resume " + existing,
+                                   "--dump-rays " + dir + "/dump", "--make-rays ao " + out}) {
+    c = RunTracer(Cornell() + " --make-rays primary " + out + " " + other);
+    EXPECT_EQ(c.exitCode, 2) << other << "\n" << c.output;
+    EXPECT_NE(c.output.find("--make-rays"), std::string::npos) << other << "\n" << c.output;
+  }
+  for (const char* bad : {"--width 0", "--height -4", "--width 100000", "--fov 45", "--eye 1,2,3 --look-at 0,0,0",
+                          "--any-hit", "--hits h.bin"})
+    EXPECT_EQ(RunTracer(Cornell() + " --make-rays primary " + out + " " + bad).exitCode, 2) << bad;
+  c = RunTracer(Cornell() + " --make-rays primary " + dir + "/no/such/folder/r.bin");
+  EXPECT_EQ(c.exitCode, 2) << c.output;
+  EXPECT_NE(c.output.find("--make-rays " + dir + "/no/such/folder/r.bin"), std::string::npos) << c.output;
+  EXPECT_FALSE(FileExists(out));
 }
