@@ -73,7 +73,8 @@ TEST(Cli, HelpDocumentsEveryFlag) {
                            "--repeats",
                            "--checkpoint",
                            "--resume",
-                           "--check-nan"})
+                           "--check-nan",
+                           "--make-rays KIND FILE"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag << " missing from --help";
 }
 

@@ -113,7 +113,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("trace-rays", "trace the rays of FILE against SCENE's BVH and print the traversal rate (median of --repeats after one warm-up) and hit counts; renders nothing. FILE: 32-byte little-endian records float origin xyz, direction xyz, tmax, uint32 id", cxxopts::value<std::string>())
     ("hits", "with --trace-rays: write one 16-byte record per ray to FILE: float t, b1, b2, int32 OBJ triangle index (a miss: t = inf, -1)", cxxopts::value<std::string>())
     ("any-hit", "with --trace-rays: any-hit (shadow) traversal; t is then some hit's distance")
-    ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>());
+    ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>())
+    ("make-rays", "write the benchmark rays of KIND to FILE (ray-file format) and exit; renders nothing. KIND: primary (one per pixel centre, id = pixel), diffuse (2 cosine-distributed rays from each primary hit, offset 1e-4 x the bounds' diagonal along the normal, id = 2 pixel + k) or ao (the diffuse rays with tmax = 0.1 x diagonal; replay with --any-hit). Camera fixed by the bounds lo..hi: eye lo + (0.85,0.55,0.5) extent, target lo + (0.15,0.3,0.5) extent, up +y, fov 60; --width/--height default to 1920x1080; --seed picks the diffuse directions", cxxopts::value<std::string>(), "KIND FILE");
   cli.add_options("Light sampling")
     ("light-sampling", "power (alias table over emitter power) or tiles (guided by the min-plus tile pass)", cxxopts::value<std::string>()->default_value("power"))
     ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
@@ -125,6 +126,34 @@ cxxopts::Options MakeOptionsSpec() {
   // clang-format on
   cli.parse_positional({"scene"});
   return cli;
+}
+
+// --make-rays takes two values, KIND FILE, which cxxopts cannot express: ExtractMakeRays takes the flag and the
+// (up to two) words after it that do not start with '-' out of argv before cxxopts parses the rest, and
+// ReadMakeRays checks them. "--make-rays=KIND FILE" works too.
+struct MakeRaysArgs {
+  int given = 0;                   // how many times the flag appears
+  std::vector<std::string> words;  // the words after its last appearance: KIND, then FILE
+};
+
+std::vector<char*> ExtractMakeRays(int argc, char** argv, MakeRaysArgs& out) {
+  const std::string flag = "--make-rays";
+  std::vector<char*> rest;
+  int i = 0;
+  for (; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;  // the end of the options: the rest is left to cxxopts
+    if (a != flag && a.compare(0, flag.size() + 1, flag + "=") != 0) {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    ++out.given;
+    out.words.clear();
+    if (a != flag) out.words.push_back(a.substr(flag.size() + 1));
+    while (out.words.size() < 2 && i + 1 < argc && argv[i + 1][0] != '-') out.words.push_back(argv[++i]);
+  }
+  for (; i < argc; ++i) rest.push_back(argv[i]);
+  return rest;
 }
 
 // The Read* functions below run in this order, so that with several bad flags the same one is reported first
@@ -274,6 +303,31 @@ void ReadRayFiles(const cxxopts::ParseResult& r, CliOptions& o) {
   if (!o.hitsPath.empty()) CheckWritablePath("--hits", o.hitsPath);
 }
 
+// --make-rays KIND FILE, after ReadProfiling and ReadLongRenders and before ReadRayFiles (so that with
+// --trace-rays the exclusion is reported, not the ray file). Sets the benchmark's default size.
+void ReadMakeRays(const cxxopts::ParseResult& r, const MakeRaysArgs& m, CliOptions& o) {
+  if (m.given == 0) return;
+  const std::string kinds = "primary, diffuse or ao";
+  if (m.given > 1) throw UsageError("--make-rays is given " + std::to_string(m.given) + " times; give it once");
+  if (m.words.empty() || m.words[0].empty())
+    throw UsageError("--make-rays expects KIND FILE (KIND: " + kinds + "), got nothing");
+  if (!RayKindFromName(m.words[0], &o.makeRaysKind))
+    throw UsageError("--make-rays: unknown KIND '" + m.words[0] + "' (use " + kinds + ")");
+  if (m.words.size() < 2) throw UsageError("--make-rays " + m.words[0] + ": FILE is missing (--make-rays KIND FILE)");
+  o.makeRaysPath = m.words[1];
+  if (o.command != CliCommand::kRender || r.count("trace-rays") || r.count("dump-rays") || !o.checkpointPath.empty() ||
+      !o.resumePath.empty())
+    throw UsageError(
+        "--make-rays excludes --trace-rays, --profile, --benchmark, --checkpoint, --resume and --dump-rays");
+  if (r.count("eye") || r.count("look-at") || r.count("up") || r.count("fov"))
+    throw UsageError(
+        "--make-rays uses the benchmark's camera (fixed by the scene's bounds); drop --eye, --look-at, "
+        "--up and --fov");
+  if (!r.count("width")) o.render.width = 1920;
+  if (!r.count("height")) o.render.height = 1080;
+  CheckWritablePath("--make-rays", o.makeRaysPath);
+}
+
 void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
   if (r.count("eye") || r.count("look-at")) {
     if (!(r.count("eye") && r.count("look-at"))) throw UsageError("--eye and --look-at go together");
@@ -321,7 +375,9 @@ void CheckOutputs(const CliOptions& o) {
 int ParseCli(int argc, char** argv, CliOptions& options) {
   cxxopts::Options cli = MakeOptionsSpec();
   try {
-    auto r = cli.parse(argc, argv);
+    MakeRaysArgs makeRays;
+    std::vector<char*> args = ExtractMakeRays(argc, argv, makeRays);
+    auto r = cli.parse(static_cast<int>(args.size()), args.data());
     if (r.count("help")) {
       std::cout
           << cli.help()
@@ -339,6 +395,7 @@ int ParseCli(int argc, char** argv, CliOptions& options) {
     ReadLightSampling(r, options.render);
     ReadProfiling(r, options);
     ReadCamera(r, options);
+    ReadMakeRays(r, makeRays, options);
     ReadRayFiles(r, options);
     // A missing scene is reported as such, before any complaint about the output folder.
     struct stat st;
@@ -346,7 +403,7 @@ int ParseCli(int argc, char** argv, CliOptions& options) {
       std::cerr << "tracer: error: " << options.scenePath << ": cannot open: " << std::strerror(errno) << "\n";
       return 1;
     }
-    if (options.traceRaysPath.empty()) {  // --trace-rays writes no image
+    if (options.traceRaysPath.empty() && options.makeRaysPath.empty()) {  // these write no image
       MakeDefaultOutputFolder(r, options);
       CheckOutputs(options);
     }

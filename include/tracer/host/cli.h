@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tracer/core/math.h"
+#include "tracer/host/make_rays.h"
 #include "tracer/host/render_options.h"
 
 namespace tracer {
@@ -41,6 +42,9 @@ struct CliOptions {
   // Ray files (host/ray_file.h): --trace-rays replaces the render; --dump-rays goes with one (CPU only).
   std::string traceRaysPath, hitsPath, dumpRaysDir;
   bool anyHit = false;
+  // --make-rays KIND FILE (host/make_rays.h) replaces the render too; --width/--height default to 1920x1080.
+  std::string makeRaysPath;
+  RayKind makeRaysKind = RayKind::kPrimary;
 };
 
 // Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
@@ -55,5 +59,8 @@ int RunProfileCommand(CliOptions& options);
 
 // --trace-rays: load, build the BVH, trace the ray file, write --hits, print rays/s; returns the exit code.
 int RunTraceRaysCommand(CliOptions& options);
+
+// --make-rays: load, build the BVH, write the benchmark ray file, print what it holds; returns the exit code.
+int RunMakeRaysCommand(CliOptions& options);
 
 }  // namespace tracer
