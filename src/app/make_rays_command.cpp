@@ -29,10 +29,13 @@ int MakeRays(CliOptions& cli) {
   loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
   loadOptions.searchPaths = cli.texturePaths;
   const Scene scene = LoadScene(cli.scenePath, loadOptions);
-  const SceneData data = BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env);
+  BvhBuildOptions bvhOptions;
+  bvhOptions.wide = false;  // the generator traces the binary BVH
+  const SceneData data =
+      BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
   if (!cli.render.quiet)
-    std::fprintf(stderr, "%s\nloaded and built the BVH in %.2fs (%zu nodes, depth %d)\n", scene.Summary().c_str(),
-                 load.Seconds(), data.bvh.nodes.size(), data.bvh.depth);
+    std::fprintf(stderr, "%s\nloaded and built the BVH in %.2fs (%s)\n", scene.Summary().c_str(), load.Seconds(),
+                 DescribeBvhs(data).c_str());
 
   const RayKind kind = cli.makeRaysKind;
   const std::vector<RayRecord> rays = MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads);
