@@ -19,8 +19,12 @@ namespace tracer {
 namespace {
 
 // The intersect stage's traversal without its queues: what a ray costs to trace, and nothing else.
+#ifndef TRACER_TRACE_MIN_BLOCKS
+#define TRACER_TRACE_MIN_BLOCKS 1
+#endif
 template <bool kAnyHit, class T>
-__global__ void __launch_bounds__(kBlock) TraceRaysKernel(SceneView s, const RayState* rays, Hit* hits, int n) {
+__global__ void __launch_bounds__(kBlock, TRACER_TRACE_MIN_BLOCKS)
+    TraceRaysKernel(SceneView s, const RayState* rays, Hit* hits, int n) {
   const int i = ThreadIndex();
   if (i >= n) return;
   const Ray r = AlignedLayout::LoadRay(rays, i);

@@ -51,10 +51,24 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
     // of t is absolute, not relative: the test works on v - o, whose error is a few ulps of the coordinates (up to
     // 555 here, ulp 6e-5), divided by |d|. On the H100 a ray with t = 0.047 differed by 1.3e-5.
     constexpr float kCoordinateError = 1e-6f * 555.0f;
-    int identical = 0, otherTriangle = 0;
+    // Any hit: the GPU postpones triangle tests where few lanes of a warp would run them, so it may meet another
+    // occluder first than the CPU does. What must hold there: hit or miss as on the CPU, and a hit's t is where
+    // the ray really meets that triangle (within the rounding above) and below tmax.
+    int identical = 0, otherTriangle = 0, otherOccluder = 0;
     for (size_t i = 0; i < cpu.hits.size(); ++i) {
       const HitFileRecord &c = cpu.hits[i], &g = gpu.hits[i];
       identical += std::memcmp(&c, &g, sizeof(HitFileRecord)) == 0;
+      if (anyHit && c.tri >= 0 && g.tri >= 0 && c.tri != g.tri) {
+        ++otherOccluder;
+        const RayRecord& r = fromFile[i];
+        const Ray ray{Vec3(r.o[0], r.o[1], r.o[2]), Vec3(r.d[0], r.d[1], r.d[2]), r.tmax, 0};
+        const Vec3* v = &scene.positions[3 * static_cast<size_t>(g.tri)];
+        float t, b1, b2;
+        ASSERT_TRUE(IntersectTriangle(PrepareRay(ray.d), ray.o, v[0], v[1], v[2], kInf, t, b1, b2)) << "ray " << i;
+        EXPECT_NEAR(t, g.t, 1e-4f * t + kCoordinateError / Length(ray.d)) << "ray " << i;
+        EXPECT_LT(g.t, r.tmax) << "ray " << i;
+        continue;
+      }
       if (c.tri != g.tri) {
         if (otherTriangle++ < 5)
           ADD_FAILURE() << (binary ? "binary BVH, " : "wide BVH, ") << (anyHit ? "any" : "closest") << " hit of ray "
@@ -65,8 +79,8 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
         EXPECT_NEAR(c.t, g.t, 1e-4f * c.t + kCoordinateError / dLength) << "ray " << i;
       }
     }
-    std::printf("%s BVH, %s hit: %d of %zu records bit-identical on the CPU and the GPU\n", binary ? "binary" : "wide",
-                anyHit ? "any" : "closest", identical, cpu.hits.size());
+    std::printf("%s BVH, %s hit: %d of %zu records bit-identical on the CPU and the GPU, %d other occluders\n",
+                binary ? "binary" : "wide", anyHit ? "any" : "closest", identical, cpu.hits.size(), otherOccluder);
     EXPECT_LE(otherTriangle, 5);
   }
 }

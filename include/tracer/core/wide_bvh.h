@@ -53,7 +53,8 @@ constexpr int kWidePostponeBelow = kWideStackSize - kWideMaxDepth;
 static_assert(kWidePostponeBelow > 0, "room for postponed triangle groups");
 // Postponed triangle tests (Ylitie et al. 2017, section 3.3): on the GPU, a lane about to test triangles while
 // fewer than this many lanes of its warp do the same pushes its triangles and goes on down the tree, so that
-// triangle tests run with more lanes together. 0 turns it off.
+// triangle tests run with more lanes together. 0 turns it off. Closest hit only: on the H100 it made diffuse
+// rays 9-21% faster and any-hit (ambient occlusion) rays up to 16% slower (conference, sports car, bunny).
 #ifndef TRACER_WIDE_POSTPONE_LANES
 #define TRACER_WIDE_POSTPONE_LANES 7
 #endif
@@ -180,7 +181,7 @@ TRACER_HD HitRecord TraverseWide(const WideBvhView& bvh, const Ray& ray) {
     }
     while (tris.bits != 0u) {
 #if TRACER_ON_DEVICE
-      if (kWidePostponeLanes > 0 && nodes.bits > 0x00ffffffu && sp < kWidePostponeBelow &&
+      if (!kAnyHit && kWidePostponeLanes > 0 && nodes.bits > 0x00ffffffu && sp < kWidePostponeBelow &&
           __popc(__activemask()) < kWidePostponeLanes) {
         stack[sp++] = tris;
         break;
