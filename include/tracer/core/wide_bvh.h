@@ -90,6 +90,17 @@ struct WideGroup {
 
 // Byte k of the eight bytes in (lo4, hi4).
 TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) { return ((k < 4 ? lo4 : hi4) >> (8 * (k & 3))) & 0xffu; }
+// The same byte as a float. On the GPU without an int-to-float conversion (I2F runs at a quarter of the FMA
+// rate or less, and a node test needs 48): one byte permute builds the float 2^23 + byte (exponent bits 0x4B,
+// the byte as the low mantissa bits), and subtracting 2^23 leaves the byte, exactly.
+TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k) {
+#if TRACER_ON_DEVICE
+  return __uint_as_float(__byte_perm(k < 4 ? lo4 : hi4, 0x4B000000u, 0x7440u | static_cast<uint32_t>(k & 3))) -
+         8388608.0f;
+#else
+  return static_cast<float>(ByteOf(lo4, hi4, k));
+#endif
+}
 
 // Tests the ray against the eight child boxes of one node; returns the hit bits: inner children at 24 + (s ^
 // oct), leaf triangles at their offsets. Also returns the node's bases and imask.
@@ -134,13 +145,14 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
 #pragma unroll
 #endif
   for (int s = 0; s < kWideSlots; ++s) {
-    const float tnx = static_cast<float>(ByteOf(nearX0, nearX1, s)) * sx + nox;
-    const float tny = static_cast<float>(ByteOf(nearY0, nearY1, s)) * sy + noy;
-    const float tnz = static_cast<float>(ByteOf(nearZ0, nearZ1, s)) * sz + noz;
-    const float tfx = static_cast<float>(ByteOf(farX0, farX1, s)) * sx + fox;
-    const float tfy = static_cast<float>(ByteOf(farY0, farY1, s)) * sy + foy;
-    const float tfz = static_cast<float>(ByteOf(farZ0, farZ1, s)) * sz + foz;
-    const float tnear = Fmaxf(Fmaxf(tnx, tny), Fmaxf(tnz, 0.0f)), tfar = Fminf(Fminf(tfx, tfy), Fminf(tfz, tmax));
+    const float tnx = ByteAsFloat(nearX0, nearX1, s) * sx + nox;
+    const float tny = ByteAsFloat(nearY0, nearY1, s) * sy + noy;
+    const float tnz = ByteAsFloat(nearZ0, nearZ1, s) * sz + noz;
+    const float tfx = ByteAsFloat(farX0, farX1, s) * sx + fox;
+    const float tfy = ByteAsFloat(farY0, farY1, s) * sy + foy;
+    const float tfz = ByteAsFloat(farZ0, farZ1, s) * sz + foz;
+    // fmaxf/fminf (one FMNMX each on the GPU): the planes are finite, SafeInverse keeps inv finite.
+    const float tnear = fmaxf(fmaxf(tnx, tny), fmaxf(tnz, 0.0f)), tfar = fminf(fminf(tfx, tfy), fminf(tfz, tmax));
     if (tnear <= tfar) {
       const uint32_t meta = ByteOf(meta0, meta1, s);
       uint32_t bit = meta & 31u;
