@@ -322,7 +322,10 @@ class Collapser {
 WideBvh BuildWideBvh(const std::vector<Vec3>& positions, const Bvh& binary, const BvhBuildOptions& options) {
   BvhBuildOptions single = options;
   single.maxLeafSize = 1;
-  const Bvh bin = BuildBvh(positions, single);
+  return CollapseToWideBvh(BuildBvh(positions, single), binary);
+}
+
+WideBvh CollapseToWideBvh(const Bvh& bin, const Bvh& binary) {
   std::vector<int32_t> mainPosition(binary.order.size());
   for (size_t k = 0; k < binary.order.size(); ++k)
     mainPosition[static_cast<size_t>(binary.order[k])] = static_cast<int32_t>(k);

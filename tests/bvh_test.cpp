@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -565,6 +566,75 @@ TEST(BvhBuild, DepthStaysBelowTheTraversalStackOnPathologicalInput) {
     rays.push_back(Ray{o, d, kInf, i});
   }
   CheckAgainstBruteForce(p, bvh, rays, 11);
+}
+
+// A binary tree that is a chain: node i holds triangle i as its left leaf and node i + 1 on its right, the last
+// node two leaves. The binary builder never makes one (its depth is capped), so it is built here by hand, to
+// drive the wide collapse past its depth bound.
+Bvh ChainBvh(int n, std::vector<Vec3>& p) {
+  p.clear();
+  for (int i = 0; i <= n; ++i) {
+    const Vec3 o(static_cast<float>(i), 0.0f, 0.0f);
+    p.push_back(o);
+    p.push_back(o + Vec3(0.5f, 0.0f, 0.0f));
+    p.push_back(o + Vec3(0.0f, 1.0f, 0.0f));
+  }
+  Bvh bvh;
+  auto box = [&](int first, int last, Float4& xy, float& zlo, float& zhi) {
+    xy = Float4{static_cast<float>(first), static_cast<float>(last) + 0.5f, 0.0f, 1.0f};
+    zlo = 0.0f, zhi = 0.0f;
+  };
+  for (int i = 0; i < n; ++i) {
+    BvhNode node;
+    float a, b, c, d;
+    box(i, i, node.lxy, a, b);
+    box(i + 1, n, node.rxy, c, d);
+    node.lrz = Float4{a, b, c, d};
+    node.kids = i + 1 < n ? Int4{i, i + 1, 1, 0} : Int4{i, i + 1, 1, 1};
+    bvh.nodes.push_back(node);
+  }
+  for (int t = 0; t <= n; ++t) {
+    for (int v = 0; v < 3; ++v) bvh.tris.push_back(Float4{p[3 * t + v].x, p[3 * t + v].y, p[3 * t + v].z, 0.0f});
+    bvh.tris[3 * static_cast<size_t>(t)].w = FloatFromBits(static_cast<uint32_t>(t));
+    bvh.order.push_back(t);
+  }
+  bvh.depth = n;
+  return bvh;
+}
+
+// The wide traversal's stack holds kWideMaxDepth node groups plus the postponed triangle groups it allows
+// itself; a deeper tree must be refused with an error, never traversed with a stack that drops nodes. A chain
+// of 120 binary levels collapses to a wide tree within the bound, which must then find every hit; one of 600
+// levels cannot, and is refused.
+TEST(WideBvhBuild, TooDeepTreeIsRejectedAndADeepOneStillTraverses) {
+  std::vector<Vec3> p;
+  const Bvh chain = ChainBvh(120, p);
+  const WideBvh wide = CollapseToWideBvh(chain, chain);
+  EXPECT_LE(wide.depth, kWideMaxDepth);
+  EXPECT_GT(wide.depth, 10) << "the chain should stay deep after the collapse";
+  const WideBvhView wv{wide.nodes.data(), wide.tris.data()};
+  int hits = 0;
+  for (int t = 0; t <= 120; ++t) {
+    // Down onto triangle t from above its interior; then one ray along the chain, landing far down it.
+    const Ray down{Vec3(static_cast<float>(t) + 0.1f, 0.3f, 5.0f), Vec3(0.0f, 0.0f, -1.0f), kInf, t};
+    const HitRecord h = TraverseWide<false, false>(wv, down);
+    EXPECT_EQ(h.tri, t);
+    EXPECT_EQ((TraverseWide<true, false>(wv, down).tri), t);
+    hits += h.tri == t;
+  }
+  const Ray along{Vec3(200.0f, 0.3f, 0.5f), Vec3(-1.0f, 0.0f, -0.0041f), kInf, 0};  // lands on triangle 78
+  const BruteHit want = BruteClosest(p, along);
+  ASSERT_GE(want.tri, 0);
+  EXPECT_EQ((TraverseWide<false, false>(wv, along).tri), want.tri);
+  EXPECT_EQ(hits, 121);
+
+  const Bvh tooDeep = ChainBvh(600, p);
+  try {
+    CollapseToWideBvh(tooDeep, tooDeep);
+    ADD_FAILURE() << "a 600-level chain was collapsed without an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("depth"), std::string::npos) << e.what();
+  }
 }
 
 // ---- watertightness -------------------------------------------------------------------------------------

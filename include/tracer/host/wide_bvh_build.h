@@ -14,4 +14,9 @@ namespace tracer {
 // which the binary builder's depth cap rules out.
 WideBvh BuildWideBvh(const std::vector<Vec3>& positions, const Bvh& binary, const BvhBuildOptions& options = {});
 
+// The collapse alone: `tree` is any binary BVH of the scene's triangles whose leaves hold at most 16 triangles
+// (BuildWideBvh passes one with single-triangle leaves), `binary` the scene's. Throws std::runtime_error
+// naming the depth when the wide tree would be deeper than kWideMaxDepth.
+WideBvh CollapseToWideBvh(const Bvh& tree, const Bvh& binary);
+
 }  // namespace tracer
