@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gpu_test_util.h"
@@ -17,21 +18,37 @@
 
 using namespace tracer;
 
-TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
-  TRACER_REQUIRE_GPU();
-  Scene scene = LoadScene(test::ProjectScenesDir() + "/cornell.obj");
+namespace {
+
+SceneData CornellData(Scene& scene) {
+  scene = LoadScene(test::ProjectScenesDir() + "/cornell.obj");
   Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 8, 8);
-  const SceneData data = BuildSceneData(scene, cam, Vec3(0.0f));
-  std::mt19937 rng(11);
+  return BuildSceneData(scene, cam, Vec3(0.0f));
+}
+
+// `count` rays from random points of the Cornell box's volume in random directions; every `finiteEvery`-th has
+// tmax `finiteTmax`, the others none.
+std::vector<RayRecord> RandomBoxRays(size_t count, uint32_t seed, size_t finiteEvery, float finiteTmax) {
+  std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  std::vector<RayRecord> rays(20000);
+  std::vector<RayRecord> rays(count);
   for (size_t i = 0; i < rays.size(); ++i) {
     RayRecord& r = rays[i];
     r.o[0] = 10.0f + 530.0f * u(rng), r.o[1] = 10.0f + 530.0f * u(rng), r.o[2] = -300.0f + 840.0f * u(rng);
     for (float& d : r.d) d = 2.0f * u(rng) - 1.0f;
-    r.tmax = i % 5 == 0 ? 200.0f : 1e30f;
+    r.tmax = i % finiteEvery == 0 ? finiteTmax : 1e30f;
     r.id = static_cast<uint32_t>(i);
   }
+  return rays;
+}
+
+}  // namespace
+
+TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
+  TRACER_REQUIRE_GPU();
+  Scene scene;
+  const SceneData data = CornellData(scene);
+  const std::vector<RayRecord> rays = RandomBoxRays(20000, 11, 5, 200.0f);
   const std::string dir = test::MakeTempDir();
   WriteRayFile(dir + "/rays.bin", rays);
   const std::vector<RayRecord> fromFile = ReadRayFile(dir + "/rays.bin");
@@ -82,5 +99,37 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
     std::printf("%s BVH, %s hit: %d of %zu records bit-identical on the CPU and the GPU, %d other occluders\n",
                 binary ? "binary" : "wide", anyHit ? "any" : "closest", identical, cpu.hits.size(), otherOccluder);
     EXPECT_LE(otherTriangle, 5);
+  }
+}
+
+// Persistent threads with dynamic fetch trace the same rays as one thread per ray: every ray is traced once (the
+// shared counter hands each out to one lane), closest hits on the same triangles (up to ties) and any hits with
+// the same outcome, whatever the refill threshold.
+TEST(RayFileGpu, PersistentThreadsTraceEveryRayOnce) {
+  TRACER_REQUIRE_GPU();
+  Scene scene;
+  const SceneData data = CornellData(scene);
+  const std::vector<RayRecord> rays = RandomBoxRays(50001, 5, 3, 150.0f);  // not a multiple of a warp or a block
+  for (bool anyHit : {false, true}) {
+    TraceRaysOptions opt;
+    opt.anyHit = anyHit;
+    opt.repeats = 2;
+    const TraceRaysResult perRay = TraceRaysCuda(data, rays, opt);
+    for (int refill : {1, 16, 32}) {
+      opt.persistentRefill = refill;
+      const TraceRaysResult persistent = TraceRaysCuda(data, rays, opt);
+      EXPECT_NE(persistent.device.find("persistent"), std::string::npos) << persistent.device;
+      ASSERT_EQ(persistent.hits.size(), perRay.hits.size());
+      int differ = 0;
+      for (size_t i = 0; i < rays.size(); ++i) {
+        const HitFileRecord &a = perRay.hits[i], &b = persistent.hits[i];
+        const bool same = anyHit ? (a.tri >= 0) == (b.tri >= 0) : (a.tri == b.tri || a.t == b.t);
+        if (!same && ++differ <= 5)
+          ADD_FAILURE() << (anyHit ? "any" : "closest") << " hit, refill " << refill << ", ray " << i
+                        << ": per ray tri " << a.tri << " t " << a.t << ", persistent tri " << b.tri << " t " << b.t;
+      }
+      EXPECT_EQ(differ, 0) << "refill " << refill;
+      EXPECT_EQ(persistent.hitCount, perRay.hitCount) << "refill " << refill;
+    }
   }
 }

@@ -113,6 +113,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("trace-rays", "trace the rays of FILE against SCENE's BVH and print the traversal rate (median of --repeats after one warm-up) and hit counts; renders nothing. FILE: 32-byte little-endian records float origin xyz, direction xyz, tmax, uint32 id", cxxopts::value<std::string>())
     ("hits", "with --trace-rays: write one 16-byte record per ray to FILE: float t, b1, b2, int32 OBJ triangle index (a miss: t = inf, -1)", cxxopts::value<std::string>())
     ("any-hit", "with --trace-rays: any-hit (shadow) traversal; t is then some hit's distance")
+    ("persistent", "with --trace-rays on the GPU (wide BVH): persistent threads that fetch new rays whenever fewer than N of a warp's 32 lanes still trace (1-32); 0 = one thread per ray", cxxopts::value<int>()->default_value("0"))
     ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>())
     ("make-rays", "write the benchmark rays of KIND to FILE (ray-file format) and exit; renders nothing. KIND: primary (one per pixel centre, id = pixel), diffuse (2 cosine-distributed rays from each primary hit, offset 1e-4 x the bounds' diagonal along the normal, id = 2 pixel + k) or ao (the diffuse rays with tmax = 0.1 x diagonal; replay with --any-hit). Camera fixed by the bounds lo..hi: eye lo + (0.85,0.55,0.5) extent, target lo + (0.15,0.3,0.5) extent, up +y, fov 60; --width/--height default to 1920x1080; --seed picks the diffuse directions", cxxopts::value<std::string>(), "KIND FILE");
   cli.add_options("Light sampling")
@@ -288,6 +289,10 @@ void ReadRayFiles(const cxxopts::ParseResult& r, CliOptions& o) {
     if (o.dumpRaysDir.empty()) throw UsageError("--dump-rays: empty folder name");
   }
   o.anyHit = r.count("any-hit") > 0;
+  o.persistentRefill = r["persistent"].as<int>();
+  if (o.persistentRefill < 0 || o.persistentRefill > 32) throw UsageError("--persistent must be between 0 and 32");
+  if (o.persistentRefill > 0 && (o.traceRaysPath.empty() || o.backend == "cpu" || o.render.binaryBvh))
+    throw UsageError("--persistent goes with --trace-rays on the GPU and the wide BVH");
   if (o.traceRaysPath.empty()) {
     if (!o.hitsPath.empty() || o.anyHit) throw UsageError("--hits and --any-hit go with --trace-rays");
     if (o.dumpRaysDir.empty()) return;

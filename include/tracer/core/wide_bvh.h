@@ -163,59 +163,86 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
   return hits;
 }
 
+// What a ray's traversal keeps between iterations, besides its stack: the ray's constants, the pending node
+// and triangle groups, the stack depth and the hit so far. Plain values, so that they live in registers.
+struct WideTraversalState {
+  RayTriPre pre;
+  Vec3 inv;
+  uint32_t oct;
+  int sp;
+  WideGroup nodes, tris;
+  HitRecord hit;
+};
+
+TRACER_HD WideTraversalState WideBegin(const Ray& ray) {
+  WideTraversalState st;
+  st.hit = HitRecord{ray.tmax, 0.0f, 0.0f, -1};
+  st.pre = PrepareRay(ray.d);
+  st.inv = SafeInverse(ray.d);
+  st.oct = (st.inv.x < 0.0f ? 1u : 0u) | (st.inv.y < 0.0f ? 2u : 0u) | (st.inv.z < 0.0f ? 4u : 0u);
+  st.sp = 0;
+  st.nodes = WideGroup{0u, (1u << (24u + st.oct)) | 1u};  // the root, as inner slot 0 of a node based at 0
+  st.tris = WideGroup{0u, 0u};
+  return st;
+}
+
+// One iteration: visit the next node (or take a popped triangle group), test its triangles, and pop when the
+// node group is spent. Returns false when the ray is done (the stack ran empty, or an any hit was found).
+// TraverseWide loops over it; a persistent-threads kernel can run a ray a few iterations at a time.
+template <bool kAnyHit, bool kLdg>
+TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalState& st, WideGroup* stack) {
+  WideGroup nodes = st.nodes, tris;
+  if (nodes.bits > 0x00ffffffu) {
+    const uint32_t rank = LowestBit(nodes.bits >> 24);
+    nodes.bits &= ~(1u << (24u + rank));
+    const uint32_t slot = rank ^ st.oct;
+    const uint32_t index = nodes.base + Popc(nodes.bits & ((1u << slot) - 1u) & 0xffu);
+    if (nodes.bits > 0x00ffffffu) stack[st.sp++] = nodes;  // siblings left (see kWideStackSize)
+    uint32_t childBase, triBase, imask;
+    const uint32_t hits =
+        IntersectWideNode<kLdg>(&bvh.nodes[index], ray.o, st.inv, st.oct, st.hit.t, childBase, triBase, imask);
+    nodes = WideGroup{childBase, (hits & 0xff000000u) | imask};
+    tris = WideGroup{triBase, hits & 0x00ffffffu};
+  } else {
+    tris = nodes;  // a popped triangle group
+    nodes = WideGroup{0u, 0u};
+  }
+  while (tris.bits != 0u) {
+#if TRACER_ON_DEVICE
+    if (!kAnyHit && kWidePostponeLanes > 0 && nodes.bits > 0x00ffffffu && st.sp < kWidePostponeBelow &&
+        __popc(__activemask()) < kWidePostponeLanes) {
+      stack[st.sp++] = tris;
+      break;
+    }
+#endif
+    const int k = static_cast<int>(tris.base + LowestBit(tris.bits));
+    tris.bits &= tris.bits - 1u;
+    const Float4 a = Load4<kLdg>(&bvh.tris[3 * k]), b = Load4<kLdg>(&bvh.tris[3 * k + 1]),
+                 c = Load4<kLdg>(&bvh.tris[3 * k + 2]);
+    float t, b1, b2;
+    if (IntersectTriangle(st.pre, ray.o, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), Vec3(c.x, c.y, c.z), st.hit.t, t, b1,
+                          b2)) {
+      st.hit = HitRecord{t, b1, b2, static_cast<int32_t>(BitsFromFloat(a.w))};
+      if (kAnyHit) return false;
+    }
+  }
+  if (nodes.bits <= 0x00ffffffu) {
+    if (st.sp == 0) return false;
+    nodes = stack[--st.sp];
+  }
+  st.nodes = nodes;
+  return true;
+}
+
 // Closest-hit (or, with kAnyHit, any-hit) traversal of the wide BVH. Returns the hit with `tri` in the binary
 // BVH's order, as TraverseBvh does, so shading is the same for both.
 template <bool kAnyHit, bool kLdg>
 TRACER_HD HitRecord TraverseWide(const WideBvhView& bvh, const Ray& ray) {
-  HitRecord hit{ray.tmax, 0.0f, 0.0f, -1};
-  const RayTriPre pre = PrepareRay(ray.d);
-  const Vec3 inv = SafeInverse(ray.d);
-  const uint32_t oct = (inv.x < 0.0f ? 1u : 0u) | (inv.y < 0.0f ? 2u : 0u) | (inv.z < 0.0f ? 4u : 0u);
   WideGroup stack[kWideStackSize];
-  int sp = 0;
-  WideGroup nodes{0u, (1u << (24u + oct)) | 1u};  // the root, as inner slot 0 of a node based at 0
-  WideGroup tris{0u, 0u};
-  while (true) {
-    if (nodes.bits > 0x00ffffffu) {
-      const uint32_t rank = LowestBit(nodes.bits >> 24);
-      nodes.bits &= ~(1u << (24u + rank));
-      const uint32_t slot = rank ^ oct;
-      const uint32_t index = nodes.base + Popc(nodes.bits & ((1u << slot) - 1u) & 0xffu);
-      if (nodes.bits > 0x00ffffffu) stack[sp++] = nodes;  // siblings left (see kWideStackSize)
-      uint32_t childBase, triBase, imask;
-      const uint32_t hits =
-          IntersectWideNode<kLdg>(&bvh.nodes[index], ray.o, inv, oct, hit.t, childBase, triBase, imask);
-      nodes = WideGroup{childBase, (hits & 0xff000000u) | imask};
-      tris = WideGroup{triBase, hits & 0x00ffffffu};
-    } else {
-      tris = nodes;  // a popped triangle group
-      nodes = WideGroup{0u, 0u};
-    }
-    while (tris.bits != 0u) {
-#if TRACER_ON_DEVICE
-      if (!kAnyHit && kWidePostponeLanes > 0 && nodes.bits > 0x00ffffffu && sp < kWidePostponeBelow &&
-          __popc(__activemask()) < kWidePostponeLanes) {
-        stack[sp++] = tris;
-        break;
-      }
-#endif
-      const int k = static_cast<int>(tris.base + LowestBit(tris.bits));
-      tris.bits &= tris.bits - 1u;
-      const Float4 a = Load4<kLdg>(&bvh.tris[3 * k]), b = Load4<kLdg>(&bvh.tris[3 * k + 1]),
-                   c = Load4<kLdg>(&bvh.tris[3 * k + 2]);
-      float t, b1, b2;
-      if (IntersectTriangle(pre, ray.o, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), Vec3(c.x, c.y, c.z), hit.t, t, b1,
-                            b2)) {
-        hit = HitRecord{t, b1, b2, static_cast<int32_t>(BitsFromFloat(a.w))};
-        if (kAnyHit) return hit;
-      }
-    }
-    if (nodes.bits <= 0x00ffffffu) {
-      if (sp == 0) break;
-      nodes = stack[--sp];
-    }
+  WideTraversalState st = WideBegin(ray);
+  while (WideStep<kAnyHit, kLdg>(bvh, ray, st, stack)) {
   }
-  return hit;
+  return st.hit;
 }
 
 }  // namespace tracer

@@ -15,6 +15,9 @@ struct TraceRaysOptions {
   int repeats = 5;         // timed repeats after one warm-up; the median is reported
   int threads = 0;         // CPU threads (0 = all cores)
   bool binaryBvh = false;  // trace the binary BVH; else the wide one (SceneData::wide must then be built)
+  // GPU, wide BVH: persistent threads that fetch rays whenever fewer than this many lanes of a warp still trace
+  // (1..32); 0: one thread per ray.
+  int persistentRefill = 0;
 };
 
 struct TraceRaysResult {
