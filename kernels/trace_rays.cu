@@ -15,6 +15,7 @@
 #include "tracer/cuda/event_timer.h"
 #include "tracer/cuda/kernel_common.cuh"
 #include "tracer/cuda/raii.h"
+#include "tracer/cuda/stage_kernel.cuh"
 #include "tracer/host/trace_rays.h"
 
 namespace tracer {
@@ -33,45 +34,24 @@ __global__ void __launch_bounds__(kBlock, TRACER_TRACE_MIN_BLOCKS)
   AlignedLayout::StoreHit(hits, i, T::template Trace<kAnyHit, true>(s, r));
 }
 
-// Persistent threads with dynamic ray fetch (Aila and Laine 2009): as many threads as the GPU holds at once,
-// each tracing one ray after another. A warp fetches rays for its idle lanes with one atomic, whenever fewer
-// than `refill` of its lanes are still tracing, so that the slowest ray of a warp does not hold 31 idle lanes.
-template <bool kAnyHit>
-__global__ void __launch_bounds__(kBlock)
-    PersistentTraceKernel(WideBvhView bvh, const RayState* rays, Hit* hits, int n, int* next, int refill) {
-  constexpr unsigned kFull = 0xffffffffu;
-  const unsigned lane = threadIdx.x & 31u;
-  WideGroup stack[kWideStackSize];
-  WideTraversalState st{};
-  Ray ray{};
-  int idx = -1;  // the ray this lane traces; -1: none yet; >= n: no rays left
-  while (true) {
-    const unsigned need = __ballot_sync(kFull, idx < 0);
-    if (need != 0u) {
-      const int leader = __ffs(static_cast<int>(need)) - 1;
-      int base = 0;
-      if (static_cast<int>(lane) == leader) base = atomicAdd(next, __popc(need));
-      base = __shfl_sync(kFull, base, leader);
-      if (idx < 0) {
-        idx = base + __popc(need & ((1u << lane) - 1u));
-        if (idx < n) {
-          ray = AlignedLayout::LoadRay(rays, idx);
-          st = WideBegin(ray);
-        }
-      }
-    }
-    if (__all_sync(kFull, idx >= n)) return;
-    while (true) {
-      bool working = idx >= 0 && idx < n;
-      if (working && !WideStep<kAnyHit, true>(bvh, ray, st, stack)) {
-        AlignedLayout::StoreHit(hits, idx, st.hit);
-        idx = -1;
-        working = false;
-      }
-      if (__popc(__ballot_sync(kFull, working)) < refill) break;
-    }
+// The same trace as a resumable stage body (core/stages.h), for PersistentStageKernel (cuda/stage_kernel.cuh):
+// persistent threads that hand a warp's idle lanes new rays.
+template <bool kAnyHitRays>
+struct TraceRaysBody {
+  static constexpr bool kResumable = true, kAnyHit = kAnyHitRays, kLdgLoads = true;
+  using Payload = Ray;
+  SceneView s;
+  const RayState* rays;
+  Hit* hits;
+  int n;
+  __device__ int Count() const { return n; }
+  __device__ static const Ray& RayOf(const Ray& r) { return r; }
+  __device__ bool Begin(int i, Ray& r) const {
+    r = AlignedLayout::LoadRay(rays, i);
+    return true;
   }
-}
+  __device__ void Finish(int i, const Ray&, const HitRecord& h) const { AlignedLayout::StoreHit(hits, i, h); }
+};
 
 }  // namespace
 
@@ -97,17 +77,18 @@ TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecor
   cudaDeviceProp prop;
   TRACER_CUDA_CHECK(cudaGetDevice(&device));
   TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  TRACER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, PersistentTraceKernel<false>, kBlock, 0));
+  TRACER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, PersistentStageKernel<TraceRaysBody<false>>,
+                                                                  static_cast<int>(kStageBlock), 0));
   const unsigned persistentGrid = static_cast<unsigned>(prop.multiProcessorCount * (perSm > 0 ? perSm : 1));
   auto launch = [&]() {
     if (refill > 0 && !options.binaryBvh) {
       TRACER_CUDA_CHECK(cudaMemsetAsync(dNext.Get(), 0, sizeof(int), stream.Get()));
       if (options.anyHit)
-        PersistentTraceKernel<true>
-            <<<persistentGrid, kBlock, 0, stream.Get()>>>(view.wide, dRays.Get(), dHits.Get(), n, dNext.Get(), refill);
+        PersistentStageKernel<<<persistentGrid, kStageBlock, 0, stream.Get()>>>(
+            TraceRaysBody<true>{view, dRays.Get(), dHits.Get(), n}, dNext.Get(), refill);
       else
-        PersistentTraceKernel<false>
-            <<<persistentGrid, kBlock, 0, stream.Get()>>>(view.wide, dRays.Get(), dHits.Get(), n, dNext.Get(), refill);
+        PersistentStageKernel<<<persistentGrid, kStageBlock, 0, stream.Get()>>>(
+            TraceRaysBody<false>{view, dRays.Get(), dHits.Get(), n}, dNext.Get(), refill);
       TRACER_CHECK_LAUNCH("trace_rays (persistent)");
       return;
     }

@@ -149,7 +149,8 @@ class CudaBackend final : public Backend {
               static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp));
     WaveCounters* dCounters = wave_->counters.Get();
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
-    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_);
+    const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;
+    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get());
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
     const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad, opt_.width, opt_.height};
     BounceOptions bo;
@@ -204,6 +205,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<unsigned long long> film_;
   PinnedBuffer<unsigned long long> pinnedFilm_;
   PinnedBuffer<WaveCounters> pinnedTotals_;
+  DeviceBuffer<int> persistentNext_{1, "persistent threads' item counter"};
   WaveCounters* totals_ = nullptr;  // running totals, host copy (pinned)
   CounterSnapshots snapshots_;
   unsigned blocks_ = 1;

@@ -234,13 +234,13 @@ struct ProfileRow {
 
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
-  Measurement opt, layout, atomics, none, single, plain, pageable, binary;
+  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay;
 };
 
 void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderOptions& base,
                  std::vector<ProfileRow>& rows) {
   const Measurement &opt = m.opt, &layout = m.layout, &atomics = m.atomics, &none = m.none, &single = m.single,
-                    &plain = m.plain, &pageable = m.pageable, &binary = m.binary;
+                    &plain = m.plain, &pageable = m.pageable, &binary = m.binary, &perRay = m.perRay;
   char ev[512];
   // Layout: same bytes, different instruction counts; the L1 merges the naive 4-byte loads of a line.
   {
@@ -285,6 +285,17 @@ void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderO
     std::snprintf(ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", binary.Kernel("intersect"),
                   opt.Kernel("intersect"), binary.Kernel("shadow"), opt.Kernel("shadow"), DescribeBvhs(data).c_str());
     rows.push_back({"BVH (compressed 8-wide vs binary)", "intersect+shadow", &binary, nm, om, ev});
+  }
+  {
+    const double nm = perRay.Kernel("intersect") + perRay.Kernel("shadow"),
+                 om = opt.Kernel("intersect") + opt.Kernel("shadow");
+    std::snprintf(
+        ev, sizeof ev,
+        "refill a warp's lanes below %d of 32 still tracing; intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms",
+        base.persistentRefill, perRay.Kernel("intersect"), opt.Kernel("intersect"), perRay.Kernel("shadow"),
+        opt.Kernel("shadow"));
+    rows.push_back(
+        {"traversal threads (persistent with dynamic fetch vs one per ray)", "intersect+shadow", &perRay, nm, om, ev});
   }
   {
     double bytes = static_cast<double>(base.width) * base.height * 3 * 8;
@@ -396,6 +407,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   o.naiveLayout = false;
   o.compaction = Compaction::kWarpAggregated;
   o.singleShadeKernel = o.plainLoads = o.pageableReadback = o.binaryBvh = false;
+  if (o.persistentRefill == 0) o.persistentRefill = RenderOptions{}.persistentRefill;
   auto variant = [&](const char* label, auto tweak) {
     RenderOptions v = o;
     tweak(v);
@@ -411,6 +423,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   m.plain = variant("plain loads", [](RenderOptions& v) { v.plainLoads = true; });
   m.pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
   m.binary = variant("binary BVH", [](RenderOptions& v) { v.binaryBvh = true; });
+  m.perRay = variant("one thread per ray", [](RenderOptions& v) { v.persistentRefill = 0; });
 
   std::vector<ProfileRow> rows;
   AddTwinRows(data, m, base, rows);
@@ -419,7 +432,8 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
 
   ProfileRowsJson(j, rows);
   j.BeginArray("measurements");
-  for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary})
+  for (const Measurement* x :
+       {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary, &m.perRay})
     MeasurementJson(j, *x);
   j.EndArray();
   LiveDecayJson(j, data, o);

@@ -103,6 +103,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
     ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
     ("pageable-readback", "read the film back through pageable instead of pinned host memory")
+    ("one-thread-per-ray", "trace each ray on its own thread to the end, instead of persistent threads that give a warp's idle lanes new rays (wide BVH, GPU; also --trace-rays)")
+    ("persistent", "persistent threads (wide BVH, GPU; also --trace-rays): refill a warp's idle lanes with new rays whenever fewer than N of its 32 lanes still trace (1-32; 0 = --one-thread-per-ray)", cxxopts::value<int>()->default_value("24"))
     ("bvh", "wide: the compressed 8-wide BVH (80-byte nodes, 8-bit child boxes); binary: two-box 64-byte nodes, its naive twin (also with --trace-rays)", cxxopts::value<std::string>()->default_value("wide"));
   cli.add_options("Profiling (GPU only)")
     ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
@@ -113,7 +115,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("trace-rays", "trace the rays of FILE against SCENE's BVH and print the traversal rate (median of --repeats after one warm-up) and hit counts; renders nothing. FILE: 32-byte little-endian records float origin xyz, direction xyz, tmax, uint32 id", cxxopts::value<std::string>())
     ("hits", "with --trace-rays: write one 16-byte record per ray to FILE: float t, b1, b2, int32 OBJ triangle index (a miss: t = inf, -1)", cxxopts::value<std::string>())
     ("any-hit", "with --trace-rays: any-hit (shadow) traversal; t is then some hit's distance")
-    ("persistent", "with --trace-rays on the GPU (wide BVH): persistent threads that fetch new rays whenever fewer than N of a warp's 32 lanes still trace (1-32); 0 = one thread per ray", cxxopts::value<int>()->default_value("0"))
+
     ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>())
     ("make-rays", "write the benchmark rays of KIND to FILE (ray-file format) and exit; renders nothing. KIND: primary (one per pixel centre, id = pixel), diffuse (2 cosine-distributed rays from each primary hit, offset 1e-4 x the bounds' diagonal along the normal, id = 2 pixel + k) or ao (the diffuse rays with tmax = 0.1 x diagonal; replay with --any-hit). Camera fixed by the bounds lo..hi: eye lo + (0.85,0.55,0.5) extent, target lo + (0.15,0.3,0.5) extent, up +y, fov 60; --width/--height default to 1920x1080; --seed picks the diffuse directions", cxxopts::value<std::string>(), "KIND FILE");
   cli.add_options("Light sampling")
@@ -234,6 +236,13 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   const std::string bvh = r["bvh"].as<std::string>();
   if (bvh != "wide" && bvh != "binary") throw UsageError("--bvh must be wide or binary, not '" + bvh + "'");
   opt.binaryBvh = bvh == "binary";
+  opt.persistentRefill = r["persistent"].as<int>();
+  if (opt.persistentRefill < 0 || opt.persistentRefill > 32) throw UsageError("--persistent must be between 0 and 32");
+  if (r.count("one-thread-per-ray")) {
+    if (r.count("persistent") && opt.persistentRefill > 0)
+      throw UsageError("--one-thread-per-ray and --persistent N exclude each other");
+    opt.persistentRefill = 0;
+  }
 }
 
 void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {
@@ -289,10 +298,6 @@ void ReadRayFiles(const cxxopts::ParseResult& r, CliOptions& o) {
     if (o.dumpRaysDir.empty()) throw UsageError("--dump-rays: empty folder name");
   }
   o.anyHit = r.count("any-hit") > 0;
-  o.persistentRefill = r["persistent"].as<int>();
-  if (o.persistentRefill < 0 || o.persistentRefill > 32) throw UsageError("--persistent must be between 0 and 32");
-  if (o.persistentRefill > 0 && (o.traceRaysPath.empty() || o.backend == "cpu" || o.render.binaryBvh))
-    throw UsageError("--persistent goes with --trace-rays on the GPU and the wide BVH");
   if (o.traceRaysPath.empty()) {
     if (!o.hitsPath.empty() || o.anyHit) throw UsageError("--hits and --any-hit go with --trace-rays");
     if (o.dumpRaysDir.empty()) return;

@@ -38,7 +38,7 @@ int TraceRays(CliOptions& cli) {
   TraceRaysOptions options;
   options.anyHit = cli.anyHit;
   options.binaryBvh = cli.render.binaryBvh;
-  options.persistentRefill = cli.persistentRefill;
+  options.persistentRefill = cli.render.persistentRefill;
   options.repeats = cli.repeats;
   options.threads = cli.render.threads;
   const TraceRaysResult result = TraceRaysOnSelectedBackend(backend, data, rays, options);

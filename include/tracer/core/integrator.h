@@ -149,12 +149,6 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   return out;
 }
 
-// ---- shadow: an unoccluded shadow ray delivers its contribution ---------------------------------------------
-template <class T, bool kLdg>
-TRACER_HD bool ShadowItemVisible(const SceneView& s, const Shadow& sh) {
-  return T::template Trace<true, kLdg>(s, sh.ray).tri < 0;
-}
-
 // ---- intersect -------------------------------------------------------------------------------------
 // Returns the material class of the hit surface, or -1 for a miss.
 template <bool kLdg>

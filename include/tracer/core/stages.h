@@ -108,21 +108,31 @@ struct AdvanceStage {
 
 // Closest-hit traversal (of the BVH that T names, see core/scene_view.h), then the hit is pushed to its material
 // class's queue (or the miss queue), so that each shade stage's warps run one BSDF.
+//
+// The body also comes apart into Begin (load item i, say whether it needs tracing), the traversal, and Finish
+// (store and queue the hit), so that the GPU's persistent-threads kernel can trace items a few steps at a time
+// and hand idle lanes new ones (PersistentStageKernel, cuda/stage_kernel.cuh); kResumable says whether it may
+// (the wide BVH only). operator() is the three in a row.
 template <class L, Compaction C, bool kLdg, bool kSingleQueue, class T>
 struct IntersectStage {
   static constexpr Pushes kPushes = C == Compaction::kNone ? Pushes::kNothing : Pushes::kHitQueues;
+  static constexpr bool kResumable = std::is_same<T, WideBvhTraversal>::value, kAnyHit = false, kLdgLoads = kLdg;
+  using Payload = Ray;
   WaveView<L> w;
   SceneView s;
   TRACER_HD int Count() const {
     return C != Compaction::kNone ? static_cast<int>(w.counters->rayCount[w.cur]) : w.pool;
   }
-  TRACER_HD void operator()(int i) const {
-    const Ray r = L::LoadRay(w.rays[CurBuffer<C>(w.cur)], i);
+  TRACER_HD static const Ray& RayOf(const Ray& r) { return r; }
+  TRACER_HD bool Begin(int i, Ray& r) const {
+    r = L::LoadRay(w.rays[CurBuffer<C>(w.cur)], i);
     if (C == Compaction::kNone && r.tmax < 0.0f) {
       w.hitClass[i] = -2;  // dead slot: no work, but the lane is still launched
-      return;
+      return false;
     }
-    const HitRecord h = T::template Trace<false, kLdg>(s, r);
+    return true;
+  }
+  TRACER_HD void Finish(int i, const Ray&, const HitRecord& h) const {
     L::StoreHit(w.hits, i, h);
     const int cls = ClassOfHit<kLdg>(s, h);
     if (C == Compaction::kNone) {
@@ -132,6 +142,10 @@ struct IntersectStage {
     const int key = cls < 0 ? kMissQueue : (kSingleQueue ? 0 : cls);
     const uint32_t slot = PushSlotKeyed<PushModeOf<C>()>(w.counters->classCount, key);
     w.classQueue[static_cast<size_t>(key) * w.pool + slot] = i;
+  }
+  TRACER_HD void operator()(int i) const {
+    Ray r;
+    if (Begin(i, r)) Finish(i, r, T::template Trace<false, kLdg>(s, r));
   }
 };
 
@@ -245,25 +259,35 @@ struct ShadeStage {
   }
 };
 
-// Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film.
+// Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film. Resumable like
+// IntersectStage.
 template <class L, Compaction C, bool kLdg, class T>
 struct ShadowStage {
   static constexpr Pushes kPushes = Pushes::kNothing;
+  static constexpr bool kResumable = std::is_same<T, WideBvhTraversal>::value, kAnyHit = true, kLdgLoads = kLdg;
+  using Payload = Shadow;
   WaveView<L> w;
   SceneView s;
   RenderParams rp;
   FilmView film;
   TRACER_HD int Count() const { return C != Compaction::kNone ? static_cast<int>(w.counters->shadowCount) : w.pool; }
-  TRACER_HD void operator()(int j) const {
-    const Shadow sh = L::LoadShadow(w.shadows, j);
+  TRACER_HD static const Ray& RayOf(const Shadow& sh) { return sh.ray; }
+  TRACER_HD bool Begin(int j, Shadow& sh) const {
+    sh = L::LoadShadow(w.shadows, j);
     if (C == Compaction::kNone) {
-      if (sh.ray.tmax < 0.0f) return;
+      if (sh.ray.tmax < 0.0f) return false;
       Shadow none{};
       none.ray.tmax = -1.0f;
       L::StoreShadow(w.shadows, j, none);  // consumed: the slot may not shade next bounce
     }
-    if (ShadowItemVisible<T, kLdg>(s, sh))
-      FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.depth, sh.contribution);
+    return true;
+  }
+  TRACER_HD void Finish(int, const Shadow& sh, const HitRecord& h) const {
+    if (h.tri < 0) FilmAdd(film, rp, static_cast<uint32_t>(sh.ray.index), sh.depth, sh.contribution);
+  }
+  TRACER_HD void operator()(int j) const {
+    Shadow sh;
+    if (Begin(j, sh)) Finish(j, sh, T::template Trace<true, kLdg>(s, sh.ray));
   }
 };
 
@@ -293,6 +317,7 @@ struct BounceOptions {
   bool singleShadeKernel = false;
   bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
   bool binaryBvh = false;      // traverse the binary BVH (--bvh binary), not the wide one
+  int persistentRefill = 0;    // GPU: persistent threads refill a warp's lanes below this many (0: one per item)
 };
 
 // An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a

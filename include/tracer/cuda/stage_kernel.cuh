@@ -2,6 +2,7 @@
 // template for every queued stage and a one-thread kernel for serial stages, launched by CudaExecutor.
 #pragma once
 #include <string>
+#include <type_traits>
 
 #include "tracer/core/stages.h"
 #include "tracer/cuda/cuda_check.h"
@@ -24,6 +25,54 @@ __global__ void __launch_bounds__(kStageBlock) StageKernel(const Body body) {
        i += static_cast<int>(gridDim.x * blockDim.x))
     body(i);
 }
+
+// The traversal stages on persistent threads with dynamic fetch (Aila and Laine 2009): each lane takes queue
+// items one after another from a shared counter; a warp fetches items for its idle lanes, with one atomic,
+// whenever fewer than `refill` of its lanes are still tracing, so that one long ray does not hold 31 idle
+// lanes. Bodies with kResumable (core/stages.h: the wide BVH's intersect and shadow stages) only.
+template <class Body>
+__global__ void __launch_bounds__(kStageBlock) PersistentStageKernel(const Body body, int* next, int refill) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const int n = body.Count();
+  const unsigned lane = threadIdx.x & 31u;
+  WideGroup stack[kWideStackSize];
+  WideTraversalState st{};
+  typename Body::Payload item{};
+  int idx = -1;  // the item this lane traces; -1: none; >= n: none left
+  while (true) {
+    const unsigned need = __ballot_sync(kFull, idx < 0);
+    if (need != 0u) {
+      const int leader = __ffs(static_cast<int>(need)) - 1;
+      int base = 0;
+      if (static_cast<int>(lane) == leader) base = atomicAdd(next, __popc(need));
+      base = __shfl_sync(kFull, base, leader);
+      if (idx < 0) {
+        idx = base + __popc(need & ((1u << lane) - 1u));
+        if (idx < n) {
+          if (body.Begin(idx, item))
+            st = WideBegin(Body::RayOf(item));
+          else
+            idx = -1;  // nothing to trace: fetch again
+        }
+      }
+    }
+    if (__all_sync(kFull, idx >= n)) return;
+    while (true) {
+      bool working = idx >= 0 && idx < n;
+      if (working && !WideStep<Body::kAnyHit, Body::kLdgLoads>(body.s.wide, Body::RayOf(item), st, stack)) {
+        body.Finish(idx, item, st.hit);
+        idx = -1;
+        working = false;
+      }
+      if (__popc(__ballot_sync(kFull, working)) < refill) break;
+    }
+  }
+}
+
+template <class Body, class = void>
+struct IsResumable : std::false_type {};
+template <class Body>
+struct IsResumable<Body, std::enable_if_t<Body::kResumable>> : std::true_type {};
 
 template <class Body>
 __global__ void SerialKernel(const Body body) {
@@ -59,11 +108,26 @@ class CounterSnapshots {
 // The executor RunBounces (core/stages.h) drives on the GPU.
 class CudaExecutor {
  public:
+  // persistentRefill > 0: resumable stages run on persistent threads, whose item counter is dNext.
   CudaExecutor(cudaStream_t stream, unsigned blocks, StageTimer& timer, const WaveCounters* dCounters,
-               CounterSnapshots& snapshots)
-      : stream_(stream), blocks_(blocks), timer_(timer), dCounters_(dCounters), snapshots_(snapshots) {}
+               CounterSnapshots& snapshots, int persistentRefill = 0, int* dNext = nullptr)
+      : stream_(stream),
+        blocks_(blocks),
+        timer_(timer),
+        dCounters_(dCounters),
+        snapshots_(snapshots),
+        refill_(persistentRefill),
+        dNext_(dNext) {}
   template <class Body>
   void Run(const Body& body) {
+    if constexpr (IsResumable<Body>::value) {
+      if (refill_ > 0) {
+        TRACER_CUDA_CHECK(cudaMemsetAsync(dNext_, 0, sizeof(int), stream_));
+        PersistentStageKernel<Body><<<blocks_, kStageBlock, 0, stream_>>>(body, dNext_, refill_);
+        TRACER_CHECK_LAUNCH("persistent stage");
+        return;
+      }
+    }
     StageKernel<Body><<<blocks_, kStageBlock, 0, stream_>>>(body);
     TRACER_CHECK_LAUNCH("stage");
   }
@@ -89,6 +153,8 @@ class CudaExecutor {
   StageTimer& timer_;
   const WaveCounters* dCounters_;
   CounterSnapshots& snapshots_;
+  int refill_;
+  int* dNext_;
 };
 
 // RunBounces with the variant chosen at run time (compaction, read-only loads, one shade queue): defined

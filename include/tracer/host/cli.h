@@ -42,7 +42,6 @@ struct CliOptions {
   // Ray files (host/ray_file.h): --trace-rays replaces the render; --dump-rays goes with one (CPU only).
   std::string traceRaysPath, hitsPath, dumpRaysDir;
   bool anyHit = false;
-  int persistentRefill = 0;  // --persistent: GPU trace-rays with persistent threads (0 = one thread per ray)
   // --make-rays KIND FILE (host/make_rays.h) replaces the render too; --width/--height default to 1920x1080.
   std::string makeRaysPath;
   RayKind makeRaysKind = RayKind::kPrimary;

@@ -16,7 +16,7 @@ struct TraceRaysOptions {
   int threads = 0;         // CPU threads (0 = all cores)
   bool binaryBvh = false;  // trace the binary BVH; else the wide one (SceneData::wide must then be built)
   // GPU, wide BVH: persistent threads that fetch rays whenever fewer than this many lanes of a warp still trace
-  // (1..32); 0: one thread per ray.
+  // (1..32); 0: one thread per ray (RenderOptions::persistentRefill).
   int persistentRefill = 0;
 };
 
