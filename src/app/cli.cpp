@@ -103,8 +103,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
     ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
     ("pageable-readback", "read the film back through pageable instead of pinned host memory")
-    ("one-thread-per-ray", "trace each ray on its own thread to the end, instead of persistent threads that give a warp's idle lanes new rays (wide BVH, GPU; also --trace-rays)")
-    ("persistent", "persistent threads (wide BVH, GPU; also --trace-rays): refill a warp's idle lanes with new rays whenever fewer than N of its 32 lanes still trace (1-32; 0 = --one-thread-per-ray)", cxxopts::value<int>()->default_value("24"))
+    ("one-thread-per-ray", "trace each ray on its own thread to the end, instead of persistent threads that give a warp's idle lanes new rays (wide BVH, GPU: the intersect stage, and --trace-rays)")
+    ("persistent", "persistent threads (wide BVH, GPU: the intersect stage, and --trace-rays): refill a warp's idle lanes with new rays whenever fewer than N of its 32 lanes still trace (1-32; 0 = --one-thread-per-ray)", cxxopts::value<int>()->default_value("24"))
     ("bvh", "wide: the compressed 8-wide BVH (80-byte nodes, 8-bit child boxes); binary: two-box 64-byte nodes, its naive twin (also with --trace-rays)", cxxopts::value<std::string>()->default_value("wide"));
   cli.add_options("Profiling (GPU only)")
     ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")

@@ -33,8 +33,8 @@ struct RenderOptions {
   bool plainLoads = false;         // BVH and scene through plain loads instead of the read-only path
   bool pageableReadback = false;
   bool binaryBvh = false;  // traverse the binary BVH (two-box nodes) instead of the compressed wide one
-  // GPU, wide BVH: intersect and shadow on persistent threads that hand a warp's idle lanes new rays whenever
-  // fewer than this many of its 32 lanes still trace; 0 (--one-thread-per-ray, the naive twin): one per ray.
+  // GPU, wide BVH: the intersect stage (and --trace-rays) on persistent threads that hand a warp's idle lanes new rays
+  // whenever fewer than this many of its 32 lanes still trace; 0 (--one-thread-per-ray, the naive twin): one per ray.
   int persistentRefill = 24;
   // light sampling
   LightSampling lightSampling = LightSampling::kPower;
