@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "scene_setup.h"
 #include "select_backend.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/cli.h"
@@ -138,11 +139,8 @@ struct LoadedScene {
 // Loads the scene, builds the BVH (and the emitter clusters when tile guiding may need them) and says so.
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
   const Stopwatch loadClock;
-  LoadOptions loadOptions;
-  loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
-  loadOptions.searchPaths = cli.texturePaths;
   LoadedScene loaded;
-  loaded.scene = LoadScene(cli.scenePath, loadOptions);
+  loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   const CameraChoice camera = ChooseCamera(cli, loaded.scene);
   if (!cli.render.quiet) {
     PrintWarnings(loaded.scene.warnings);
@@ -158,9 +156,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
       BuildSceneData(loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height),
                      cli.env, bvhOptions);
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
-  const double loadSeconds = loadClock.Seconds();
-  if (!cli.render.quiet)
-    std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s)\n", loadSeconds, DescribeBvhs(loaded.data).c_str());
+  ReportBuilt(cli, loaded.data, loadClock.Seconds());
   return loaded;
 }
 

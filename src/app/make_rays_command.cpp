@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "scene_setup.h"
 #include "tracer/host/cli.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/ray_file.h"
@@ -25,17 +26,13 @@ std::string Vec3Text(Vec3 v) {
 int MakeRays(CliOptions& cli) {
   const int w = cli.render.width, h = cli.render.height;
   Stopwatch load;
-  LoadOptions loadOptions;
-  loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
-  loadOptions.searchPaths = cli.texturePaths;
-  const Scene scene = LoadScene(cli.scenePath, loadOptions);
+  const Scene scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   BvhBuildOptions bvhOptions;
   bvhOptions.wide = false;  // the generator traces the binary BVH
   const SceneData data =
       BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
-  if (!cli.render.quiet)
-    std::fprintf(stderr, "%s\nloaded and built the BVH in %.2fs (%s)\n", scene.Summary().c_str(), load.Seconds(),
-                 DescribeBvhs(data).c_str());
+  if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
+  ReportBuilt(cli, data, load.Seconds());
 
   const RayKind kind = cli.makeRaysKind;
   const std::vector<RayRecord> rays = MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads);

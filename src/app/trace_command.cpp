@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "scene_setup.h"
 #include "select_backend.h"
 #include "tracer/host/cli.h"
 #include "tracer/host/ray_file.h"
@@ -23,17 +24,14 @@ int TraceRays(CliOptions& cli) {
   // The ray file first: a bad one is reported without waiting for the BVH.
   const std::vector<RayRecord> rays = ReadRayFile(cli.traceRaysPath);
   Stopwatch load;
-  LoadOptions loadOptions;
-  loadOptions.allowOutsidePaths = cli.allowOutsidePaths;
-  const Scene scene = LoadScene(cli.scenePath, loadOptions);
+  const Scene scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   // The camera plays no part in tracing given rays; BuildSceneData wants one.
   const Camera camera = Camera::LookAt(Vec3(0.0f, 0.0f, 1.0f), Vec3(0.0f), Vec3(0.0f, 1.0f, 0.0f), 45.0f, 1, 1);
   BvhBuildOptions bvhOptions;
   bvhOptions.wide = !cli.render.binaryBvh;
   const SceneData data = BuildSceneData(scene, camera, cli.env, bvhOptions);
-  if (!cli.render.quiet)
-    std::fprintf(stderr, "%s\nloaded and built the BVH in %.2fs (%s)\n", scene.Summary().c_str(), load.Seconds(),
-                 DescribeBvhs(data).c_str());
+  if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
+  ReportBuilt(cli, data, load.Seconds());
 
   TraceRaysOptions options;
   options.anyHit = cli.anyHit;
