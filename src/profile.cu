@@ -527,10 +527,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
     j.Field("diffuse_rays_per_s", r.secondaryPerSec);
     j.Field("shadow_rays_per_s", shadowRate(m));
     j.Field("render_ms", m.renderMs);
-    const double tris = static_cast<double>(data.bvh.order.size());
-    j.Field("bytes_per_triangle",
-            k == 0 ? static_cast<double>(data.wide.nodes.size() * sizeof(WideNode) + data.wide.tris.size() * 16) / tris
-                   : static_cast<double>(data.bvh.nodes.size() * sizeof(BvhNode) + data.bvh.tris.size() * 16) / tris);
+    j.Field("bytes_per_triangle", BvhBytesPerTriangle(data, k == 0));
     j.EndObject();
   }
   j.EndObject();

@@ -147,17 +147,20 @@ void RequireBvh(const SceneData& d, bool binaryBvh) {
     throw std::invalid_argument("the wide BVH was not built (BvhBuildOptions::wide is off): use the binary BVH");
 }
 
+double BvhBytesPerTriangle(const SceneData& d, bool wide) {
+  const size_t bytes = wide ? d.wide.nodes.size() * sizeof(WideNode) + d.wide.tris.size() * sizeof(Float4)
+                            : d.bvh.nodes.size() * sizeof(BvhNode) + d.bvh.tris.size() * sizeof(Float4);
+  return static_cast<double>(bytes) / static_cast<double>(std::max<size_t>(d.bvh.order.size(), 1));
+}
+
 std::string DescribeBvhs(const SceneData& d) {
-  const double tris = static_cast<double>(std::max<size_t>(d.bvh.order.size(), 1));
   char text[256];
-  int n = std::snprintf(
-      text, sizeof text, "binary BVH: %zu nodes, depth %d, %.0f bytes/triangle", d.bvh.nodes.size(), d.bvh.depth,
-      static_cast<double>(d.bvh.nodes.size() * sizeof(BvhNode) + d.bvh.tris.size() * sizeof(Float4)) / tris);
+  int n = std::snprintf(text, sizeof text, "binary BVH: %zu nodes, depth %d, %.0f bytes/triangle", d.bvh.nodes.size(),
+                        d.bvh.depth, BvhBytesPerTriangle(d, false));
   if (!d.wide.nodes.empty())
-    std::snprintf(
-        text + n, sizeof text - static_cast<size_t>(n), "; wide BVH: %zu nodes, depth %d, %.0f bytes/triangle",
-        d.wide.nodes.size(), d.wide.depth,
-        static_cast<double>(d.wide.nodes.size() * sizeof(WideNode) + d.wide.tris.size() * sizeof(Float4)) / tris);
+    std::snprintf(text + n, sizeof text - static_cast<size_t>(n),
+                  "; wide BVH: %zu nodes, depth %d, %.0f bytes/triangle", d.wide.nodes.size(), d.wide.depth,
+                  BvhBytesPerTriangle(d, true));
   return text;
 }
 

@@ -504,7 +504,7 @@ void ReportParity(const std::string& name, const ParityStats& s, int count) {
 std::vector<HitRecord> TraceWideAndCompare(const std::vector<Vec3>& p, const WideBvh& wide,
                                            const std::vector<Ray>& rays, const std::vector<HitRecord>& binary,
                                            float diag, ParityStats& s) {
-  const WideBvhView view{wide.nodes.data(), wide.tris.data()};
+  const WideBvhView view = wide.View();
   std::vector<HitRecord> hits(rays.size());
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < rays.size(); ++i) hits[i] = TraverseWide<false, false>(view, rays[i]);

@@ -316,7 +316,7 @@ void CheckAgainstBruteForce(const std::vector<Vec3>& p, const Bvh& bvh, const st
   });
   const WideBvh wide = BuildWideBvh(p, bvh);
   EXPECT_LE(wide.depth, kWideMaxDepth);
-  const WideBvhView wv{wide.nodes.data(), wide.tris.data()};
+  const WideBvhView wv = wide.View();
   CheckTraversal(p, bvh, rays, seed, "wide", [&](const Ray& r, bool any) {
     return any ? TraverseWide<true, false>(wv, r) : TraverseWide<false, false>(wv, r);
   });
@@ -612,7 +612,7 @@ TEST(WideBvhBuild, TooDeepTreeIsRejectedAndADeepOneStillTraverses) {
   const WideBvh wide = CollapseToWideBvh(chain, chain);
   EXPECT_LE(wide.depth, kWideMaxDepth);
   EXPECT_GT(wide.depth, 10) << "the chain should stay deep after the collapse";
-  const WideBvhView wv{wide.nodes.data(), wide.tris.data()};
+  const WideBvhView wv = wide.View();
   int hits = 0;
   for (int t = 0; t <= 120; ++t) {
     // Down onto triangle t from above its interior; then one ray along the chain, landing far down it.
@@ -713,7 +713,7 @@ void CheckWatertight(const std::vector<Vec3>& p, const std::vector<Vec3>& origin
   ValidateBvh(bvh, p);
   BvhView view = bvh.View();
   const WideBvh wide = BuildWideBvh(p, bvh);
-  const WideBvhView wv{wide.nodes.data(), wide.tris.data()};
+  const WideBvhView wv = wide.View();
   std::vector<Vec3> targets;
   for (size_t i = 0; i < p.size(); i += 3)
     for (int e = 0; e < 3; ++e) {

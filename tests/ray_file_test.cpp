@@ -63,7 +63,7 @@ std::vector<RayRecord> CornellRays(int n) {
 std::vector<HitFileRecord> DirectHits(const SceneData& data, const std::vector<RayRecord>& rays, bool anyHit,
                                       bool binary = false) {
   std::vector<HitFileRecord> out;
-  const WideBvhView wide{data.wide.nodes.data(), data.wide.tris.data()};
+  const WideBvhView wide = data.wide.View();
   for (const RayRecord& rr : rays) {
     const Ray r{Vec3(rr.o[0], rr.o[1], rr.o[2]), Vec3(rr.d[0], rr.d[1], rr.d[2]), rr.tmax, static_cast<int32_t>(rr.id)};
     HitRecord h;

@@ -35,6 +35,7 @@ struct WideBvh {
   std::vector<WideNode> nodes;
   std::vector<Float4> tris;  // 3 per triangle, leaf order; v0.w = the triangle's index in Bvh order
   int depth = 0;
+  WideBvhView View() const { return WideBvhView{nodes.data(), tris.data()}; }
 };
 
 // Builds an alias table for weights (Vose 1991). Weights must be >= 0 with a positive sum.
@@ -74,6 +75,9 @@ struct SceneData {
 
 // Throws std::invalid_argument when the traversal asked for (the wide BVH unless binaryBvh) was not built.
 void RequireBvh(const SceneData& data, bool binaryBvh);
+
+// Bytes of the binary (or wide) BVH's nodes and triangles per scene triangle.
+double BvhBytesPerTriangle(const SceneData& data, bool wide);
 
 // "binary BVH: N nodes, depth D, B bytes/triangle; wide BVH: ..." for messages (the wide part when built).
 std::string DescribeBvhs(const SceneData& data);
