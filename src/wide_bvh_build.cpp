@@ -51,9 +51,11 @@ class Collapser {
     cost_.assign(n_, {});
     split_.assign(n_, {});
     leaf1_.assign(n_, 0);
+    nodeSplit_.assign(n_, 0);
     count_.assign(n_, 0);
   }
 
+  // The wide BVH and its depth (nodes on the longest path from the root).
   WideBvh Build() {
     // Children are stored after their parents, so a reverse sweep sees both children of a node first.
     for (size_t i = n_; i-- > 0;) Solve(static_cast<int>(i));
@@ -64,6 +66,7 @@ class Collapser {
     root.box.Grow(Child(0, 1).box);
     out.nodes.emplace_back();
     Emit(root, 0, 1, out);
+    out.depth = depth_;
     return out;
   }
 
@@ -97,18 +100,6 @@ class Collapser {
     return cost_[static_cast<size_t>(it.node)][static_cast<size_t>(slots - 1)];
   }
 
-  // The cheapest way to spread both children over `slots` slots; returns the left child's share.
-  int Distribute(int node, int slots, double& best) const {
-    const Item l = Child(node, 0), r = Child(node, 1);
-    best = kInfCost;
-    int bestLeft = 0;
-    for (int k = 1; k < slots; ++k) {
-      const double c = Cost(l, k) + Cost(r, slots - k);
-      if (c < best) best = c, bestLeft = k;
-    }
-    return bestLeft;
-  }
-
   void Solve(int node) {
     const size_t i = static_cast<size_t>(node);
     const Item l = Child(node, 0), r = Child(node, 1);
@@ -116,20 +107,26 @@ class Collapser {
     Box box = l.box;
     box.Grow(r.box);
     const double area = box.HalfArea();
-    double spread8;
-    Distribute(node, kWideSlots, spread8);
-    const double asNode = kNodeCost * area + spread8;
+    // spread[s]: the cheapest way to give both children s slots together, the left one left[s] of them.
+    std::array<double, kWideSlots + 1> spread;
+    std::array<int, kWideSlots + 1> left{};
+    spread.fill(kInfCost);
+    for (int s = 2; s <= kWideSlots; ++s)
+      for (int k = 1; k < s; ++k) {
+        const double c = Cost(l, k) + Cost(r, s - k);
+        if (c < spread[static_cast<size_t>(s)]) spread[static_cast<size_t>(s)] = c, left[static_cast<size_t>(s)] = k;
+      }
+    nodeSplit_[i] = static_cast<int8_t>(left[kWideSlots]);
+    const double asNode = kNodeCost * area + spread[kWideSlots];
     const double asLeaf = count_[i] <= kWideLeafMax ? kTriCost * count_[i] * area : kInfCost;
     leaf1_[i] = asLeaf <= asNode;
     const double one = std::min(asNode, asLeaf);
     cost_[i][0] = one;
     split_[i][0] = 0;
     for (int s = 2; s <= kWideSlots; ++s) {
-      double spread;
-      const int k = Distribute(node, s, spread);
-      const bool dissolve = spread < one;
-      cost_[i][static_cast<size_t>(s - 1)] = dissolve ? spread : one;
-      split_[i][static_cast<size_t>(s - 1)] = static_cast<int8_t>(dissolve ? k : 0);
+      const bool dissolve = spread[static_cast<size_t>(s)] < one;
+      cost_[i][static_cast<size_t>(s - 1)] = dissolve ? spread[static_cast<size_t>(s)] : one;
+      split_[i][static_cast<size_t>(s - 1)] = static_cast<int8_t>(dissolve ? left[static_cast<size_t>(s)] : 0);
     }
   }
 
@@ -259,8 +256,7 @@ class Collapser {
     if (it.IsLeaf()) {
       AddLeaves(it, slots);
     } else {
-      double unused;
-      const int left = Distribute(it.node, kWideSlots, unused);
+      const int left = nodeSplit_[static_cast<size_t>(it.node)];
       Collect(Child(it.node, 0), left, slots);
       Collect(Child(it.node, 1), kWideSlots - left, slots);
     }
@@ -304,17 +300,15 @@ class Collapser {
   // The triangle at position t of the collapsed binary BVH, as a position in the scene's binary BVH.
   int32_t MainIndex(int32_t t) const { return mainPosition_[static_cast<size_t>(bin_.order[static_cast<size_t>(t)])]; }
 
- public:
-  int depth_ = 0;
-
- private:
   const Bvh& bin_;
   const std::vector<int32_t>& mainPosition_;
   size_t n_;
   std::vector<std::array<double, kWideSlots>> cost_;
   std::vector<std::array<int8_t, kWideSlots>> split_;  // per budget: the left child's share, 0 = one slot
   std::vector<uint8_t> leaf1_;                         // in one slot: a leaf (1) or a node (0)
+  std::vector<int8_t> nodeSplit_;                      // as a wide node: the left child's share of the 8 slots
   std::vector<int32_t> count_;
+  int depth_ = 0;
 };
 
 }  // namespace
@@ -330,9 +324,7 @@ WideBvh CollapseToWideBvh(const Bvh& bin, const Bvh& binary) {
   for (size_t k = 0; k < binary.order.size(); ++k)
     mainPosition[static_cast<size_t>(binary.order[k])] = static_cast<int32_t>(k);
   Collapser c(bin, mainPosition);
-  WideBvh out = c.Build();
-  out.depth = c.depth_;
-  return out;
+  return c.Build();
 }
 
 }  // namespace tracer
