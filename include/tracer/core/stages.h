@@ -259,8 +259,8 @@ struct ShadeStage {
   }
 };
 
-// Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film. It comes apart
-// like IntersectStage, but is not run on persistent threads (kResumable false): in the render on the H100 the
+// Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film. Begin and Finish
+// as IntersectStage's, but it is not run on persistent threads (kResumable false): in the render on the H100 the
 // persistent shadow stage took 27.6 ms against 11.3 on the Cornell box, 6.9 against 5.7 on the sports car and
 // 33.4 against 33.9 on the conference room. Shadow rays end after a few nodes, so a warp refills almost every
 // step, and all warps contend for the one item counter. (Long any-hit rays, --trace-rays --any-hit on the
@@ -268,14 +268,12 @@ struct ShadeStage {
 template <class L, Compaction C, bool kLdg, class T>
 struct ShadowStage {
   static constexpr Pushes kPushes = Pushes::kNothing;
-  static constexpr bool kResumable = false, kAnyHit = true, kLdgLoads = kLdg;
-  using Payload = Shadow;
+  static constexpr bool kResumable = false;
   WaveView<L> w;
   SceneView s;
   RenderParams rp;
   FilmView film;
   TRACER_HD int Count() const { return C != Compaction::kNone ? static_cast<int>(w.counters->shadowCount) : w.pool; }
-  TRACER_HD static const Ray& RayOf(const Shadow& sh) { return sh.ray; }
   TRACER_HD bool Begin(int j, Shadow& sh) const {
     sh = L::LoadShadow(w.shadows, j);
     if (C == Compaction::kNone) {
