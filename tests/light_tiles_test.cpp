@@ -16,9 +16,7 @@ using namespace tracer;
 namespace {
 
 SceneData Data(const std::string& file, int w, int h, int clusters) {
-  Scene scene = LoadScene(test::ProjectScenesDir() + "/" + file);
-  Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
-  SceneData d = BuildSceneData(scene, cam, Vec3(0.0f));
+  SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/" + file), w, h);
   if (clusters > 0) BuildLightClusters(d, clusters);
   return d;
 }

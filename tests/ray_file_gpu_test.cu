@@ -22,8 +22,7 @@ namespace {
 
 SceneData CornellData(Scene& scene) {
   scene = LoadScene(test::ProjectScenesDir() + "/cornell.obj");
-  Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 8, 8);
-  return BuildSceneData(scene, cam, Vec3(0.0f));
+  return test::BuildWithSceneCamera(scene, 8, 8);
 }
 
 // `count` rays from random points of the Cornell box's volume in random directions; every `finiteEvery`-th has

@@ -28,11 +28,7 @@ namespace {
 std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 
 // The BVH exactly as the tracer builds it (the camera plays no part in it).
-SceneData CornellData() {
-  Scene scene = LoadScene(Cornell());
-  Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 8, 8);
-  return BuildSceneData(scene, cam, Vec3(0.0f));
-}
+SceneData CornellData() { return BuildWithSceneCamera(LoadScene(Cornell()), 8, 8); }
 
 // Rays from inside the box in random directions (all hit: it is closed but for the front, and they mostly
 // point elsewhere), from in front of it towards it, and some pointing away (misses); unnormalised directions.

@@ -17,8 +17,7 @@ namespace {
 SceneData LoadData(const std::string& path, int w, int h) {
   Scene scene = LoadScene(path);
   EXPECT_TRUE(scene.camera.valid) << path << " should ship a camera file";
-  Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
-  return BuildSceneData(scene, cam, Vec3(0.0f));
+  return test::BuildWithSceneCamera(scene, w, h);
 }
 
 struct ImageStats {

@@ -63,4 +63,9 @@ CommandResult RunTracer(const std::string& args, int timeoutSeconds, const std::
   return CommandResult{code, out};
 }
 
+SceneData BuildWithSceneCamera(const Scene& scene, int w, int h) {
+  const Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
+  return BuildSceneData(scene, cam, Vec3(0.0f));
+}
+
 }  // namespace tracer::test

@@ -2,6 +2,9 @@
 #pragma once
 #include <string>
 
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
+
 namespace tracer::test {
 
 // ../shared/scenes, or $TRACER_SHARED_SCENES; empty when it does not exist.
@@ -14,6 +17,9 @@ std::string MakeTempDir();
 void WriteFile(const std::string& path, const std::string& contents);
 std::string ReadFile(const std::string& path);
 bool FileExists(const std::string& path);
+
+// The scene's render data with its own camera (SCENE.camera) at w x h, no environment.
+SceneData BuildWithSceneCamera(const Scene& scene, int w, int h);
 
 struct CommandResult {
   int exitCode;        // the process's exit status, or 128 + signal
