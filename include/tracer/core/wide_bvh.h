@@ -88,8 +88,14 @@ struct WideGroup {
   uint32_t base, bits;
 };
 
-// Byte k of the eight bytes in (lo4, hi4).
-TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) { return ((k < 4 ? lo4 : hi4) >> (8 * (k & 3))) & 0xffu; }
+// Byte k of the eight bytes in (lo4, hi4); one byte permute on the GPU.
+TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) {
+#if TRACER_ON_DEVICE
+  return __byte_perm(k < 4 ? lo4 : hi4, 0u, 0x4440u | static_cast<uint32_t>(k & 3));
+#else
+  return ((k < 4 ? lo4 : hi4) >> (8 * (k & 3))) & 0xffu;
+#endif
+}
 // The same byte as a float. On the GPU without an int-to-float conversion (I2F runs at a quarter of the FMA
 // rate or less, and a node test needs 48): one byte permute builds the float 2^23 + byte (exponent bits 0x4B,
 // the byte as the low mantissa bits), and subtracting 2^23 leaves the byte, exactly.
@@ -139,7 +145,15 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
   const uint32_t farY0 = static_cast<uint32_t>(ny ? w2.z : w4.x), farY1 = static_cast<uint32_t>(ny ? w2.w : w4.y);
   const uint32_t nearZ0 = static_cast<uint32_t>(nz ? w4.z : w3.x), nearZ1 = static_cast<uint32_t>(nz ? w4.w : w3.y);
   const uint32_t farZ0 = static_cast<uint32_t>(nz ? w3.x : w4.z), farZ1 = static_cast<uint32_t>(nz ? w3.y : w4.w);
-  const uint32_t meta0 = static_cast<uint32_t>(w1.z), meta1 = static_cast<uint32_t>(w1.w);
+  // Where each slot's hit goes: the meta bytes with the inner children's bit index (24 + s) turned into their
+  // visiting rank (24 + (s ^ oct)), four slots per word at once. Then a hit slot sets its bits meta >> 5 at
+  // meta & 31.
+  uint32_t meta[2];
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t m = static_cast<uint32_t>(h == 0 ? w1.z : w1.w);
+    const uint32_t inner = m & (m << 1) & 0x10101010u;  // bit 4 of a byte: its bits 3 and 4 are set (0b11000)
+    meta[h] = m ^ ((inner >> 4) * 0xffu & oct * 0x01010101u);
+  }
   uint32_t hits = 0;
 #if TRACER_ON_DEVICE
 #pragma unroll
@@ -154,10 +168,8 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
     // fmaxf/fminf (one FMNMX each on the GPU): the planes are finite, SafeInverse keeps inv finite.
     const float tnear = fmaxf(fmaxf(tnx, tny), fmaxf(tnz, 0.0f)), tfar = fminf(fminf(tfx, tfy), fminf(tfz, tmax));
     if (tnear <= tfar) {
-      const uint32_t meta = ByteOf(meta0, meta1, s);
-      uint32_t bit = meta & 31u;
-      if ((meta & 0x18u) == 0x18u) bit ^= oct;  // an inner child: its visiting rank
-      hits |= (meta >> 5) << bit;
+      const uint32_t m = ByteOf(meta[0], meta[1], s);
+      hits |= (m >> 5) << (m & 31u);
     }
   }
   return hits;
