@@ -95,6 +95,8 @@ class CudaBackend final : public Backend {
     TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop_, dev));
     DeviceBytesPeak() = DeviceBytesInUse();
     scene_ = std::make_unique<DeviceScene>(data);
+    lo_ = data.boundsMin;
+    hi_ = data.boundsMax;
     sceneView_ = scene_->view;
     if (InjectedFault() == "illegal-address") {
       FaultKernel<<<1, 1, 0, stream_.Get()>>>(nullptr);
@@ -132,6 +134,7 @@ class CudaBackend final : public Backend {
     const unsigned resident = static_cast<unsigned>(prop_.multiProcessorCount) *
                               static_cast<unsigned>(prop_.maxThreadsPerMultiProcessor / static_cast<int>(kStageBlock));
     blocks_ = std::min(GridFor(static_cast<size_t>(pool), kStageBlock), resident);
+    if (opt_.sortRays && compact) sort_ = std::make_unique<RaySortBuffers>(static_cast<int>(pool), lo_, hi_);
   }
 
   bool HasTileGuide() const override { return guide_ != nullptr; }
@@ -150,7 +153,7 @@ class CudaBackend final : public Backend {
     WaveCounters* dCounters = wave_->counters.Get();
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
     const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;
-    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get());
+    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get(), sort_.get());
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
     const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad, opt_.width, opt_.height};
     BounceOptions bo;
@@ -158,6 +161,7 @@ class CudaBackend final : public Backend {
     bo.singleShadeKernel = opt_.singleShadeKernel;
     bo.timePerBounce = opt_.timePerBounce;
     bo.binaryBvh = opt_.binaryBvh;
+    bo.sortRays = sort_ != nullptr;
     RunCudaBounces<L>(ex, wave_->view, sceneView_, rp, film, bo, opt_.compaction, !opt_.plainLoads);
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));
     TRACER_CUDA_CHECK(cudaMemcpy(totals_, dCounters, sizeof(WaveCounters), cudaMemcpyDeviceToHost));
@@ -206,7 +210,9 @@ class CudaBackend final : public Backend {
   PinnedBuffer<unsigned long long> pinnedFilm_;
   PinnedBuffer<WaveCounters> pinnedTotals_;
   DeviceBuffer<int> persistentNext_{1, "persistent threads' item counter"};
-  WaveCounters* totals_ = nullptr;  // running totals, host copy (pinned)
+  std::unique_ptr<RaySortBuffers> sort_;  // --sort-rays
+  Vec3 lo_, hi_;                          // the scene's bounds
+  WaveCounters* totals_ = nullptr;        // running totals, host copy (pinned)
   CounterSnapshots snapshots_;
   unsigned blocks_ = 1;
   double readMs_ = 0.0;

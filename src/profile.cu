@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "tracer/core/ray_sort.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/minplus_launch.h"
 #include "tracer/cuda/tile_stats_launch.h"
@@ -234,13 +235,14 @@ struct ProfileRow {
 
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
-  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay;
+  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay, sorted;
 };
 
 void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderOptions& base,
                  std::vector<ProfileRow>& rows) {
   const Measurement &opt = m.opt, &layout = m.layout, &atomics = m.atomics, &none = m.none, &single = m.single,
-                    &plain = m.plain, &pageable = m.pageable, &binary = m.binary, &perRay = m.perRay;
+                    &plain = m.plain, &pageable = m.pageable, &binary = m.binary, &perRay = m.perRay,
+                    &sorted = m.sorted;
   char ev[512];
   // Layout: same bytes, different instruction counts; the L1 merges the naive 4-byte loads of a line.
   {
@@ -295,6 +297,14 @@ void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderO
                   static_cast<double>(opt.stats.extensionRays) / (om * 1e3));
     rows.push_back(
         {"traversal threads (persistent with dynamic fetch vs one per ray)", "intersect", &perRay, nm, om, ev});
+  }
+  {
+    // Off by default (the optimised render does not sort): this row's "optimised" side is the sorted render, and
+    // its time includes the sort, which the intersect saving has to pay for.
+    const double nm = opt.Kernel("intersect"), om = sorted.Kernel("intersect") + sorted.Kernel("sort_rays");
+    std::snprintf(ev, sizeof ev, "off by default; intersect %.2f vs %.2f ms, plus sorting %.2f ms (%d-bit keys)", nm,
+                  sorted.Kernel("intersect"), sorted.Kernel("sort_rays"), kRaySortKeyBits);
+    rows.push_back({"ray sorting (none vs octant + origin cell radix sort)", "intersect", &opt, nm, om, ev});
   }
   {
     double bytes = static_cast<double>(base.width) * base.height * 3 * 8;
@@ -405,7 +415,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   RenderOptions o = base;
   o.naiveLayout = false;
   o.compaction = Compaction::kWarpAggregated;
-  o.singleShadeKernel = o.plainLoads = o.pageableReadback = o.binaryBvh = false;
+  o.singleShadeKernel = o.plainLoads = o.pageableReadback = o.binaryBvh = o.sortRays = false;
   if (o.persistentRefill == 0) o.persistentRefill = RenderOptions{}.persistentRefill;
   auto variant = [&](const char* label, auto tweak) {
     RenderOptions v = o;
@@ -423,6 +433,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   m.pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
   m.binary = variant("binary BVH", [](RenderOptions& v) { v.binaryBvh = true; });
   m.perRay = variant("one thread per ray", [](RenderOptions& v) { v.persistentRefill = 0; });
+  m.sorted = variant("sorted rays", [](RenderOptions& v) { v.sortRays = true; });
 
   std::vector<ProfileRow> rows;
   AddTwinRows(data, m, base, rows);
@@ -432,7 +443,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   ProfileRowsJson(j, rows);
   j.BeginArray("measurements");
   for (const Measurement* x :
-       {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary, &m.perRay})
+       {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary, &m.perRay, &m.sorted})
     MeasurementJson(j, *x);
   j.EndArray();
   LiveDecayJson(j, data, o);

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracer/core/ray_sort.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/wide_bvh_build.h"
 
@@ -774,6 +775,41 @@ TEST(BvhWatertight, IcosphereHasNoGaps) {
   CheckWatertight(Icosphere(3, Vec3(0.0f), 1.0f), InteriorOrigins(Vec3(0.0f), 1.0f, 3, 4), "icosphere");
   Vec3 c(-12.5f, 300.25f, 77.0f);
   CheckWatertight(Icosphere(2, c, 5.3f), InteriorOrigins(c, 5.3f, 4, 6), "moved icosphere");
+}
+
+// --sort-rays' key: the octant on top, then the origin's cell, interleaved x, y, z from bit 0.
+TEST(RaySortKey, OctantAboveInterleavedOriginCells) {
+  const Vec3 lo(-1.0f, 0.0f, 10.0f), size(2.0f, 4.0f, 8.0f);
+  const Vec3 inv(1.0f / size.x, 1.0f / size.y, 1.0f / size.z);
+  const int cells = 1 << kRaySortMortonBits;
+  auto key = [&](Vec3 o, Vec3 d) {
+    Ray r{};
+    r.o = o;
+    r.d = d;
+    return RaySortKey(r, lo, inv);
+  };
+  auto cellCentre = [&](int x, int y, int z) {
+    return lo + Vec3((x + 0.5f) * size.x, (y + 0.5f) * size.y, (z + 0.5f) * size.z) / static_cast<float>(cells);
+  };
+  const Vec3 up(1.0f, 1.0f, 1.0f);
+  const int shift = 3 * kRaySortMortonBits;
+  EXPECT_EQ(key(cellCentre(0, 0, 0), up), 0u);
+  EXPECT_EQ(key(cellCentre(1, 0, 0), up), 1u);
+  EXPECT_EQ(key(cellCentre(0, 1, 0), up), 2u);
+  EXPECT_EQ(key(cellCentre(0, 0, 1), up), 4u);
+  EXPECT_EQ(key(cellCentre(2, 0, 0), up), 8u);
+  EXPECT_EQ(key(cellCentre(3, 2, 1), up),
+            1u | 8u | 16u | 4u);  // x = 0b11 (bits 0, 3), y = 0b10 (bit 4), z = 0b01 (bit 2)
+  EXPECT_EQ(key(cellCentre(cells - 1, cells - 1, cells - 1), up), (1u << shift) - 1u);
+  EXPECT_EQ(key(cellCentre(0, 0, 0), Vec3(-1.0f, 1.0f, 1.0f)), 1u << shift);
+  EXPECT_EQ(key(cellCentre(0, 0, 0), Vec3(1.0f, -1.0f, 1.0f)), 2u << shift);
+  EXPECT_EQ(key(cellCentre(0, 0, 0), Vec3(1.0f, 1.0f, -1.0f)), 4u << shift);
+  // Outside the bounds: clamped to the nearest cell; NaN: cell 0. Every key fits under the dead slots' key.
+  EXPECT_EQ(key(lo - size, up), 0u);
+  EXPECT_EQ(key(lo + size * 3.0f, up), (1u << shift) - 1u);
+  EXPECT_EQ(key(Vec3(std::nanf(""), lo.y, lo.z), up), 0u);
+  EXPECT_EQ(key(lo + size * 3.0f, -up), kRaySortDeadKey);
+  EXPECT_EQ(kRaySortDeadKey, (1u << kRaySortKeyBits) - 1u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // @file render_gpu_test.cu: the CUDA renderer against the CPU reference (label "gpu"; skips without a device).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -161,6 +162,15 @@ TEST(GpuVariants, NaiveTwinsRenderTheSameImage) {
   o = base;
   o.binaryBvh = true;
   nearlySame(o, "--bvh binary");
+  // Sorting only changes which lane traces which ray (and so, with postponed triangle tests, the order of ties).
+  o = base;
+  o.sortRays = true;
+  o.collectStats = true;
+  nearlySame(o, "--sort-rays");
+  RenderResult sorted = RenderCuda(data, o);
+  const bool ranSort = std::any_of(sorted.stats.kernelMs.begin(), sorted.stats.kernelMs.end(),
+                                   [](const auto& k) { return k.first == "sort_rays" && k.second > 0.0; });
+  EXPECT_TRUE(ranSort) << "--sort-rays did not run the sort stage";
 }
 
 TEST(GpuVariants, SameSeedSameImage) {

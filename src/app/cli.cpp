@@ -105,6 +105,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("pageable-readback", "read the film back through pageable instead of pinned host memory")
     ("one-thread-per-ray", "trace each ray on its own thread to the end, instead of persistent threads that give a warp's idle lanes new rays (wide BVH, GPU: the intersect stage, and --trace-rays)")
     ("persistent", "persistent threads (wide BVH, GPU: the intersect stage, and --trace-rays): refill a warp's idle lanes with new rays whenever fewer than N of its 32 lanes still trace (1-32; 0 = --one-thread-per-ray)", cxxopts::value<int>()->default_value("24"))
+    ("sort-rays", "sort extension rays by direction octant and origin cell (CUB radix sort) before each intersect after the first; its naive twin is no sorting, the default (GPU, compacted queues)")
     ("bvh", "wide: the compressed 8-wide BVH (80-byte nodes, 8-bit child boxes); binary: two-box 64-byte nodes, its naive twin (also with --trace-rays)", cxxopts::value<std::string>()->default_value("wide"));
   cli.add_options("Profiling (GPU only)")
     ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
@@ -243,6 +244,7 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
       throw UsageError("--one-thread-per-ray and --persistent N exclude each other");
     opt.persistentRefill = 0;
   }
+  opt.sortRays = r.count("sort-rays") > 0;
 }
 
 void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {

@@ -112,7 +112,8 @@ struct AdvanceStage {
 // The body also comes apart into Begin (load item i, say whether it needs tracing), the traversal, and Finish
 // (store and queue the hit), so that the GPU's persistent-threads kernel can trace items a few steps at a time
 // and hand idle lanes new ones (PersistentStageKernel, cuda/stage_kernel.cuh); kResumable says whether it may
-// (the wide BVH only). operator() is the three in a row.
+// (the wide BVH only). operator() is the three in a row. Item j is the ray in slot w.Slot(j): slot j, or, when
+// the executor sorted the rays (--sort-rays), the j-th in the sorted order.
 template <class L, Compaction C, bool kLdg, bool kSingleQueue, class T>
 struct IntersectStage {
   static constexpr Pushes kPushes = C == Compaction::kNone ? Pushes::kNothing : Pushes::kHitQueues;
@@ -124,7 +125,8 @@ struct IntersectStage {
     return C != Compaction::kNone ? static_cast<int>(w.counters->rayCount[w.cur]) : w.pool;
   }
   TRACER_HD static const Ray& RayOf(const Ray& r) { return r; }
-  TRACER_HD bool Begin(int i, Ray& r) const {
+  TRACER_HD bool Begin(int j, Ray& r) const {
+    const int i = w.Slot(j);
     r = L::LoadRay(w.rays[CurBuffer<C>(w.cur)], i);
     if (C == Compaction::kNone && r.tmax < 0.0f) {
       w.hitClass[i] = -2;  // dead slot: no work, but the lane is still launched
@@ -132,7 +134,8 @@ struct IntersectStage {
     }
     return true;
   }
-  TRACER_HD void Finish(int i, const Ray&, const HitRecord& h) const {
+  TRACER_HD void Finish(int j, const Ray&, const HitRecord& h) const {
+    const int i = w.Slot(j);
     L::StoreHit(w.hits, i, h);
     const int cls = ClassOfHit<kLdg>(s, h);
     if (C == Compaction::kNone) {
@@ -143,9 +146,9 @@ struct IntersectStage {
     const uint32_t slot = PushSlotKeyed<PushModeOf<C>()>(w.counters->classCount, key);
     w.classQueue[static_cast<size_t>(key) * w.pool + slot] = i;
   }
-  TRACER_HD void operator()(int i) const {
+  TRACER_HD void operator()(int j) const {
     Ray r;
-    if (Begin(i, r)) Finish(i, r, T::template Trace<false, kLdg>(s, r));
+    if (Begin(j, r)) Finish(j, r, T::template Trace<false, kLdg>(s, r));
   }
 };
 
@@ -320,7 +323,16 @@ struct BounceOptions {
   bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
   bool binaryBvh = false;      // traverse the binary BVH (--bvh binary), not the wide one
   int persistentRefill = 0;    // GPU: persistent threads refill a warp's lanes below this many (0: one per item)
+  bool sortRays = false;       // GPU, compacted: sort extension rays after the first bounce (core/ray_sort.h)
 };
+
+// An executor may sort the rays about to enter intersect (the GPU's --sort-rays) by having a member
+// SortRays(w) that returns the order (WaveView::order); the others trace in slot order.
+template <class Exec, class W, class = void>
+struct SortsRays : std::false_type {};
+template <class Exec, class W>
+struct SortsRays<Exec, W, std::void_t<decltype(std::declval<Exec&>().SortRays(std::declval<const W&>()))>>
+    : std::true_type {};
 
 // An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a
 // member DumpRays(w, bounce, shadow, inPlace) (inPlace: no compaction, so the buffer is the whole pool with dead
@@ -361,8 +373,17 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
       ex.End();
     }
     DumpRaysIfWatched<C>(ex, w, iter, false);
+    WaveView<L> wi = w;  // intersect's view: maybe a sorted order of the rays
+    if constexpr (SortsRays<Exec, WaveView<L>>::value && C != Compaction::kNone) {
+      // Not the camera rays: they come in pixel order, coherent already.
+      if (bo.sortRays && iter > 0) {
+        ex.Begin("sort_rays");
+        wi.order = ex.SortRays(w);
+        ex.End();
+      }
+    }
     ex.Begin("intersect", bo.timePerBounce ? w.bounce : -1);
-    ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{w, s});
+    ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{wi, s});
     ex.End();
     ex.Begin("miss");
     ex.Run(MissStage<L, C>{w, s, rp, film});

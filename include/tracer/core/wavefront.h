@@ -47,6 +47,9 @@ struct WaveView {
   int32_t cur;
   int32_t bounce;
   int32_t collectStats;
+  // Intersect only: item j traces the ray in slot order[j] (the GPU's --sort-rays); null: slot j.
+  const int32_t* order = nullptr;
+  TRACER_HD int Slot(int j) const { return order ? order[j] : j; }
 };
 
 }  // namespace tracer

@@ -1,11 +1,14 @@
 // @file stage_kernel.cuh: how the CUDA backend runs the stage bodies of core/stages.h: one grid-stride kernel
 // template for every queued stage and a one-thread kernel for serial stages, launched by CudaExecutor.
 #pragma once
+#include <cub/device/device_radix_sort.cuh>
 #include <string>
 #include <type_traits>
 
+#include "tracer/core/ray_sort.h"
 #include "tracer/core/stages.h"
 #include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/kernel_common.cuh"
 #include "tracer/cuda/raii.h"
 #include "tracer/cuda/stage_timer.h"
@@ -30,8 +33,13 @@ __global__ void __launch_bounds__(kStageBlock) StageKernel(const Body body) {
 // items one after another from a shared counter; a warp fetches items for its idle lanes, with one atomic,
 // whenever fewer than `refill` of its lanes are still tracing, so that one long ray does not hold 31 idle
 // lanes. Bodies with kResumable (core/stages.h: the wide BVH's intersect and shadow stages) only.
+#ifdef TRACER_PERSISTENT_MIN_BLOCKS  // experiments: fewer registers for more resident warps
+#define TRACER_PERSISTENT_BOUNDS __launch_bounds__(kStageBlock, TRACER_PERSISTENT_MIN_BLOCKS)
+#else
+#define TRACER_PERSISTENT_BOUNDS __launch_bounds__(kStageBlock)
+#endif
 template <class Body>
-__global__ void __launch_bounds__(kStageBlock) PersistentStageKernel(const Body body, int* next, int refill) {
+__global__ void TRACER_PERSISTENT_BOUNDS PersistentStageKernel(const Body body, int* next, int refill) {
   constexpr unsigned kFull = 0xffffffffu;
   const int n = body.Count();
   const unsigned lane = threadIdx.x & 31u;
@@ -105,19 +113,57 @@ class CounterSnapshots {
   std::vector<CudaEvent> events_;
 };
 
+// What --sort-rays needs: keys and slot indices before and after CUB's radix sort, its scratch, and the
+// scene's bounds for the origin grid (core/ray_sort.h).
+struct RaySortBuffers {
+  DeviceBuffer<uint32_t> keys[2];
+  DeviceBuffer<int32_t> index[2];
+  DeviceBuffer<unsigned char> scratch;
+  size_t scratchBytes = 0;
+  int pool = 0;
+  Vec3 lo, invSize;
+  RaySortBuffers(int poolSlots, Vec3 boundsMin, Vec3 boundsMax) : pool(poolSlots), lo(boundsMin) {
+    const Vec3 size = boundsMax - boundsMin;
+    invSize = Vec3(size.x > 0.0f ? 1.0f / size.x : 0.0f, size.y > 0.0f ? 1.0f / size.y : 0.0f,
+                   size.z > 0.0f ? 1.0f / size.z : 0.0f);
+    for (int b = 0; b < 2; ++b) {
+      keys[b].Allocate(pool, "ray sort keys");
+      index[b].Allocate(pool, "ray sort indices");
+    }
+    TRACER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, scratchBytes, keys[0].Get(), keys[1].Get(),
+                                                      index[0].Get(), index[1].Get(), pool, 0, kRaySortKeyBits));
+    scratch.Allocate(scratchBytes, "ray sort scratch");
+  }
+};
+
 // The executor RunBounces (core/stages.h) drives on the GPU.
 class CudaExecutor {
  public:
-  // persistentRefill > 0: resumable stages run on persistent threads, whose item counter is dNext.
+  // persistentRefill > 0: resumable stages run on persistent threads, whose item counter is dNext. sort: the
+  // buffers of --sort-rays, or null.
   CudaExecutor(cudaStream_t stream, unsigned blocks, StageTimer& timer, const WaveCounters* dCounters,
-               CounterSnapshots& snapshots, int persistentRefill = 0, int* dNext = nullptr)
+               CounterSnapshots& snapshots, int persistentRefill = 0, int* dNext = nullptr,
+               RaySortBuffers* sort = nullptr)
       : stream_(stream),
         blocks_(blocks),
         timer_(timer),
         dCounters_(dCounters),
         snapshots_(snapshots),
         refill_(persistentRefill),
-        dNext_(dNext) {}
+        dNext_(dNext),
+        sort_(sort) {}
+  // --sort-rays: the current rays' slots sorted by RaySortKey, the live ones first. Without buffers, null (slot
+  // order).
+  template <class L>
+  const int32_t* SortRays(const WaveView<L>& w) {
+    if (sort_ == nullptr) return nullptr;
+    RaySortBuffers& b = *sort_;
+    Run(RayKeyStage<L>{w, b.lo, b.invSize, b.keys[0].Get(), b.index[0].Get()});
+    TRACER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.scratch.Get(), b.scratchBytes, b.keys[0].Get(), b.keys[1].Get(),
+                                                      b.index[0].Get(), b.index[1].Get(), b.pool, 0, kRaySortKeyBits,
+                                                      stream_));
+    return b.index[1].Get();
+  }
   template <class Body>
   void Run(const Body& body) {
     if constexpr (IsResumable<Body>::value) {
@@ -155,6 +201,7 @@ class CudaExecutor {
   CounterSnapshots& snapshots_;
   int refill_;
   int* dNext_;
+  RaySortBuffers* sort_;
 };
 
 // RunBounces with the variant chosen at run time (compaction, read-only loads, one shade queue): defined

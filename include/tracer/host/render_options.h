@@ -36,6 +36,8 @@ struct RenderOptions {
   // GPU, wide BVH: the intersect stage (and --trace-rays) on persistent threads that hand a warp's idle lanes new rays
   // whenever fewer than this many of its 32 lanes still trace; 0 (--one-thread-per-ray, the naive twin): one per ray.
   int persistentRefill = 24;
+  // GPU, compacted: sort extension rays after the first bounce by direction octant and origin (core/ray_sort.h).
+  bool sortRays = false;
   // light sampling
   LightSampling lightSampling = LightSampling::kPower;
   int lightClusters = 256;
