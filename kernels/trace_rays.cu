@@ -21,9 +21,11 @@
 namespace tracer {
 namespace {
 
-// The intersect stage's traversal without its queues: what a ray costs to trace, and nothing else.
+// The intersect stage's traversal without its queues: what a ray costs to trace, and nothing else. At most 64
+// registers (8 blocks of 128 per SM), as the stage kernels get by themselves: left alone, ptxas gave this kernel
+// 94 once the wide node test changed (eb3defb), which cut its occupancy to a third and its speed by 12-27%.
 #ifndef TRACER_TRACE_MIN_BLOCKS
-#define TRACER_TRACE_MIN_BLOCKS 1
+#define TRACER_TRACE_MIN_BLOCKS 8
 #endif
 template <bool kAnyHit, class T>
 __global__ void __launch_bounds__(kBlock, TRACER_TRACE_MIN_BLOCKS)
