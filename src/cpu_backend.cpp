@@ -183,8 +183,8 @@ class CpuBackend final : public Backend {
   }
 
   bool HasTileGuide() const override { return guide_ != nullptr; }
-  void RefreshTileGuide(int refresh) override {
-    guide_->Refresh(refresh);
+  void RefreshTileGuide(int refresh, const TileStatsShare& share) override {
+    guide_->Refresh(refresh, share);
     scene_ = guide_->View();
   }
 

@@ -135,9 +135,9 @@ class CudaBackend final : public Backend {
   }
 
   bool HasTileGuide() const override { return guide_ != nullptr; }
-  void RefreshTileGuide(int refresh) override {
+  void RefreshTileGuide(int refresh, const TileStatsShare& share) override {
     timer_.Begin("tile_guide");
-    guide_->Refresh(refresh);
+    guide_->Refresh(refresh, share);
     timer_.End();
     sceneView_ = guide_->View();
   }
