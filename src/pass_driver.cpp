@@ -34,9 +34,9 @@ RenderParams MakeRenderParams(const RenderOptions& opt) {
 LocalPassSchedule::LocalPassSchedule(const RenderOptions& opt, const ProgressFn& progress)
     : opt_(opt), progress_(progress) {}
 
-void LocalPassSchedule::Begin(long long pool, bool tileGuide) {
+void LocalPassSchedule::Begin(const Backend& backend, long long pool) {
   pool_ = pool;
-  tileGuide_ = tileGuide;
+  tileGuide_ = backend.HasTileGuide();
   sppDone_ = opt_.resume ? opt_.resume->sppDone : 0;
 }
 
@@ -93,7 +93,7 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   const long long pixels = static_cast<long long>(opt.width) * opt.height;
   const long long pool = PoolSizeFor(opt, backend.Pool());
   backend.Allocate(pool);
-  schedule.Begin(pool, backend.HasTileGuide());
+  schedule.Begin(backend, pool);
 
   RenderResult result;
   result.backend = backend.Name();

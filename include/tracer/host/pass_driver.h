@@ -87,7 +87,7 @@ class PassSchedule {
  public:
   virtual ~PassSchedule() = default;
   // Once, after the backend allocated its pool of `pool` paths, before the first Next.
-  virtual void Begin(long long pool, bool tileGuide) = 0;
+  virtual void Begin(const Backend& backend, long long pool) = 0;
   virtual PassStep Next(const PassReport& last) = 0;
   // How this process takes part in the refresh that Next just asked for.
   virtual TileStatsShare GuideShare() { return {}; }
@@ -105,7 +105,7 @@ class PassSchedule {
 class LocalPassSchedule final : public PassSchedule {
  public:
   LocalPassSchedule(const RenderOptions& options, const ProgressFn& progress);
-  void Begin(long long pool, bool tileGuide) override;
+  void Begin(const Backend& backend, long long pool) override;
   PassStep Next(const PassReport& last) override;
   bool CombineFilm(HostFilm& film) override;
 
