@@ -20,6 +20,15 @@ using namespace tracer;
 
 namespace {
 
+// A 64x48 image in tiles of tileSize.
+RenderOptions GuideOptions(int tileSize) {
+  RenderOptions opt;
+  opt.width = 64;
+  opt.height = 48;
+  opt.tileSize = tileSize;
+  return opt;
+}
+
 SceneData Data(const std::string& file, int w, int h, int clusters) {
   SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/" + file), w, h);
   if (clusters > 0) BuildLightClusters(d, clusters);
@@ -90,10 +99,7 @@ TEST(TileCdf, KeepsEveryClusterWithPowerReachable) {
 // gives 1, and PickEmitter's reported pmf equals EmitterPmf of what it picked (MIS relies on both).
 TEST(TileGuide, EmitterPmfIsADistributionAndMatchesPicks) {
   SceneData d = Data("manylights.obj", 64, 48, 24);
-  RenderOptions opt;
-  opt.width = 64;
-  opt.height = 48;
-  opt.tileSize = 16;
+  const RenderOptions opt = GuideOptions(16);
   TileGuideHost guide(d, opt);
   guide.Refresh(0);
   SceneView v = guide.View();
@@ -151,10 +157,7 @@ class ThreadAllreduce {
 // must also differ from the next refresh's, so that the comparison sees the statistics.
 TEST(TileGuide, StatisticsSplitAmongProcessesGiveTheSameGuide) {
   SceneData d = Data("manylights.obj", 64, 48, 24);
-  RenderOptions opt;
-  opt.width = 64;
-  opt.height = 48;
-  opt.tileSize = 8;
+  const RenderOptions opt = GuideOptions(8);
   const int parts = 3, refreshes = 3;
   TileGuideHost alone(d, opt);
   std::vector<std::unique_ptr<TileGuideHost>> ranks;
