@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -527,21 +528,22 @@ class MpiJob final : public Job {
     quiet_ = options.quiet;
     return std::make_unique<MpiPassSchedule>(*this, options, bar, signal);
   }
-  int Signal() const override { return signal_; }
+  int Signal() const override { return record.signal; }
 
   void Report(double writeSeconds) override {
     if (!IsRoot() || quiet_) return;
     int passes = 0, spp = 0;
-    for (const RankSummary& s : summaries_) passes += s.passes, spp += s.spp;
+    for (const RankSummary& s : record.ranks) passes += s.passes, spp += s.spp;
     std::fprintf(stderr,
                  "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s); render %.2fs (%d "
                  "passes, %d spp); film reduction %.3fs (%s); write %.3fs\n",
-                 ranks_, loadSeconds_, broadcastSeconds_, Bytes(sceneBytes_).c_str(), renderSeconds_, passes, spp,
-                 reduceSeconds_, Bytes(filmBytes_).c_str(), writeSeconds);
-    for (int r = 0; r < static_cast<int>(summaries_.size()); ++r) {
-      const RankSummary& s = summaries_[static_cast<size_t>(r)];
+                 ranks_, loadSeconds_, broadcastSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
+                 record.reduceSeconds, Bytes(record.filmBytes).c_str(), writeSeconds);
+    for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
+      const RankSummary& s = record.ranks[static_cast<size_t>(r)];
       std::fprintf(stderr, "  %s, %s: %d passes, %d spp, busy %.2fs (%.0f%%), %.2f M samples/s\n", Who(r).c_str(),
-                   s.backend, s.passes, s.spp, s.busySeconds, 100.0 * s.busySeconds / std::max(renderSeconds_, 1e-9),
+                   s.backend, s.passes, s.spp, s.busySeconds,
+                   100.0 * s.busySeconds / std::max(record.renderSeconds, 1e-9),
                    static_cast<double>(pixels_) * s.spp / std::max(s.busySeconds, 1e-9) / 1e6);
     }
   }
@@ -568,12 +570,14 @@ class MpiJob final : public Job {
     std::_Exit(1);
   }
 
-  // Shared with the schedule.
+  // Shared with the schedule: the communicators, and what the last render left for Signal and Report.
   MPI_Comm work = MPI_COMM_NULL, together = MPI_COMM_NULL;
-  int signal_ = 0;
-  double renderSeconds_ = 0.0, reduceSeconds_ = 0.0;
-  size_t filmBytes_ = 0;
-  std::vector<RankSummary> summaries_;
+  struct RenderRecord {
+    int signal = 0;
+    double renderSeconds = 0.0, reduceSeconds = 0.0;
+    size_t filmBytes = 0;
+    std::vector<RankSummary> ranks;  // rank 0 only
+  } record;
 
  private:
   static constexpr int kHostBytes = 64;
@@ -655,8 +659,8 @@ PassStep MpiPassSchedule::Next(const PassReport& last) {
   if (step.kind == PassStep::Kind::kCheckpoint || step.kind == PassStep::Kind::kFinish) sppDone_ = reply.sppDone;
   if (step.kind == PassStep::Kind::kPass) passClock_.Restart();
   if (step.kind == PassStep::Kind::kFinish) {
-    job_.signal_ = reply.signal;
-    job_.renderSeconds_ = renderClock_.Seconds();
+    job_.record.signal = reply.signal;
+    job_.record.renderSeconds = renderClock_.Seconds();
     if (thread_.joinable()) thread_.join();  // rank 0: the dispatcher has told every rank
     finished_ = true;
   }
@@ -681,8 +685,8 @@ bool MpiPassSchedule::CombineFilm(HostFilm& film) {
   ReduceSum(film.sum.data(), film.sum.size(), root, job_.together);
   ReduceSum(&film.dropped, 1, root, job_.together);
   film.sppDone = sppDone_;
-  job_.reduceSeconds_ = clock.Seconds();
-  job_.filmBytes_ = film.sum.size() * sizeof(film.sum[0]);
+  job_.record.reduceSeconds = clock.Seconds();
+  job_.record.filmBytes = film.sum.size() * sizeof(film.sum[0]);
   return root;
 }
 
@@ -704,7 +708,7 @@ void MpiPassSchedule::CombineStats(RenderStats& st, unsigned long long& firstBad
   st.shadowRays = sums[1];
   st.primaryRays = sums[2];
   st.droppedSamples = sums[3];
-  job_.summaries_ = all;
+  job_.record.ranks = all;
 }
 
 // One rank alone under mpirun: renders as without it, and finalises MPI at the end.
