@@ -49,13 +49,16 @@ __global__ void DissimilarityKernel(const Float4* info, int T, int tilesX, float
 
 // Statistics: block (t, round) tests cluster TileRoundCluster(t, round) from every primary hit of tile t,
 // sums the unoccluded contributions and the sample count over the block (interleaved + shuffle, or the naive
-// neighbored reduction), and thread 0 adds both with one atomic each.
+// neighbored reduction), and thread 0 adds both with one atomic each. Shared with other processes
+// (TileStatsShare), only the blocks of this process's tiles run, and thread 0 writes the pair to values
+// [round][tile][2] instead, for ApplyTileStatsKernel to add after every process's are combined.
 template <bool kNaive>
 __global__ void __launch_bounds__(kTileBlock)
     TileStatsKernel(SceneView s, const Float4* pos, const Float4* nd, TileGrid g, int refresh, uint32_t seed,
-                    float* sum, float* count) {
+                    float* sum, float* count, float* values, int part, int parts) {
   __shared__ float smem[kTileBlock];
   const int t = blockIdx.x, round = blockIdx.y, tx = t % g.tilesX, ty = t / g.tilesX;
+  if (t % parts != part) return;  // the whole block: another process's tile
   const int K = s.tiles.numClusters;
   const int c = TileRoundCluster(t, round, refresh, K);
   float v = 0.0f, n = 0.0f;
@@ -72,9 +75,28 @@ __global__ void __launch_bounds__(kTileBlock)
   }
   const float vs = kNaive ? BlockSumNeighbored(v, smem) : BlockSumInterleaved(v, smem);
   const float ns = kNaive ? BlockSumNeighbored(n, smem) : BlockSumInterleaved(n, smem);
-  if (threadIdx.x == 0 && ns > 0.0f) {
+  if (threadIdx.x != 0) return;
+  if (values) {
+    float* out = values + (static_cast<size_t>(round) * g.NumTiles() + t) * 2;
+    out[0] = vs;
+    out[1] = ns;
+  } else if (ns > 0.0f) {
     atomicAdd(&sum[static_cast<size_t>(t) * K + c], vs);
     atomicAdd(&count[static_cast<size_t>(t) * K + c], ns);
+  }
+}
+
+// Adds combined statistics ([round][tile][2]), one thread per tile, round after round: the order TileGuideHost
+// adds them in, so every process gets the same sums whatever the number of processes.
+__global__ void ApplyTileStatsKernel(const float* values, int T, int rounds, int refresh, int K, float* sum,
+                                     float* count) {
+  const int t = ThreadIndex();
+  if (t >= T) return;
+  for (int round = 0; round < rounds; ++round) {
+    const float* v = values + (static_cast<size_t>(round) * T + t) * 2;
+    const size_t tc = static_cast<size_t>(t) * K + TileRoundCluster(t, round, refresh, K);
+    sum[tc] += v[0];
+    count[tc] += v[1];
   }
 }
 
@@ -105,12 +127,23 @@ void LaunchDissimilarity(const Float4* info, const TileGrid& g, float* D, cudaSt
 }
 void LaunchTileStats(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
                      int rounds, uint32_t seed, bool naiveReduction, float* sum, float* count, cudaStream_t st) {
+  LaunchTileStatsShared(s, pos, nd, g, refresh, rounds, seed, naiveReduction, 0, 1, nullptr, sum, count, st);
+}
+void LaunchTileStatsShared(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
+                           int rounds, uint32_t seed, bool naiveReduction, int part, int parts, float* values,
+                           float* sum, float* count, cudaStream_t st) {
   dim3 grid(g.NumTiles(), rounds);
   if (naiveReduction)
-    TileStatsKernel<true><<<grid, kTileBlock, 0, st>>>(s, pos, nd, g, refresh, seed, sum, count);
+    TileStatsKernel<true><<<grid, kTileBlock, 0, st>>>(s, pos, nd, g, refresh, seed, sum, count, values, part, parts);
   else
-    TileStatsKernel<false><<<grid, kTileBlock, 0, st>>>(s, pos, nd, g, refresh, seed, sum, count);
+    TileStatsKernel<false><<<grid, kTileBlock, 0, st>>>(s, pos, nd, g, refresh, seed, sum, count, values, part, parts);
   TRACER_CHECK_LAUNCH("tile_stats");
+}
+void LaunchApplyTileStats(const float* values, const TileGrid& g, int refresh, int rounds, int K, float* sum,
+                          float* count, cudaStream_t st) {
+  ApplyTileStatsKernel<<<GridFor(g.NumTiles(), kBlock), kBlock, 0, st>>>(values, g.NumTiles(), rounds, refresh, K, sum,
+                                                                         count);
+  TRACER_CHECK_LAUNCH("tile_stats_apply");
 }
 void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st) {
   CostKernel<<<GridFor(n, kBlock), kBlock, 0, st>>>(sum, count, cost, n);

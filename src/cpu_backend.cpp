@@ -1,6 +1,8 @@
 // @file cpu_backend.cpp: the reference backend: the wavefront stages of core/stages.h, the same bodies the
 // GPU runs, executed over host queues by a thread pool, in the optimised (aligned, compacted) variant.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -17,6 +19,11 @@ namespace tracer {
 namespace {
 
 using L = AlignedLayout;
+
+bool InjectedPassFault() {
+  const char* f = std::getenv("TRACER_FAULT_INJECT");
+  return f && std::strcmp(f, "cpu-pass") == 0;
+}
 
 // Pushes of one chunk of items, first into chunk-local queues, then appended to the shared queues with one
 // atomic add per queue: the host's counterpart of the GPU's warp-aggregated push. With one atomic add per
@@ -183,12 +190,16 @@ class CpuBackend final : public Backend {
   }
 
   bool HasTileGuide() const override { return guide_ != nullptr; }
-  void RefreshTileGuide(int refresh) override {
-    guide_->Refresh(refresh);
+  void RefreshTileGuide(int refresh, const TileStatsShare& share) override {
+    guide_->Refresh(refresh, share);
     scene_ = guide_->View();
   }
 
   void RunPass(const RenderParams& rp, int spp) override {
+    // Test hook, as the CUDA backend's: TRACER_FAULT_INJECT=cpu-pass fails the second pass, as a backend that
+    // breaks in the middle of a render (tests/mpi_test.cpp: one rank of an MPI job). Unset in normal use.
+    if (passes_ == 1 && InjectedPassFault())
+      throw std::runtime_error("the CPU backend failed its second pass (injected by TRACER_FAULT_INJECT=cpu-pass)");
     // Fresh queue counters for the pass; the running totals stay.
     StartPass(counters_,
               static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp));

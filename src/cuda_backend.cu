@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "tracer/cuda/device_scene.h"
 #include "tracer/cuda/device_tile_guide.h"
@@ -90,9 +91,12 @@ class CudaBackend final : public Backend {
   CudaBackend(const SceneData& data, const RenderOptions& opt)
       : opt_(opt), timer_(opt.collectStats, stream_.Get()), pinnedTotals_(1) {
     RequireBvh(data, opt.binaryBvh);
-    int dev = 0;
+    int dev = 0, devices = 0;
     TRACER_CUDA_CHECK(cudaGetDevice(&dev));
     TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop_, dev));
+    TRACER_CUDA_CHECK(cudaGetDeviceCount(&devices));
+    // With several GPUs visible (MPI ranks each take one), the name says which.
+    name_ = std::string("cuda (") + prop_.name + (devices > 1 ? ", device " + std::to_string(dev) : "") + ")";
     DeviceBytesPeak() = DeviceBytesInUse();
     scene_ = std::make_unique<DeviceScene>(data);
     lo_ = data.boundsMin;
@@ -106,7 +110,7 @@ class CudaBackend final : public Backend {
       guide_ = std::make_unique<DeviceTileGuide>(*scene_, data, opt, stream_.Get());
   }
 
-  std::string Name() const override { return std::string("cuda (") + prop_.name + ")"; }
+  std::string Name() const override { return name_; }
   PoolPolicy Pool() const override { return PoolPolicy{1LL << 21, true, 32}; }
 
   void Allocate(long long pool) override {
@@ -138,9 +142,9 @@ class CudaBackend final : public Backend {
   }
 
   bool HasTileGuide() const override { return guide_ != nullptr; }
-  void RefreshTileGuide(int refresh) override {
+  void RefreshTileGuide(int refresh, const TileStatsShare& share) override {
     timer_.Begin("tile_guide");
-    guide_->Refresh(refresh);
+    guide_->Refresh(refresh, share);
     timer_.End();
     sceneView_ = guide_->View();
   }
@@ -200,6 +204,7 @@ class CudaBackend final : public Backend {
  private:
   const RenderOptions& opt_;
   cudaDeviceProp prop_{};
+  std::string name_;
   CudaStream stream_;
   StageTimer timer_;
   std::unique_ptr<DeviceScene> scene_;

@@ -45,6 +45,14 @@ size_t& DeviceBytesPeak() {
   return n;
 }
 
+int UseCudaDevice(int localRank) {
+  int n = 0;
+  TRACER_CUDA_CHECK(cudaGetDeviceCount(&n));
+  const int device = localRank % (n > 0 ? n : 1);
+  TRACER_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
 bool CudaAvailable(std::string& why) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);

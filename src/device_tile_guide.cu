@@ -1,5 +1,7 @@
 // @file device_tile_guide.cu: the device tile guide: G-buffer, tile means and dissimilarities once, then
 // per refresh the statistics, costs, min-plus propagation and cdfs.
+#include <vector>
+
 #include "tracer/cuda/device_tile_guide.h"
 #include "tracer/cuda/minplus_launch.h"
 #include "tracer/host/tile_guide.h"
@@ -34,10 +36,27 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   LaunchDissimilarity(info_.Get(), grid_, d_.Get(), stream);
 }
 
-void DeviceTileGuide::Refresh(int refresh) {
-  const int T = grid_.NumTiles();
-  LaunchTileStats(view_, pos_.Get(), nd_.Get(), grid_, refresh, TileRoundsForRefresh(refresh, k_), opt_.seed,
-                  opt_.naiveReduction, sum_.Get(), count_.Get(), stream_);
+void DeviceTileGuide::Refresh(int refresh, const TileStatsShare& share) {
+  const int T = grid_.NumTiles(), rounds = TileRoundsForRefresh(refresh, k_);
+  if (share.parts == 1 && !share.combine) {
+    LaunchTileStats(view_, pos_.Get(), nd_.Get(), grid_, refresh, rounds, opt_.seed, opt_.naiveReduction, sum_.Get(),
+                    count_.Get(), stream_);
+  } else {
+    // This process's tiles, combined on the host with the other processes' values, then added in round order.
+    std::vector<float> values(static_cast<size_t>(rounds) * T * 2);
+    if (values_.Size() < values.size()) values_.Allocate(values.size(), "tile statistics exchange");
+    values_.Zero(stream_);
+    LaunchTileStatsShared(view_, pos_.Get(), nd_.Get(), grid_, refresh, rounds, opt_.seed, opt_.naiveReduction,
+                          share.part, share.parts, values_.Get(), sum_.Get(), count_.Get(), stream_);
+    TRACER_CUDA_CHECK(
+        cudaMemcpyAsync(values.data(), values_.Get(), values.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (share.combine) share.combine(values);
+    values_.Upload(values.data(), values.size(), stream_);
+    LaunchApplyTileStats(values_.Get(), grid_, refresh, rounds, k_, sum_.Get(), count_.Get(), stream_);
+    // values (pageable) must outlive the asynchronous upload.
+    TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
   LaunchTileCost(sum_.Get(), count_.Get(), cost_.Get(), static_cast<size_t>(T) * k_, stream_);
   MinPlusIterate(opt_.minPlus, d_.Get(), cost_.Get(), T, k_, kMinPlusSteps, MinPlusStop::kFixedSteps, stream_);
   LaunchTileCdf(cost_.Get(), view_.tiles.clusterPowerPmf, T, k_, opt_.tileGuideMix, cdf_.Get(), stream_);

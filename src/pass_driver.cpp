@@ -31,65 +31,123 @@ RenderParams MakeRenderParams(const RenderOptions& opt) {
   return rp;
 }
 
+LocalPassSchedule::LocalPassSchedule(const RenderOptions& opt, const ProgressFn& progress)
+    : opt_(opt), progress_(progress) {}
+
+void LocalPassSchedule::Begin(const Backend& backend, long long pool) {
+  pool_ = pool;
+  tileGuide_ = backend.HasTileGuide();
+  sppDone_ = opt_.resume ? opt_.resume->sppDone : 0;
+}
+
+// Stop conditions, all at pass boundaries: --check-nan found one, the caller (signals), --time.
+bool LocalPassSchedule::Stops(const PassReport& last) const {
+  if (opt_.checkNan && last.firstBad != NonFiniteSample::kNone) return true;
+  if (progress_ && !progress_(sppDone_, opt_.spp, *last.stats)) return true;
+  return opt_.timeLimit > 0.0 && last.stats->seconds >= opt_.timeLimit;
+}
+
+PassStep LocalPassSchedule::Next(const PassReport& last) {
+  PassStep step;  // kFinish
+  if (last.spp > 0) {
+    sppDone_ += last.spp;
+    // The checkpoint first, then the stop conditions of the same pass.
+    if (opt_.checkpoint && last.stats->seconds - lastCheckpoint_ >= opt_.checkpointSeconds) {
+      lastCheckpoint_ = last.stats->seconds;
+      stopCheckPending_ = true;
+      afterCheckpoint_ = last;
+      step.kind = PassStep::Kind::kCheckpoint;
+      return step;
+    }
+    if (Stops(last)) return step;
+  } else if (stopCheckPending_) {
+    stopCheckPending_ = false;
+    if (Stops(afterCheckpoint_)) return step;
+  }
+  if (sppDone_ >= opt_.spp) return step;
+  if (tileGuide_ && IsTileRefreshPass(pass_) && refreshedPass_ != pass_) {
+    refreshedPass_ = pass_;
+    step.kind = PassStep::Kind::kRefreshGuide;
+    step.refresh = refreshes_++;
+    return step;
+  }
+  const long long pixels = static_cast<long long>(opt_.width) * opt_.height;
+  ++pass_;
+  step.kind = PassStep::Kind::kPass;
+  step.sampleBase = static_cast<uint32_t>(sppDone_);
+  step.spp = SamplesPerPass(pixels, pool_, opt_.spp - sppDone_);
+  return step;
+}
+
+bool LocalPassSchedule::CombineFilm(HostFilm& film) {
+  film.sppDone = sppDone_;
+  return true;
+}
+
 RenderResult RunPasses(const RenderOptions& opt, Backend& backend, const ProgressFn& progress) {
+  LocalPassSchedule schedule(opt, progress);
+  return RunPasses(opt, backend, schedule);
+}
+
+RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule& schedule) {
   const long long pixels = static_cast<long long>(opt.width) * opt.height;
   const long long pool = PoolSizeFor(opt, backend.Pool());
   backend.Allocate(pool);
+  schedule.Begin(backend, pool);
 
   RenderResult result;
   result.backend = backend.Name();
   RenderStats& st = result.stats;
   RenderParams rp = MakeRenderParams(opt);
-  int sppDone = opt.resume ? opt.resume->sppDone : 0;
-  auto readFilm = [&](HostFilm& film) {
+  // This process's film, summed over the processes where the schedule says so.
+  auto combinedFilm = [&](HostFilm& film) {
     film.Reset(opt.width, opt.height);
-    film.sppDone = sppDone;
     film.dropped = backend.Totals().dropped;
     backend.ReadFilm(film);
+    return schedule.CombineFilm(film);
   };
 
   Stopwatch clock;
-  double lastCheckpoint = 0.0;
-  for (int pass = 0, refreshes = 0; sppDone < opt.spp;) {
-    const int passSpp = SamplesPerPass(pixels, pool, opt.spp - sppDone);
-    if (backend.HasTileGuide() && IsTileRefreshPass(pass)) {
-      backend.RefreshTileGuide(refreshes++);
+  PassReport last;
+  last.stats = &st;
+  for (;;) {
+    const PassStep step = schedule.Next(last);
+    last.spp = 0;
+    if (step.kind == PassStep::Kind::kFinish) break;
+    if (step.kind == PassStep::Kind::kRefreshGuide) {
+      backend.RefreshTileGuide(step.refresh, schedule.GuideShare());
       rp.guideLights = 1;
+      continue;
     }
-    ++pass;
-    rp.sampleBase = static_cast<uint32_t>(sppDone);
-    backend.RunPass(rp, passSpp);
-    sppDone += passSpp;
-
+    if (step.kind == PassStep::Kind::kCheckpoint) {
+      HostFilm snapshot;
+      if (combinedFilm(snapshot)) opt.checkpoint(snapshot);
+      continue;
+    }
+    rp.sampleBase = step.sampleBase;
+    backend.RunPass(rp, step.spp);
     const PassTotals totals = backend.Totals();
     st.extensionRays = totals.extensionRays;
     st.shadowRays = totals.shadowRays;
     st.droppedSamples = totals.dropped;
-    st.primaryRays += static_cast<uint64_t>(pixels) * static_cast<uint64_t>(passSpp);
-    const double now = clock.Seconds();
-    st.seconds = now;
-    if (opt.checkpoint && now - lastCheckpoint >= opt.checkpointSeconds) {
-      HostFilm snapshot;
-      readFilm(snapshot);
-      opt.checkpoint(snapshot);
-      lastCheckpoint = now;
-    }
-    // Stop conditions, all at pass boundaries: --check-nan found one, the caller (signals), --time.
-    if (opt.checkNan && totals.firstBad != NonFiniteSample::kNone) break;
-    if (progress && !progress(sppDone, opt.spp, st)) break;
-    if (opt.timeLimit > 0.0 && st.seconds >= opt.timeLimit) break;
+    st.primaryRays += static_cast<uint64_t>(pixels) * static_cast<uint64_t>(step.spp);
+    st.seconds = clock.Seconds();
+    last.spp = step.spp;
+    last.firstBad = totals.firstBad;
   }
 
   HostFilm film;
-  readFilm(film);
+  combinedFilm(film);
   st.seconds = clock.Seconds();
   backend.AddStats(st);
+  unsigned long long firstBad = backend.Totals().firstBad;
+  schedule.CombineStats(st, firstBad);
   result.width = opt.width;
   result.height = opt.height;
-  result.sppDone = sppDone;
+  result.sppDone = film.sppDone;
   result.rgb = film.Resolve();
   result.film = std::move(film);
-  result.firstNonFinite = NonFiniteSample::Decode(backend.Totals().firstBad);
+  result.firstNonFinite = NonFiniteSample::Decode(firstBad);
   return result;
 }
 

@@ -450,6 +450,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   j.EndObject();
   WriteJson(ps.jsonPath, j.Str());
   std::printf("wrote %s\n", ps.jsonPath.c_str());
+  if (ps.samplesPerSecond) *ps.samplesPerSecond = m.opt.SamplesPerSecond();
   return 0;
 }
 
@@ -524,6 +525,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
     j.EndObject();
   }
   j.Field("samples_per_s", opt.SamplesPerSecond());
+  if (ps.samplesPerSecond) *ps.samplesPerSecond = opt.SamplesPerSecond();
   j.Field("extension_rays_per_s", opt.stats.extensionRays / sec);
   j.Field("shadow_rays_per_s", opt.stats.shadowRays / sec);
   j.Field("primary_rays_per_s", rr.primaryPerSec);

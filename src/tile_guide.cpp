@@ -132,10 +132,13 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt)
   view_.tiles.numTiles = numTiles_;
 }
 
-void TileGuideHost::Refresh(int refresh) {
+void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
+  // Statistics of this process's tiles, a (sum, count) pair per round and tile, then every process's.
   const int rounds = TileRoundsForRefresh(refresh, k_);
+  std::vector<float> values(static_cast<size_t>(rounds) * numTiles_ * 2, 0.0f);
   for (int round = 0; round < rounds; ++round)
     for (int t = 0; t < numTiles_; ++t) {
+      if (!share.Mine(t)) continue;
       const int c = TileRoundCluster(t, round, refresh, k_);
       const int tx = t % tilesX_, ty = t / tilesX_;
       float s = 0.0f, n = 0.0f;
@@ -150,8 +153,18 @@ void TileGuideHost::Refresh(int refresh) {
           s += TileStatSample<false>(view_, p, nn, c, rng.Get(0), rng.Get(1), rng.Get(2));
           n += 1.0f;
         }
-      sum_[static_cast<size_t>(t) * k_ + c] += s;
-      count_[static_cast<size_t>(t) * k_ + c] += n;
+      float* v = &values[(static_cast<size_t>(round) * numTiles_ + t) * 2];
+      v[0] = s;
+      v[1] = n;
+    }
+  if (share.combine) share.combine(values);
+  // Added round by round, as one process alone adds them.
+  for (int round = 0; round < rounds; ++round)
+    for (int t = 0; t < numTiles_; ++t) {
+      const size_t tc = static_cast<size_t>(t) * k_ + TileRoundCluster(t, round, refresh, k_);
+      const float* v = &values[(static_cast<size_t>(round) * numTiles_ + t) * 2];
+      sum_[tc] += v[0];
+      count_[tc] += v[1];
     }
   for (size_t i = 0; i < cost_.size(); ++i) cost_[i] = TileCost(sum_[i], count_[i]);
   MinPlusIterateHost(d_.data(), cost_.data(), numTiles_, k_, kMinPlusSteps);

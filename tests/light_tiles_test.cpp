@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "image_compare.h"
 #include "test_util.h"
@@ -14,6 +19,15 @@
 using namespace tracer;
 
 namespace {
+
+// A 64x48 image in tiles of tileSize.
+RenderOptions GuideOptions(int tileSize) {
+  RenderOptions opt;
+  opt.width = 64;
+  opt.height = 48;
+  opt.tileSize = tileSize;
+  return opt;
+}
 
 SceneData Data(const std::string& file, int w, int h, int clusters) {
   SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/" + file), w, h);
@@ -85,10 +99,7 @@ TEST(TileCdf, KeepsEveryClusterWithPowerReachable) {
 // gives 1, and PickEmitter's reported pmf equals EmitterPmf of what it picked (MIS relies on both).
 TEST(TileGuide, EmitterPmfIsADistributionAndMatchesPicks) {
   SceneData d = Data("manylights.obj", 64, 48, 24);
-  RenderOptions opt;
-  opt.width = 64;
-  opt.height = 48;
-  opt.tileSize = 16;
+  const RenderOptions opt = GuideOptions(16);
   TileGuideHost guide(d, opt);
   guide.Refresh(0);
   SceneView v = guide.View();
@@ -108,6 +119,83 @@ TEST(TileGuide, EmitterPmfIsADistributionAndMatchesPicks) {
   int finite = 0;
   for (float c : guide.Cost()) finite += c < kInf;
   EXPECT_GT(finite, 0);
+}
+
+// What MPI_Allreduce does for a TileStatsShare, among threads: every part's values summed, in part order.
+class ThreadAllreduce {
+ public:
+  explicit ThreadAllreduce(int parts) : parts_(parts) {}
+  void operator()(int part, std::vector<float>& values) {
+    std::unique_lock<std::mutex> lock(m_);
+    const int generation = generation_;
+    if (inputs_.empty()) inputs_.assign(parts_, {});
+    inputs_[part] = values;
+    if (++arrived_ == parts_) {
+      sum_.assign(values.size(), 0.0f);
+      for (const std::vector<float>& in : inputs_)
+        for (size_t i = 0; i < in.size(); ++i) sum_[i] += in[i];
+      inputs_.clear();
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return generation_ != generation; });
+    }
+    values = sum_;
+  }
+
+ private:
+  int parts_, arrived_ = 0, generation_ = 0;
+  std::vector<std::vector<float>> inputs_;
+  std::vector<float> sum_;
+  std::mutex m_;
+  std::condition_variable cv_;
+};
+
+// A distributed render (mpi_driver.h) splits each refresh's statistics among the ranks by tile and adds them:
+// every rank's guide must equal, bit for bit, the guide of one process, refresh after refresh. The costs
+// must also differ from the next refresh's, so that the comparison sees the statistics.
+TEST(TileGuide, StatisticsSplitAmongProcessesGiveTheSameGuide) {
+  SceneData d = Data("manylights.obj", 64, 48, 24);
+  const RenderOptions opt = GuideOptions(8);
+  const int parts = 3, refreshes = 3;
+  TileGuideHost alone(d, opt);
+  std::vector<std::unique_ptr<TileGuideHost>> ranks;
+  for (int p = 0; p < parts; ++p) ranks.push_back(std::make_unique<TileGuideHost>(d, opt));
+  ThreadAllreduce allreduce(parts);
+  std::vector<float> before;
+  for (int r = 0; r < refreshes; ++r) {
+    alone.Refresh(r);
+    std::vector<std::thread> threads;
+    for (int p = 0; p < parts; ++p)
+      threads.emplace_back([&, p] {
+        TileStatsShare share;
+        share.part = p;
+        share.parts = parts;
+        share.combine = [&, p](std::vector<float>& values) { allreduce(p, values); };
+        ranks[p]->Refresh(r, share);
+      });
+    for (std::thread& t : threads) t.join();
+    const std::vector<float>& cost = alone.Cost();
+    for (int p = 0; p < parts; ++p) {
+      ASSERT_EQ(ranks[p]->Cost().size(), cost.size());
+      EXPECT_EQ(0, std::memcmp(ranks[p]->Cost().data(), cost.data(), cost.size() * sizeof(float)))
+          << "refresh " << r << ", part " << p;
+      const SceneView a = alone.View(), b = ranks[p]->View();
+      EXPECT_EQ(0, std::memcmp(a.tiles.cdf, b.tiles.cdf, cost.size() * sizeof(float))) << "refresh " << r;
+    }
+    EXPECT_NE(before, cost) << "refresh " << r << " changed no cost";
+    before = cost;
+  }
+  // Without the other parts' values a part's guide differs: the combination is what makes them agree.
+  TileGuideHost lonely(d, opt);
+  TileStatsShare share;
+  share.part = 1;
+  share.parts = parts;
+  lonely.Refresh(0, share);
+  TileGuideHost fresh(d, opt);
+  fresh.Refresh(0);
+  EXPECT_NE(lonely.Cost(), fresh.Cost());
 }
 
 // Unbiasedness: the image mean with tile-guided selection equals the mean with selection by power, within

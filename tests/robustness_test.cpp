@@ -30,13 +30,17 @@
 namespace tracer {
 namespace {
 
+using test::Clock;
 using test::CommandResult;
 using test::FileExists;
 using test::MakeTempDir;
 using test::ReadFile;
 using test::RunTracer;
+using test::Seconds;
+using test::Spawn;
+using test::Spawned;
+using test::SppFromMessage;
 using test::WriteFile;
-using Clock = std::chrono::steady_clock;
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -51,60 +55,6 @@ std::set<std::string> ListDir(const std::string& dir) {
     closedir(d);
   }
   return names;
-}
-
-double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// A tracer process of our own, so the test can signal it. stdout and stderr go to logPath.
-struct Spawned {
-  pid_t pid = -1;
-  std::string logPath;
-  std::string Log() const { return ReadFile(logPath); }
-  // Polls the log until it contains `text` (true) or the process ended or time ran out (false).
-  bool WaitForLog(const std::string& text, double seconds) const {
-    auto t0 = Clock::now();
-    while (Seconds(t0) < seconds) {
-      if (Contains(Log(), text)) return true;
-      int status;
-      if (waitpid(pid, &status, WNOHANG) == pid) return Contains(Log(), text);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
-  }
-  // Exit code (128 + signal when killed); kills it and reports -1 after `seconds`.
-  int Wait(double seconds) {
-    auto t0 = Clock::now();
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) != pid) {
-      if (Seconds(t0) > seconds) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        return -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-};
-
-Spawned Spawn(const std::string& args, const std::string& logPath) {
-  Spawned s;
-  s.logPath = logPath;
-  // exec, so that the pid is the tracer's own and not a shell's.
-  std::string cmd = "exec " + std::string(TRACER_EXE) + " " + args + " >" + logPath + " 2>&1";
-  s.pid = fork();
-  if (s.pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return s;
-}
-
-// "... interrupted at N of M spp ..." or "stopped by --time after N of M spp": N, or -1.
-int SppFromMessage(const std::string& output, const std::string& prefix) {
-  std::smatch m;
-  if (std::regex_search(output, m, std::regex(prefix + " ([0-9]+) of ([0-9]+) spp"))) return std::stoi(m[1]);
-  return -1;
 }
 
 std::vector<float> ReadPfmOrEmpty(const std::string& path, int& w, int& h) {

@@ -1,6 +1,7 @@
 // @file test_util.cpp: helpers shared by the tests.
 #include "test_util.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,8 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace tracer::test {
 
@@ -49,10 +52,8 @@ bool FileExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-CommandResult RunTracer(const std::string& args, int timeoutSeconds, const std::string& env) {
-  std::string cmd = (env.empty() ? "" : "env " + env + " ") + "timeout -s KILL " + std::to_string(timeoutSeconds) +
-                    " " + std::string(TRACER_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
+CommandResult RunCommand(const std::string& command) {
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   if (!p) throw std::runtime_error("popen failed");
   std::string out;
   std::array<char, 4096> buf;
@@ -61,6 +62,60 @@ CommandResult RunTracer(const std::string& args, int timeoutSeconds, const std::
   int status = pclose(p);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return CommandResult{code, out};
+}
+
+CommandResult RunTracer(const std::string& args, int timeoutSeconds, const std::string& env) {
+  return RunCommand((env.empty() ? "" : "env " + env + " ") + "timeout -s KILL " + std::to_string(timeoutSeconds) +
+                    " " + std::string(TRACER_EXE) + " " + args);
+}
+
+double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+bool Spawned::WaitForLog(const std::string& text, double seconds) const {
+  auto t0 = Clock::now();
+  while (Seconds(t0) < seconds) {
+    if (Log().find(text) != std::string::npos) return true;
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) return Log().find(text) != std::string::npos;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+int Spawned::Wait(double seconds) {
+  auto t0 = Clock::now();
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) != pid) {
+    if (Seconds(t0) > seconds) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Spawned SpawnCommand(const std::string& command, const std::string& logPath) {
+  Spawned s;
+  s.logPath = logPath;
+  std::string cmd = "exec " + command + " >" + logPath + " 2>&1";
+  s.pid = fork();
+  if (s.pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return s;
+}
+
+Spawned Spawn(const std::string& args, const std::string& logPath) {
+  return SpawnCommand(std::string(TRACER_EXE) + " " + args, logPath);
+}
+
+int SppFromMessage(const std::string& output, const std::string& prefix) {
+  std::smatch m;
+  if (std::regex_search(output, m, std::regex(prefix + " ([0-9]+) of ([0-9]+) spp"))) return std::stoi(m[1]);
+  return -1;
 }
 
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h) {

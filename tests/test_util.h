@@ -1,5 +1,8 @@
 // @file test_util.h: helpers shared by the tests: scene locations, temporary files, running the CLI.
 #pragma once
+#include <sys/types.h>
+
+#include <chrono>
 #include <string>
 
 #include "tracer/host/scene_data.h"
@@ -25,9 +28,33 @@ struct CommandResult {
   int exitCode;        // the process's exit status, or 128 + signal
   std::string output;  // stdout and stderr together
 };
+// Runs a shell command line and collects its stdout and stderr.
+CommandResult RunCommand(const std::string& command);
 // Runs the tracer executable with the given arguments (a shell-quoted string), with a time limit, and with
 // extra environment settings ("NAME=value ...") when env is not empty.
 CommandResult RunTracer(const std::string& args, int timeoutSeconds = 120, const std::string& env = "");
+
+using Clock = std::chrono::steady_clock;
+double Seconds(Clock::time_point t0);
+
+// A process of our own (the tracer, or mpirun running it), so the test can signal it. stdout and stderr go to
+// logPath.
+struct Spawned {
+  pid_t pid = -1;
+  std::string logPath;
+  std::string Log() const { return ReadFile(logPath); }
+  // Polls the log until it contains `text` (true) or the process ended or time ran out (false).
+  bool WaitForLog(const std::string& text, double seconds) const;
+  // Exit code (128 + signal when killed); kills it and reports -1 after `seconds`.
+  int Wait(double seconds);
+};
+// The tracer with these arguments.
+Spawned Spawn(const std::string& args, const std::string& logPath);
+// Any shell command line; it is exec'd, so that the pid is the command's own and not a shell's.
+Spawned SpawnCommand(const std::string& command, const std::string& logPath);
+
+// "... interrupted at N of M spp ..." or "stopped by --time after N of M spp": N, or -1.
+int SppFromMessage(const std::string& output, const std::string& prefix);
 
 }  // namespace tracer::test
 

@@ -60,6 +60,12 @@ void CheckWritablePath(const std::string& flag, const std::string& path) {
   unlink(probe.c_str());
 }
 
+// Where the other ranks of an MPI job send what rank 0 prints.
+std::ostream& NullStream() {
+  static std::ostream null(nullptr);
+  return null;
+}
+
 cxxopts::Options MakeOptionsSpec() {
   cxxopts::Options cli("tracer",
                        "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
@@ -202,7 +208,8 @@ void ReadLongRenders(const cxxopts::ParseResult& r, CliOptions& o) {
   if (r.count("resume")) {
     o.resumePath = r["resume"].as<std::string>();
     struct stat st;
-    if (stat(o.resumePath.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(o.resumePath.c_str(), R_OK) != 0)
+    if (!o.otherRank &&
+        (stat(o.resumePath.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(o.resumePath.c_str(), R_OK) != 0))
       throw UsageError("--resume " + o.resumePath + ": no such readable file");
   }
 }
@@ -223,7 +230,7 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   if (r.count("texture-path")) o.texturePaths = r["texture-path"].as<std::vector<std::string>>();
   for (const std::string& dir : o.texturePaths) {
     struct stat st;
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    if (!o.otherRank && (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
       throw UsageError("--texture-path " + dir + ": no such folder");
   }
   opt.naiveLayout = r.count("naive-layout") > 0;
@@ -309,6 +316,7 @@ void ReadRayFiles(const cxxopts::ParseResult& r, CliOptions& o) {
   }
   if (o.command != CliCommand::kRender || !o.checkpointPath.empty() || !o.resumePath.empty() || !o.dumpRaysDir.empty())
     throw UsageError("--trace-rays excludes --profile, --benchmark, --checkpoint, --resume and --dump-rays");
+  if (o.otherRank) return;  // refused under MPI (main.cpp); rank 0 says so
   struct stat st;
   if (stat(o.traceRaysPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(o.traceRaysPath.c_str(), R_OK) != 0)
     throw UsageError("--trace-rays " + o.traceRaysPath + ": no such readable file");
@@ -337,7 +345,7 @@ void ReadMakeRays(const cxxopts::ParseResult& r, const MakeRaysArgs& m, CliOptio
         "--up and --fov");
   if (!r.count("width")) o.render.width = 1920;
   if (!r.count("height")) o.render.height = 1080;
-  CheckWritablePath("--make-rays", o.makeRaysPath);
+  if (!o.otherRank) CheckWritablePath("--make-rays", o.makeRaysPath);
 }
 
 void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
@@ -384,18 +392,25 @@ void CheckOutputs(const CliOptions& o) {
 
 }  // namespace
 
-int ParseCli(int argc, char** argv, CliOptions& options) {
+int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
   cxxopts::Options cli = MakeOptionsSpec();
+  options.otherRank = otherRank;
+  // Rank 0 prints the help and the errors; the other ranks, parsing the same arguments, only return the code.
+  std::ostream& out = otherRank ? NullStream() : std::cout;
+  std::ostream& err = otherRank ? NullStream() : std::cerr;
   try {
     MakeRaysArgs makeRays;
     std::vector<char*> args = ExtractMakeRays(argc, argv, makeRays);
     auto r = cli.parse(static_cast<int>(args.size()), args.data());
     if (r.count("help")) {
-      std::cout
-          << cli.help()
+      out << cli.help()
           << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error, 2 usage "
              "error\n"
-             "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n";
+             "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n"
+             "\nSeveral processes (builds with MPI): mpirun -np N tracer SCENE [flags] renders one frame with N "
+             "ranks,\n"
+             "each on the GPU of its node-local rank (modulo the visible GPUs) or the CPU, into the image one process\n"
+             "gives, byte for byte. Rank 0 reads the scene and writes every file; see the README.\n";
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");
@@ -411,19 +426,19 @@ int ParseCli(int argc, char** argv, CliOptions& options) {
     ReadRayFiles(r, options);
     // A missing scene is reported as such, before any complaint about the output folder.
     struct stat st;
-    if (stat(options.scenePath.c_str(), &st) != 0) {
-      std::cerr << "tracer: error: " << options.scenePath << ": cannot open: " << std::strerror(errno) << "\n";
+    if (!otherRank && stat(options.scenePath.c_str(), &st) != 0) {
+      err << "tracer: error: " << options.scenePath << ": cannot open: " << std::strerror(errno) << "\n";
       return 1;
     }
-    if (options.traceRaysPath.empty() && options.makeRaysPath.empty()) {  // these write no image
+    if (!otherRank && options.traceRaysPath.empty() && options.makeRaysPath.empty()) {  // these write no image
       MakeDefaultOutputFolder(r, options);
       CheckOutputs(options);
     }
   } catch (const UsageError& e) {
-    std::cerr << "tracer: usage error: " << e.what() << "\n";
+    err << "tracer: usage error: " << e.what() << "\n";
     return 2;
   } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "tracer: usage error: " << e.what() << " (try --help)\n";
+    err << "tracer: usage error: " << e.what() << " (try --help)\n";
     return 2;
   }
   return kCliContinue;

@@ -19,6 +19,7 @@
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/cli.h"
 #include "tracer/host/image_io.h"
+#include "tracer/host/job.h"
 #include "tracer/host/profile.h"
 #include "tracer/host/ray_dump.h"
 #include "tracer/host/scene_data.h"
@@ -245,8 +246,9 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
 }
 
 // After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map
-// what happened to the exit code (1 error, 128 + signal when interrupted, else 0).
-int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp) {
+// what happened to the exit code (1 error, 128 + signal when `signal` interrupted the render, else 0).
+int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
+                 int signal) {
   const RenderOptions& opt = cli.render;
   if (cli.checkNan) {
     std::string nf = NonFiniteReport(result);
@@ -257,7 +259,7 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
   }
   if (result.sppDone <= 0) {
     std::cerr << "tracer: interrupted before the first pass finished; no image written\n";
-    return gSignal ? 128 + gSignal : 1;
+    return signal ? 128 + signal : 1;
   }
   // The checkpoint first: it can reproduce the image, the image cannot reproduce it.
   std::string checkpointError;
@@ -281,20 +283,23 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
     std::cerr << "tracer: error: " << checkpointError << "\n";
     return 1;
   }
-  if (gSignal) {
+  if (signal) {
     std::fprintf(stderr, "tracer: interrupted at %d of %d spp; wrote the image so far to %s%s%s\n", result.sppDone,
                  opt.spp, cli.outPath.c_str(), cli.checkpointPath.empty() ? "" : " and the checkpoint to ",
                  cli.checkpointPath.c_str());
-    return 128 + gSignal;
+    return 128 + signal;
   }
   if (result.sppDone < opt.spp && !opt.quiet)
     std::fprintf(stderr, "stopped by --time after %d of %d spp\n", result.sppDone, opt.spp);
   return 0;
 }
 
-int Render(CliOptions& cli) {
+// Alone, or as a rank of an MPI job (job.h): rank 0 reads the checkpoint and the scene, builds, prints and writes;
+// every rank renders the passes the job's schedule gives it.
+int Render(CliOptions& cli, Job& job) {
   BackendChoice backend;
-  if (int code = SelectBackend(cli.backend, false, backend); code != kCliContinue) return code;
+  if (int code = job.Agree(SelectBackend(cli.backend, false, backend, job.IsRoot())); code != kCliContinue) return code;
+  if (job.Ranks() > 1) backend.rankDevice = job.LocalRank();
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
 
@@ -303,52 +308,91 @@ int Render(CliOptions& cli) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
-  // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
   Checkpoint resumed;
-  if (!cli.resumePath.empty()) resumed = LoadCheckpoint(cli.resumePath);
-  LoadedScene loaded = LoadAndBuild(cli, opt.lightSampling == LightSampling::kTiles);
-  if (gSignal) {
-    std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
-    return 128 + gSignal;
-  }
+  LoadedScene loaded;
+  std::string settings;  // what must match a checkpoint
+  const int loadCode = job.ShareScene(
+      [&] {
+        // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
+        if (!cli.resumePath.empty()) resumed = LoadCheckpoint(cli.resumePath);
+        loaded = LoadAndBuild(cli, opt.lightSampling == LightSampling::kTiles);
+        if (gSignal) {
+          std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
+          return 128 + gSignal;
+        }
+        settings = CheckpointSettings(cli.scenePath, loaded.data, opt);
+        return cli.resumePath.empty() ? kCliContinue : UseResumedFilm(cli, resumed, settings, opt);
+      },
+      loaded.data);
+  if (loadCode != kCliContinue) return loadCode;
 
-  // Long renders: what must match a checkpoint, the resumed film, and regular saves.
-  const std::string settings = CheckpointSettings(cli.scenePath, loaded.data, opt);
-  if (!cli.resumePath.empty())
-    if (int code = UseResumedFilm(cli, resumed, settings, opt); code != kCliContinue) return code;
-  if (!cli.checkpointPath.empty())
+  // Long renders: the resumed film (above) and regular saves, on the rank that writes.
+  if (job.IsRoot() && !cli.checkpointPath.empty())
     opt.checkpoint = PeriodicCheckpoint(cli.checkpointPath, opt.seed, settings, opt.quiet);
   opt.checkNan = cli.checkNan;
   const int startSpp = opt.resume ? opt.resume->sppDone : 0;
 
-  const bool showBar = !opt.quiet && isatty(STDERR_FILENO);
-  RenderResult result = cli.dumpRaysDir.empty()
-                            ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp))
-                            : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
+  const bool showBar = job.IsRoot() && !opt.quiet && isatty(STDERR_FILENO);
+  std::unique_ptr<PassSchedule> schedule =
+      job.MakeSchedule(opt, ProgressBar(showBar, startSpp), [] { return static_cast<int>(gSignal); });
+  RenderResult result =
+      cli.dumpRaysDir.empty()
+          ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get())
+          : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
   if (showBar) std::fprintf(stderr, "\n");
-  return FinishRender(cli, result, settings, startSpp);
+  if (!job.IsRoot()) return job.FinalCode(kCliContinue);                      // rank 0's code
+  if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
+  const Stopwatch writeClock;
+  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal);
+  job.Report(writeClock.Seconds());
+  return job.FinalCode(code);
 }
 
-int Profile(CliOptions& cli) {
+// The report of rank r > 0 of an MPI job: report.json -> report.rank<r>.json.
+std::string RankReportPath(const std::string& path, const Job& job) {
+  if (job.Rank() == 0) return path;
+  const size_t dot = path.find_last_of('.'), slash = path.find_last_of('/');
+  const size_t at = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : path.size();
+  return path.substr(0, at) + ".rank" + std::to_string(job.Rank()) + path.substr(at);
+}
+
+int Profile(CliOptions& cli, Job& job) {
   BackendChoice backend;
-  if (int code = SelectBackend(cli.backend, true, backend); code != kCliContinue) return code;
+  if (int code = job.Agree(SelectBackend(cli.backend, true, backend, job.IsRoot())); code != kCliContinue) return code;
+  if (job.Ranks() > 1) backend.rankDevice = job.LocalRank();
   RenderOptions& opt = cli.render;
   // The profiler renders every variant at 64 spp unless --spp says otherwise, whichever backend was picked.
   if (!cli.sppGiven) opt.spp = 64;
-  LoadedScene loaded = LoadAndBuild(cli, true);  // the profiler times tile guiding too
+  LoadedScene loaded;
+  const int loadCode = job.ShareScene(
+      [&] {
+        loaded = LoadAndBuild(cli, true);  // the profiler times tile guiding too
+        return kCliContinue;
+      },
+      loaded.data);
+  if (loadCode != kCliContinue) return loadCode;
   ProfileSettings ps;
   ps.sceneName = cli.scenePath.substr(cli.scenePath.find_last_of('/') + 1);
-  ps.jsonPath = cli.reportPath;
+  ps.jsonPath = RankReportPath(cli.reportPath, job);
   ps.repeats = cli.repeats;
-  return RunGpuProfiler(cli.command == CliCommand::kBenchmark, loaded.data, opt, ps);
+  double samplesPerSecond = 0.0;
+  ps.samplesPerSecond = &samplesPerSecond;
+  const int code = RunGpuProfiler(cli.command == CliCommand::kBenchmark, backend, loaded.data, opt, ps);
+  if (job.Ranks() == 1) return code;
+  // Each rank measured on its own device: per rank and in total on rank 0.
+  job.ReportThroughput(samplesPerSecond);
+  const int agreed = job.Agree(code == 0 ? kCliContinue : code);
+  return agreed == kCliContinue ? 0 : agreed;
 }
 
-// Scene, checkpoint and render errors (and any other) end the run with exit code 1.
+// Scene, checkpoint and render errors (and any other) end the run with exit code 1. In an MPI job the other
+// ranks may be waiting for this one: the job ends at once, naming the rank.
 template <typename Command>
-int ReportingErrors(Command command, CliOptions& cli) {
+int ReportingErrors(Command command, CliOptions& cli, Job& job) {
   try {
-    return command(cli);
+    return command(cli, job);
   } catch (const std::exception& e) {
+    if (job.Ranks() > 1) job.Abort(e.what());
     std::cerr << "tracer: error: " << e.what() << "\n";
     return 1;
   }
@@ -356,7 +400,7 @@ int ReportingErrors(Command command, CliOptions& cli) {
 
 }  // namespace
 
-int RunRenderCommand(CliOptions& options) { return ReportingErrors(Render, options); }
-int RunProfileCommand(CliOptions& options) { return ReportingErrors(Profile, options); }
+int RunRenderCommand(CliOptions& options, Job& job) { return ReportingErrors(Render, options, job); }
+int RunProfileCommand(CliOptions& options, Job& job) { return ReportingErrors(Profile, options, job); }
 
 }  // namespace tracer

@@ -13,7 +13,7 @@
 
 namespace tracer {
 
-int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice) {
+int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice, bool say) {
   choice.flag = flag;
   choice.useCuda = false;
 #if defined(TRACER_HAVE_CUDA)
@@ -29,7 +29,7 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
       std::cerr << "tracer: error: --profile and --benchmark need a CUDA device: " << why << "\n";
       return 1;
     }
-    if (!choice.useCuda) std::cerr << "tracer: no usable CUDA device (" << why << "); rendering on the CPU\n";
+    if (!choice.useCuda && say) std::cerr << "tracer: no usable CUDA device (" << why << "); rendering on the CPU\n";
   }
 #else
   if (measuring) {
@@ -42,18 +42,22 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
         << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
     return 1;
   }
-  if (flag == "auto") std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
+  if (flag == "auto" && say) std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
 #endif
   return kCliContinue;
 }
 
 RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,
-                                     const ProgressFn& progress) {
+                                     const ProgressFn& progress, PassSchedule* schedule) {
+  auto run = [&](Backend& backend) {
+    return schedule ? RunPasses(options, backend, *schedule) : RunPasses(options, backend, progress);
+  };
 #if defined(TRACER_HAVE_CUDA)
   if (choice.useCuda) {
     try {
+      if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
       std::unique_ptr<Backend> cuda = MakeCudaBackend(data, options);
-      return RunPasses(options, *cuda, progress);
+      return run(*cuda);
     } catch (const DeviceError& e) {
       // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
       // Any other CUDA error (a sticky one above all: illegal address, launch timeout) ends the run here,
@@ -67,16 +71,17 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
   (void)choice;  // a build without CUDA always chose the CPU
 #endif
   std::unique_ptr<Backend> cpu = MakeCpuBackend(data, options);
-  return RunPasses(options, *cpu, progress);
+  return run(*cpu);
 }
 
-int RunGpuProfiler(bool benchmark, const SceneData& data, const RenderOptions& options,
+int RunGpuProfiler(bool benchmark, const BackendChoice& choice, const SceneData& data, const RenderOptions& options,
                    const ProfileSettings& settings) {
 #if defined(TRACER_HAVE_CUDA)
+  if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
   return benchmark ? RunBenchmark(data, options, settings) : RunProfile(data, options, settings);
 #else
   // SelectBackend refused --profile and --benchmark in this build, so this is never reached.
-  (void)benchmark, (void)data, (void)options, (void)settings;
+  (void)benchmark, (void)choice, (void)data, (void)options, (void)settings;
   throw std::logic_error("the profiler needs the CUDA renderer");
 #endif
 }

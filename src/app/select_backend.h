@@ -12,26 +12,31 @@ namespace tracer {
 
 struct SceneData;
 struct ProfileSettings;
+class PassSchedule;
 
 struct BackendChoice {
   std::string flag;      // --backend: auto, cpu or cuda
   bool useCuda = false;  // decided before loading; cleared when the GPU ran out of memory under auto
+  // A rank of an MPI job: its node-local rank, whose GPU (modulo the visible devices) it uses; -1 alone.
+  int rankDevice = -1;
   // The default --spp that --help promises: 1024 on the GPU, 64 on the (much slower) CPU.
   int DefaultSpp() const { return useCuda ? 1024 : 64; }
 };
 
 // Decides before loading (so that the default --spp is known and a missing GPU is reported without waiting
-// for the BVH), saying on stderr which backend renders. Returns kCliContinue, or 1 after printing why the
-// asked-for backend or the profiler cannot run.
-int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice);
+// for the BVH), saying on stderr which backend renders when `say` (rank 0 of an MPI job, or alone). Returns
+// kCliContinue, or 1 after printing why the asked-for backend or the profiler cannot run.
+int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice, bool say = true);
 
-// Makes the chosen backend for the loaded scene and renders with it. Under --backend auto a GPU that runs out
-// of memory (which leaves its context usable) hands the render to the CPU; any other device error propagates.
+// Makes the chosen backend for the loaded scene and renders with it, alone (RunPasses with `progress`) or with
+// the steps of `schedule` when given (an MPI job's). Under --backend auto a GPU that runs out of memory (which
+// leaves its context usable) hands the render to the CPU; any other device error propagates.
 RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,
-                                     const ProgressFn& progress);
+                                     const ProgressFn& progress, PassSchedule* schedule = nullptr);
 
-// --profile or --benchmark on the GPU; returns the exit code. Only called after SelectBackend allowed it.
-int RunGpuProfiler(bool benchmark, const SceneData& data, const RenderOptions& options,
+// --profile or --benchmark on the GPU (the rank's, under MPI); returns the exit code. Only called after
+// SelectBackend allowed it.
+int RunGpuProfiler(bool benchmark, const BackendChoice& choice, const SceneData& data, const RenderOptions& options,
                    const ProfileSettings& settings);
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.

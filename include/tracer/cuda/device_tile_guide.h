@@ -4,6 +4,7 @@
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/device_scene.h"
 #include "tracer/cuda/tiles_launch.h"
+#include "tracer/host/pass_driver.h"
 #include "tracer/host/render_options.h"
 
 namespace tracer {
@@ -11,8 +12,9 @@ namespace tracer {
 class DeviceTileGuide {
  public:
   DeviceTileGuide(const DeviceScene& scene, const SceneData& data, const RenderOptions& opt, cudaStream_t stream);
-  // One refresh: statistics rounds, costs, min-plus propagation, and the per-tile cdfs.
-  void Refresh(int refresh);
+  // One refresh: statistics rounds (of the tiles `share` gives this process, combined with the others'),
+  // costs, min-plus propagation, and the per-tile cdfs.
+  void Refresh(int refresh, const TileStatsShare& share);
   // The scene view with the guide's pointers filled in.
   const SceneView& View() const { return view_; }
 
@@ -23,6 +25,7 @@ class DeviceTileGuide {
   int k_;
   DeviceBuffer<Float4> pos_, nd_, info_;
   DeviceBuffer<float> d_, sum_, count_, cost_, cdf_;
+  DeviceBuffer<float> values_;  // [round][tile][2] statistics when shared with other processes
   SceneView view_;
 };
 

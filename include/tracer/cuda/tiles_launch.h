@@ -16,6 +16,14 @@ void LaunchTileInfo(const Float4* pos, const Float4* nd, const TileGrid& g, Floa
 void LaunchDissimilarity(const Float4* info, const TileGrid& g, float* D, cudaStream_t st);
 void LaunchTileStats(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
                      int rounds, uint32_t seed, bool naiveReduction, float* sum, float* count, cudaStream_t st);
+// The statistics of the tiles t with t % parts == part only, written to values [round][tile][2] (sum, count)
+// when values is set (a TileStatsShare), else added to sum and count as LaunchTileStats does.
+void LaunchTileStatsShared(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
+                           int rounds, uint32_t seed, bool naiveReduction, int part, int parts, float* values,
+                           float* sum, float* count, cudaStream_t st);
+// Adds values [round][tile][2] to sum and count, round by round (deterministic).
+void LaunchApplyTileStats(const float* values, const TileGrid& g, int refresh, int rounds, int K, float* sum,
+                          float* count, cudaStream_t st);
 void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st);
 void LaunchTileCdf(const float* cost, const float* powerPmf, int T, int K, float alpha, float* cdf, cudaStream_t st);
 

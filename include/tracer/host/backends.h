@@ -18,6 +18,9 @@ RenderResult RenderCpu(const SceneData& scene, const RenderOptions& options, con
 // True when a CUDA device and driver are usable; otherwise explains why in `why`.
 bool CudaAvailable(std::string& why);
 
+// Makes device (localRank modulo the visible devices) current for this process: an MPI rank's GPU. Returns it.
+int UseCudaDevice(int localRank);
+
 // The CUDA backend: uploads the scene (and builds the tile guide) when made. Throws DeviceError (CUDA errors
 // carry file:line); an out-of-memory error names the bytes requested and suggests --paths-in-flight.
 std::unique_ptr<Backend> MakeCudaBackend(const SceneData& scene, const RenderOptions& options);

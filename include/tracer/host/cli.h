@@ -10,6 +10,8 @@
 
 namespace tracer {
 
+class Job;
+
 // What ParseCli returns when the command should run; any other value is the process exit code.
 constexpr int kCliContinue = -1;
 
@@ -19,6 +21,7 @@ enum class CliCommand { kRender, kProfile, kBenchmark };
 // adds the default --spp (it depends on the backend), the resumed film and the checkpoint callback.
 struct CliOptions {
   CliCommand command = CliCommand::kRender;
+  bool otherRank = false;  // a rank other than 0 of an MPI job: ParseCli checked no file and printed nothing
   RenderOptions render;
   std::string scenePath;
   std::string outPath;
@@ -48,14 +51,17 @@ struct CliOptions {
 };
 
 // Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
-// 2); returns kCliContinue when the command should run.
-int ParseCli(int argc, char** argv, CliOptions& options);
+// 2); returns kCliContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
+// checks no file (the scene, the outputs and the checkpoint are rank 0's) and prints nothing (rank 0 prints).
+int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank = false);
 
-// The render command: load, render (resuming and checkpointing as asked), write; returns the exit code.
-int RunRenderCommand(CliOptions& options);
+// The render command: load, render (resuming and checkpointing as asked), write; returns the exit code. Under
+// MPI (job.h), rank 0 loads and writes and every rank renders.
+int RunRenderCommand(CliOptions& options, Job& job);
 
-// --profile and --benchmark: load, measure on the GPU, write the report; returns the exit code.
-int RunProfileCommand(CliOptions& options);
+// --profile and --benchmark: load, measure on the GPU, write the report; returns the exit code. Under MPI, each
+// rank measures on its own GPU and writes its own report.
+int RunProfileCommand(CliOptions& options, Job& job);
 
 // --trace-rays: load, build the BVH, trace the ray file, write --hits, print rays/s; returns the exit code.
 int RunTraceRaysCommand(CliOptions& options);

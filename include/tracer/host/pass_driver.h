@@ -5,11 +5,14 @@
 //
 // A pass is a range of sample indices [sampleBase, sampleBase + spp) over every pixel. Samples are keyed by
 // (seed, pixel, sample index) and the film sums in fixed point, so passes can be run in any order and on any
-// backend and the sums still agree bit for bit: a distributed scheduler (MPI) can hand passes to ranks and
-// add their films.
+// backend and the sums still agree bit for bit: a distributed scheduler (MPI, mpi_driver.h) hands passes to
+// ranks and adds their films. A PassSchedule decides the steps of the loop: LocalPassSchedule (one process,
+// the default) or a distributed render's.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "tracer/core/render_params.h"
 #include "tracer/host/render_options.h"
@@ -30,6 +33,17 @@ struct PassTotals {
   unsigned long long firstBad = NonFiniteSample::kNone;  // packed (pixel << 32 | depth), as FilmView
 };
 
+// How one process takes part in a tile-guide refresh. Its statistics are a (sum, count) pair per round and
+// tile, laid out [round][tile][2]; the process computes those of the tiles t with t % parts == part and leaves
+// the others 0, then `combine` (when set) adds the values of every process in place (MPI_Allreduce). Each
+// value is then the one process's that computed it, plus zeros, so every process applies the same statistics,
+// in the same order, as one process alone would: the guide does not depend on the number of processes.
+struct TileStatsShare {
+  int part = 0, parts = 1;
+  std::function<void(std::vector<float>& values)> combine;
+  bool Mine(int tile) const { return tile % parts == part; }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -38,8 +52,9 @@ class Backend {
   // Allocates the path pool and the film; the film starts from options.resume when given.
   virtual void Allocate(long long poolPaths) = 0;
   virtual bool HasTileGuide() const = 0;
-  // Refresh number `refresh` of the tile guide (statistics, costs, min-plus propagation, cdfs).
-  virtual void RefreshTileGuide(int refresh) = 0;
+  // Refresh number `refresh` of the tile guide (statistics, costs, min-plus propagation, cdfs), its statistics
+  // shared with other processes as `share` says (the default: this process computes all of them).
+  virtual void RefreshTileGuide(int refresh, const TileStatsShare& share) = 0;
   // Renders samples [rp.sampleBase, rp.sampleBase + spp) of every pixel into the film; returns when done.
   virtual void RunPass(const RenderParams& rp, int spp) = 0;
   virtual PassTotals Totals() const = 0;
@@ -49,8 +64,68 @@ class Backend {
   virtual void AddStats(RenderStats& stats) = 0;
 };
 
-// Renders options.spp samples per pixel (less when stopped early) with the backend.
+// One step of the pass loop.
+struct PassStep {
+  enum class Kind { kPass, kRefreshGuide, kCheckpoint, kFinish };
+  Kind kind = Kind::kFinish;
+  int refresh = 0;          // kRefreshGuide: the refresh number
+  uint32_t sampleBase = 0;  // kPass: render samples [sampleBase, sampleBase + spp)
+  int spp = 0;
+};
+
+// What the process did in the step before: a pass of `spp` samples per pixel (0 after any other step), with
+// the process's running statistics (rays, seconds) and first non-finite sample.
+struct PassReport {
+  int spp = 0;
+  const RenderStats* stats = nullptr;
+  unsigned long long firstBad = NonFiniteSample::kNone;
+};
+
+// Decides the steps of RunPasses: which sample ranges this process renders, when the tile guide is
+// refreshed, when a checkpoint is saved and when the render stops; and sums the film over the processes.
+class PassSchedule {
+ public:
+  virtual ~PassSchedule() = default;
+  // Once, after the backend allocated its pool of `pool` paths, before the first Next.
+  virtual void Begin(const Backend& backend, long long pool) = 0;
+  virtual PassStep Next(const PassReport& last) = 0;
+  // How this process takes part in the refresh that Next just asked for.
+  virtual TileStatsShare GuideShare() { return {}; }
+  // Sums the film (sums and dropped samples) of every process into `film` on the process that writes files,
+  // sets film.sppDone to the samples per pixel it holds, and returns true there (false on the others).
+  virtual bool CombineFilm(HostFilm& film) = 0;
+  // At the end, after CombineFilm: the statistics of every process summed (rays, dropped samples) and the
+  // first non-finite sample (the smallest packed value), on the process that writes.
+  virtual void CombineStats(RenderStats& stats, unsigned long long& firstBad) { (void)stats, (void)firstBad; }
+};
+
+// One process renders every pass: today's schedule. Stops at --spp, at the first pass boundary after --time,
+// after the pass that found a non-finite sample (--check-nan), or when `progress` returns false (signals);
+// saves a checkpoint every options.checkpointSeconds.
+class LocalPassSchedule final : public PassSchedule {
+ public:
+  LocalPassSchedule(const RenderOptions& options, const ProgressFn& progress);
+  void Begin(const Backend& backend, long long pool) override;
+  PassStep Next(const PassReport& last) override;
+  bool CombineFilm(HostFilm& film) override;
+
+ private:
+  bool Stops(const PassReport& last) const;
+  const RenderOptions& opt_;
+  ProgressFn progress_;
+  long long pool_ = 1;
+  bool tileGuide_ = false;
+  int sppDone_ = 0, pass_ = 0, refreshes_ = 0, refreshedPass_ = -1;
+  double lastCheckpoint_ = 0.0;
+  bool stopCheckPending_ = false;  // a checkpoint came between a pass and its stop conditions
+  PassReport afterCheckpoint_;
+};
+
+// Renders options.spp samples per pixel (less when stopped early) with the backend, alone.
 RenderResult RunPasses(const RenderOptions& options, Backend& backend, const ProgressFn& progress = {});
+// The same loop with the steps `schedule` decides; the result's film and statistics are the combined ones on
+// the process where CombineFilm returns true, this process's own elsewhere.
+RenderResult RunPasses(const RenderOptions& options, Backend& backend, PassSchedule& schedule);
 
 // The path pool's size for these options and policy.
 long long PoolSizeFor(const RenderOptions& options, const PoolPolicy& policy);

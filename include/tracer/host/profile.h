@@ -11,6 +11,8 @@ struct ProfileSettings {
   std::string sceneName;
   std::string jsonPath;  // where the report goes
   int repeats = 5;       // timed repeats after one warm-up; the median is reported
+  // When set, receives the optimised render's samples/s (an MPI job adds every rank's; mpi_driver.h).
+  double* samplesPerSecond = nullptr;
 };
 
 // Runs each optimisation on and off on the same scene, seeds and settings; prints the table and writes JSON.

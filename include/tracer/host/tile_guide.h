@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tracer/core/light_tiles.h"
+#include "tracer/host/pass_driver.h"
 #include "tracer/host/render_options.h"
 #include "tracer/host/scene_data.h"
 
@@ -23,8 +24,9 @@ constexpr int kMinPlusSteps = 3;
 class TileGuideHost {
  public:
   TileGuideHost(const SceneData& data, const RenderOptions& opt);
-  // One refresh: statistics rounds, costs, min-plus propagation, and the per-tile cdfs.
-  void Refresh(int refresh);
+  // One refresh: statistics rounds (of the tiles `share` gives this process, combined with the others'),
+  // costs, min-plus propagation, and the per-tile cdfs.
+  void Refresh(int refresh, const TileStatsShare& share = {});
   // The scene view with the guide's pointers filled in.
   SceneView View() const { return view_; }
   int NumTiles() const { return numTiles_; }

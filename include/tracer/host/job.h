@@ -1,0 +1,65 @@
+// @file job.h: the processes that render one frame together. Job itself is one process alone, as tracer runs
+// without mpirun; under mpirun, MpiJob (mpi_driver.h) is the ranks of the MPI job. The commands ask the job, not
+// MPI: only the root (rank 0) reads the scene, prints progress and writes files, and the other ranks receive the
+// scene from it and render the passes its dispatcher hands out.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "tracer/host/cli.h"
+#include "tracer/host/pass_driver.h"
+
+namespace tracer {
+
+struct SceneData;
+
+class Job {
+ public:
+  virtual ~Job() = default;
+  virtual int Rank() const { return 0; }
+  virtual int Ranks() const { return 1; }
+  bool IsRoot() const { return Rank() == 0; }
+  // The rank among those on this node (picks the GPU: local rank modulo the visible devices).
+  virtual int LocalRank() const { return 0; }
+  // Every process's outcome of a step that may fail, made one: each passes kCliContinue or an exit code, and all
+  // get the root's code when it is not kCliContinue, else the code of the first rank that failed (the root
+  // names it), else kCliContinue.
+  virtual int Agree(int code) { return code; }
+  // Refuses (exit code 1 on every rank, after the root said which rank differs and how) inputs that differ
+  // between the ranks: the scene file where a rank can read it, the tracer build, the command line.
+  virtual int CheckSameInputs(const std::string& scenePath, int argc, char** argv) {
+    (void)scenePath, (void)argc, (void)argv;
+    return kCliContinue;
+  }
+  // The root runs `load` (which fills `data` and returns kCliContinue or an exit code; its exceptions end every
+  // rank with exit code 1 after the root printed them); then every rank holds the root's `data`. Alone: load().
+  virtual int ShareScene(const std::function<int()>& load, SceneData& data) {
+    (void)data;
+    return load();
+  }
+  // The schedule of a render's passes: null alone (RunPasses's own). `bar` draws the progress of the whole
+  // job on the root; `signal` says which signal this process received (0: none).
+  virtual std::unique_ptr<PassSchedule> MakeSchedule(const RenderOptions& options, const ProgressFn& bar,
+                                                     const std::function<int()>& signal) {
+    (void)options, (void)bar, (void)signal;
+    return nullptr;
+  }
+  // After a render with MakeSchedule's schedule: the signal that stopped any rank (0: none).
+  virtual int Signal() const { return 0; }
+  // On the root, unless quiet: per rank and in total, and the times of the distributed steps (writeSeconds: the
+  // root's writing of the checkpoint and the image).
+  virtual void Report(double writeSeconds) { (void)writeSeconds; }
+  // --profile / --benchmark: each rank's optimised samples/s, summed on the root and reported per rank.
+  virtual void ReportThroughput(double samplesPerSecond) { (void)samplesPerSecond; }
+  // The root's exit code, for every rank (so that mpirun exits with it).
+  virtual int FinalCode(int code) { return code; }
+  // Prints `message` naming this rank and ends every rank with a non-zero exit status, at once. Alone: exit(1).
+  [[noreturn]] virtual void Abort(const std::string& message);
+};
+
+// The number of processes an MPI launcher (mpirun, mpiexec, srun) started this one among: 0 when none did,
+// -1 when one did without saying how many. Read from the launcher's environment, without MPI.
+int LauncherRanks();
+
+}  // namespace tracer

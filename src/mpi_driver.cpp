@@ -1,0 +1,751 @@
+// @file mpi_driver.cpp: MpiJob: input checks across ranks, the scene broadcast, the rank-0 dispatcher, each rank's
+// pass schedule, the film reduction and the per-rank report.
+#include "tracer/host/mpi_driver.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <streambuf>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/scene_data.h"
+#include "tracer/host/timing.h"
+
+namespace tracer {
+namespace {
+
+// ---- MPI calls ------------------------------------------------------------------------------------------------
+// The communicators return errors (MPI_ERRORS_RETURN); each call is checked and a failure thrown with its place,
+// to end in MpiJob::Abort.
+void CheckMpi(int rc, const char* expr, const char* file, int line) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int n = 0;
+  MPI_Error_string(rc, text, &n);
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + " " + expr + ": " + text);
+}
+#define TRACER_MPI_CHECK(expr) CheckMpi((expr), #expr, __FILE__, __LINE__)
+
+// Waits for a request without spinning a core: under a CPU job the ranks share the cores with the renderers,
+// and while rank 0 builds the BVH the others would otherwise busy-poll beside it.
+void WaitPolitely(MPI_Request& request, MPI_Status* status = MPI_STATUS_IGNORE) {
+  int done = 0;
+  for (int polls = 0;; ++polls) {
+    TRACER_MPI_CHECK(MPI_Test(&request, &done, status));
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(polls < 20 ? 50 : 1000));
+  }
+}
+
+int BcastInt(int value, MPI_Comm comm) {
+  MPI_Request request;
+  TRACER_MPI_CHECK(MPI_Ibcast(&value, 1, MPI_INT, 0, comm, &request));
+  WaitPolitely(request);
+  return value;
+}
+
+// MPI counts are ints: large arrays go in chunks of 1 GiB.
+void BcastBytes(void* data, size_t bytes, MPI_Comm comm) {
+  constexpr size_t kChunk = size_t(1) << 30;
+  char* p = static_cast<char*>(data);
+  for (size_t off = 0; off < bytes; off += kChunk)
+    TRACER_MPI_CHECK(MPI_Bcast(p + off, static_cast<int>(std::min(kChunk, bytes - off)), MPI_BYTE, 0, comm));
+}
+
+// Integer sums to rank 0, in place there, 8M values (64 MiB) at a time to bound the library's temporary buffers.
+void ReduceSum(unsigned long long* data, size_t n, bool root, MPI_Comm comm) {
+  constexpr size_t kChunk = size_t(1) << 23;
+  for (size_t off = 0; off < n; off += kChunk) {
+    const int count = static_cast<int>(std::min(kChunk, n - off));
+    TRACER_MPI_CHECK(
+        MPI_Reduce(root ? MPI_IN_PLACE : data + off, data + off, count, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm));
+  }
+}
+
+// ---- the scene broadcast --------------------------------------------------------------------------------------
+// Everything of SceneData that is not an array: the sizes of the arrays, the scalars, and the content hash that
+// each rank checks what it received against.
+struct SceneHeader {
+  uint64_t arrays[kNumSceneArrays];
+  uint64_t order, emitterPower;
+  int32_t bvhDepth, wideDepth;
+  Vec3 boundsMin, boundsMax, environment;
+  Camera camera;
+  uint64_t contentHash;
+};
+// Broadcast as bytes: plain data, whose vectors are three packed floats each (core/math.h asserts it; GLM declares
+// their copy constructor, so the header is standard-layout but not formally trivially copyable).
+static_assert(std::is_standard_layout<SceneHeader>::value, "SceneHeader is broadcast as bytes");
+
+// Rank 0's data to every rank: the header, then each array of TRACER_SCENE_ARRAYS and the two outside it
+// (the BVH's triangle order, the emitters' power). Returns the bytes broadcast.
+size_t BroadcastScene(SceneData& d, bool root, MPI_Comm comm) {
+  SceneHeader h{};
+  int i = 0;
+  if (root) {
+#define TRACER_SIZE_OF(T, name, dataMember, viewMember, what) h.arrays[i++] = d.dataMember.size();
+    TRACER_SCENE_ARRAYS(TRACER_SIZE_OF)
+#undef TRACER_SIZE_OF
+    h.order = d.bvh.order.size();
+    h.emitterPower = d.emitterPower.size();
+    h.bvhDepth = d.bvh.depth;
+    h.wideDepth = d.wide.depth;
+    h.boundsMin = d.boundsMin;
+    h.boundsMax = d.boundsMax;
+    h.environment = d.environment;
+    h.camera = d.camera;
+    h.contentHash = SceneContentHash(d);
+  }
+  BcastBytes(&h, sizeof h, comm);
+  size_t bytes = sizeof h;
+  auto share = [&](auto& v, uint64_t n) {
+    if (!root) v.resize(static_cast<size_t>(n));
+    const size_t b = static_cast<size_t>(n) * sizeof(v[0]);
+    BcastBytes(v.data(), b, comm);
+    bytes += b;
+  };
+  i = 0;
+#define TRACER_SHARE_ARRAY(T, name, dataMember, viewMember, what) share(d.dataMember, h.arrays[i++]);
+  TRACER_SCENE_ARRAYS(TRACER_SHARE_ARRAY)
+#undef TRACER_SHARE_ARRAY
+  share(d.bvh.order, h.order);
+  share(d.emitterPower, h.emitterPower);
+  if (!root) {
+    d.bvh.depth = h.bvhDepth;
+    d.wide.depth = h.wideDepth;
+    d.boundsMin = h.boundsMin;
+    d.boundsMax = h.boundsMax;
+    d.environment = h.environment;
+    d.camera = h.camera;
+    if (SceneContentHash(d) != h.contentHash)
+      throw std::runtime_error("the scene received from rank 0 differs from the one it sent (content hash)");
+  }
+  return bytes;
+}
+
+// ---- the inputs each rank sees --------------------------------------------------------------------------------
+struct Fingerprint {
+  uint64_t scene = 0;  // HashBytes of the scene file, where this rank can read it
+  int32_t sceneReadable = 0;
+  int32_t pad = 0;
+  uint64_t args = 0;    // of the command line
+  char build[64] = {};  // git describe of the build
+};
+
+bool HashFile(const std::string& path, uint64_t& hash) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  Hasher h;
+  std::vector<char> buffer(size_t(1) << 20);
+  size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) h.Update(buffer.data(), n);
+  const bool ok = !std::ferror(f);
+  std::fclose(f);
+  hash = h.Digest();
+  return ok;
+}
+
+// Starts each line written to the stream with the rank's name, so that a message of rank 3 says so.
+class LinePrefixBuffer : public std::streambuf {
+ public:
+  LinePrefixBuffer(std::streambuf* out, std::string prefix) : out_(out), prefix_(std::move(prefix)) {}
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    if (lineStart_ && out_->sputn(prefix_.data(), static_cast<std::streamsize>(prefix_.size())) < 0)
+      return traits_type::eof();
+    lineStart_ = c == '\n';
+    return out_->sputc(static_cast<char>(c));
+  }
+  int sync() override { return out_->pubsync(); }
+
+ private:
+  std::streambuf* out_;
+  std::string prefix_;
+  bool lineStart_ = true;
+};
+
+// ---- the dispatcher and the messages of the work communicator -------------------------------------------------
+constexpr int kRequestTag = 1, kReplyTag = 2;
+
+// A rank to the dispatcher, after each step: what it did and what it saw.
+struct WorkRequest {
+  int32_t spp = 0;     // samples per pixel of the pass just rendered; 0 after any other step
+  int32_t signal = 0;  // a signal this rank received (0: none)
+  uint64_t extensionRays = 0, shadowRays = 0;
+  unsigned long long firstBad = NonFiniteSample::kNone;
+};
+
+// The dispatcher to a rank: its next step.
+struct WorkReply {
+  int32_t kind = 0;  // PassStep::Kind
+  int32_t refresh = 0;
+  uint32_t sampleBase = 0;
+  int32_t spp = 0;
+  int32_t sppDone = 0;  // checkpoint and finish: the samples per pixel that the ranks' films hold together
+  int32_t signal = 0;   // finish: the signal that stopped the job (0: none)
+};
+
+// What rank 0's dispatcher needs to know of the render.
+struct DispatchPlan {
+  int spp = 0, startSpp = 0;
+  long long pixels = 0, pool = 1;  // rank 0's pool decides the passes, as for one process with its backend
+  bool tileGuide = false, checkNan = false, checkpoint = false;
+  double timeLimit = 0.0, checkpointSeconds = 0.0, watchdogSeconds = 0.0;
+  ProgressFn bar;
+};
+
+// Rank 0's thread: hands out passes in order, one per request, so each rank takes work as it finishes the last.
+// Steps that every rank takes together (a guide refresh, a checkpoint, the end) wait until every rank asked,
+// that is until no rank renders; no pass is handed out meanwhile.
+class Dispatcher {
+ public:
+  Dispatcher(MPI_Comm comm, std::vector<std::string> names, DispatchPlan plan,
+             std::function<void(const std::string&)> abort)
+      : comm_(comm),
+        names_(std::move(names)),
+        plan_(std::move(plan)),
+        abort_(std::move(abort)),
+        ranks_(static_cast<int>(names_.size())),
+        state_(names_.size()),
+        sppHanded_(plan_.startSpp),
+        sppFinished_(plan_.startSpp) {}
+
+  void Run() {
+    try {
+      while (!finished_) {
+        WorkRequest in;
+        MPI_Request request;
+        MPI_Status status;
+        TRACER_MPI_CHECK(MPI_Irecv(&in, sizeof in, MPI_BYTE, MPI_ANY_SOURCE, kRequestTag, comm_, &request));
+        int done = 0;
+        for (int polls = 0;; ++polls) {
+          TRACER_MPI_CHECK(MPI_Test(&request, &done, &status));
+          if (done) break;
+          Watch();
+          std::this_thread::sleep_for(std::chrono::microseconds(polls < 20 ? 50 : 1000));
+        }
+        Handle(status.MPI_SOURCE, in);
+      }
+    } catch (const std::exception& e) {
+      abort_(std::string("the dispatcher: ") + e.what());
+    }
+  }
+
+ private:
+  struct RankState {
+    bool busy = false;  // renders the pass it was given
+    double since = 0.0;
+    int pass = 0;
+    uint64_t extensionRays = 0, shadowRays = 0;
+  };
+
+  void Handle(int rank, const WorkRequest& r) {
+    const double now = clock_.Seconds();
+    RankState& s = state_[static_cast<size_t>(rank)];
+    s.extensionRays = r.extensionRays;
+    s.shadowRays = r.shadowRays;
+    if (r.signal != 0 && signal_ == 0) signal_ = r.signal;
+    if (r.signal != 0 || (plan_.checkNan && r.firstBad != NonFiniteSample::kNone)) stop_ = true;
+    if (r.spp > 0) {
+      s.busy = false;
+      longestPass_ = std::max(longestPass_, now - s.since);
+      sppFinished_ += r.spp;
+      RenderStats total;
+      for (const RankState& x : state_) {
+        total.extensionRays += x.extensionRays;
+        total.shadowRays += x.shadowRays;
+      }
+      total.seconds = now;
+      // As for one process: the bar (which also says whether rank 0 was signalled), then --time; a checkpoint
+      // when one is due.
+      if (plan_.bar && !plan_.bar(sppFinished_, plan_.spp, total)) stop_ = true;
+      if (plan_.timeLimit > 0.0 && now >= plan_.timeLimit) stop_ = true;
+      if (plan_.checkpoint && !stop_ && !pending_ && now - lastCheckpoint_ >= plan_.checkpointSeconds) {
+        pending_ = PassStep::Kind::kCheckpoint;
+        lastCheckpoint_ = now;
+      }
+    }
+    waiting_.push_back(rank);
+    Advance(now);
+  }
+
+  void Advance(double now) {
+    while (!waiting_.empty()) {
+      if (!pending_) {
+        if (stop_ || sppHanded_ >= plan_.spp) {
+          pending_ = PassStep::Kind::kFinish;
+        } else if (plan_.tileGuide && IsTileRefreshPass(pass_) && refreshedPass_ != pass_) {
+          pending_ = PassStep::Kind::kRefreshGuide;
+          refreshedPass_ = pass_;
+        } else {
+          HandOut(waiting_.front(), now);
+          waiting_.pop_front();
+          continue;
+        }
+      }
+      if (static_cast<int>(waiting_.size()) < ranks_) return;  // a rank still renders
+      WorkReply reply;
+      reply.kind = static_cast<int32_t>(*pending_);
+      if (*pending_ == PassStep::Kind::kRefreshGuide) reply.refresh = refreshes_++;
+      reply.sppDone = sppHanded_;
+      reply.signal = signal_;
+      for (int r = 0; r < ranks_; ++r) Send(r, reply);
+      waiting_.clear();
+      finished_ = *pending_ == PassStep::Kind::kFinish;
+      pending_.reset();
+    }
+  }
+
+  void HandOut(int rank, double now) {
+    WorkReply reply;
+    reply.kind = static_cast<int32_t>(PassStep::Kind::kPass);
+    reply.sampleBase = static_cast<uint32_t>(sppHanded_);
+    reply.spp = SamplesPerPass(plan_.pixels, plan_.pool, plan_.spp - sppHanded_);
+    sppHanded_ += reply.spp;
+    RankState& s = state_[static_cast<size_t>(rank)];
+    s.busy = true;
+    s.since = now;
+    s.pass = pass_++;
+    Send(rank, reply);
+  }
+
+  void Send(int rank, const WorkReply& reply) {
+    TRACER_MPI_CHECK(MPI_Send(&reply, sizeof reply, MPI_BYTE, rank, kReplyTag, comm_));
+  }
+
+  // A rank that takes far longer over a pass than any pass took (a hung GPU, a stopped process) ends the job.
+  void Watch() {
+    if (plan_.watchdogSeconds <= 0.0) return;
+    const double now = clock_.Seconds(), limit = std::max(plan_.watchdogSeconds, 20.0 * longestPass_);
+    for (int r = 0; r < ranks_; ++r) {
+      const RankState& s = state_[static_cast<size_t>(r)];
+      if (!s.busy || now - s.since <= limit) continue;
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "%s has not finished pass %d after %.0f s (the longest pass took %.2f s; the watchdog allows "
+                    "%.0f s, TRACER_MPI_WATCHDOG_SECONDS); ending the job",
+                    names_[static_cast<size_t>(r)].c_str(), s.pass, now - s.since, longestPass_, limit);
+      abort_(text);
+    }
+  }
+
+  MPI_Comm comm_;
+  std::vector<std::string> names_;
+  DispatchPlan plan_;
+  std::function<void(const std::string&)> abort_;
+  int ranks_;
+  std::vector<RankState> state_;
+  std::deque<int> waiting_;  // ranks whose request is not answered yet, in the order they asked
+  std::optional<PassStep::Kind> pending_;
+  Stopwatch clock_;
+  int sppHanded_, sppFinished_, pass_ = 0, refreshes_ = 0, refreshedPass_ = -1, signal_ = 0;
+  bool stop_ = false, finished_ = false;
+  double lastCheckpoint_ = 0.0, longestPass_ = 0.0;
+};
+
+// One rank's line of the report.
+struct RankSummary {
+  int32_t passes = 0, spp = 0;
+  double busySeconds = 0.0;
+  char backend[96] = {};
+};
+
+}  // namespace
+
+double WatchdogSeconds() {
+  const char* v = std::getenv("TRACER_MPI_WATCHDOG_SECONDS");
+  return v && *v ? std::max(0.0, std::atof(v)) : 300.0;
+}
+
+namespace {
+
+class MpiJob;
+
+// Each rank's schedule: asks rank 0's dispatcher for every step (rank 0's main thread too, through its own
+// dispatcher thread), takes part in the steps all ranks take together, and sums the films on rank 0.
+class MpiPassSchedule final : public PassSchedule {
+ public:
+  MpiPassSchedule(MpiJob& job, const RenderOptions& opt, ProgressFn bar, std::function<int()> signal)
+      : job_(job), opt_(opt), bar_(std::move(bar)), signal_(std::move(signal)) {}
+  ~MpiPassSchedule() override;
+  void Begin(const Backend& backend, long long pool) override;
+  PassStep Next(const PassReport& last) override;
+  TileStatsShare GuideShare() override;
+  bool CombineFilm(HostFilm& film) override;
+  void CombineStats(RenderStats& stats, unsigned long long& firstBad) override;
+
+ private:
+  MpiJob& job_;
+  const RenderOptions& opt_;
+  ProgressFn bar_;
+  std::function<int()> signal_;
+  std::string backendName_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::thread thread_;
+  bool finished_ = false;
+  Stopwatch renderClock_, passClock_;
+  int sppDone_ = 0, passes_ = 0, spp_ = 0;
+  double busySeconds_ = 0.0;
+};
+
+// The ranks of the MPI job (MPI is initialised; more than one rank).
+class MpiJob final : public Job {
+ public:
+  MpiJob() {
+    TRACER_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+    TRACER_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &ranks_));
+    // Requests and replies go through `work` (rank 0's dispatcher thread and every main thread), the steps
+    // all ranks take together through `together` (main threads only), so the two never match each other.
+    TRACER_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &work));
+    TRACER_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &together));
+    MPI_Comm node;
+    TRACER_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
+    TRACER_MPI_CHECK(MPI_Comm_rank(node, &localRank_));
+    TRACER_MPI_CHECK(MPI_Comm_free(&node));
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    TRACER_MPI_CHECK(MPI_Get_processor_name(host, &length));
+    std::vector<char> hosts(static_cast<size_t>(ranks_) * kHostBytes, 0);
+    std::snprintf(&hosts[static_cast<size_t>(rank_) * kHostBytes], kHostBytes, "%s", host);
+    TRACER_MPI_CHECK(
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, hosts.data(), kHostBytes, MPI_CHAR, MPI_COMM_WORLD));
+    for (int r = 0; r < ranks_; ++r) hosts_.emplace_back(&hosts[static_cast<size_t>(r) * kHostBytes]);
+    if (rank_ != 0) {
+      prefix_ = std::make_unique<LinePrefixBuffer>(std::cerr.rdbuf(), Who(rank_) + ": ");
+      savedCerr_ = std::cerr.rdbuf(prefix_.get());
+    }
+  }
+  ~MpiJob() override {
+    if (savedCerr_) std::cerr.rdbuf(savedCerr_);
+    MPI_Comm_free(&work);
+    MPI_Comm_free(&together);
+    MPI_Finalize();
+  }
+
+  int Rank() const override { return rank_; }
+  int Ranks() const override { return ranks_; }
+  int LocalRank() const override { return localRank_; }
+  std::string Who(int rank) const {
+    return "rank " + std::to_string(rank) + " (" + hosts_[static_cast<size_t>(rank)] + ")";
+  }
+  std::vector<std::string> Names() const {
+    std::vector<std::string> names;
+    for (int r = 0; r < ranks_; ++r) names.push_back(Who(r));
+    return names;
+  }
+
+  int Agree(int code) override {
+    std::vector<int> codes(IsRoot() ? static_cast<size_t>(ranks_) : 1);
+    TRACER_MPI_CHECK(MPI_Gather(&code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, together));
+    int verdict = code;
+    if (IsRoot() && code == kCliContinue)
+      for (int r = 1; r < ranks_; ++r)
+        if (codes[static_cast<size_t>(r)] != kCliContinue) {
+          std::fprintf(stderr, "tracer: error: %s cannot go on (exit code %d)\n", Who(r).c_str(),
+                       codes[static_cast<size_t>(r)]);
+          verdict = codes[static_cast<size_t>(r)];
+          break;
+        }
+    return BcastInt(verdict, together);
+  }
+
+  int CheckSameInputs(const std::string& scenePath, int argc, char** argv) override {
+    Fingerprint mine;
+    mine.sceneReadable = HashFile(scenePath, mine.scene) ? 1 : 0;
+    Hasher args;
+    for (int i = 0; i < argc; ++i) args.Update(argv[i], std::strlen(argv[i]) + 1);
+    mine.args = args.Digest();
+    std::snprintf(mine.build, sizeof mine.build, "%s", TRACER_GIT_COMMIT);
+    std::vector<Fingerprint> all(IsRoot() ? static_cast<size_t>(ranks_) : 1);
+    TRACER_MPI_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, together));
+    int verdict = kCliContinue;
+    for (int r = 1; IsRoot() && r < ranks_; ++r) {
+      const Fingerprint& f = all[static_cast<size_t>(r)];
+      const std::string who = Who(r);
+      if (std::strncmp(f.build, mine.build, sizeof f.build) != 0)
+        std::fprintf(stderr,
+                     "tracer: error: %s runs another tracer build (%s) than rank 0 (%s); install one build "
+                     "on every node\n",
+                     who.c_str(), f.build, mine.build);
+      else if (f.args != mine.args)
+        std::fprintf(stderr,
+                     "tracer: error: %s was started with other arguments than rank 0; give every rank the "
+                     "same command line\n",
+                     who.c_str());
+      else if (f.sceneReadable && mine.sceneReadable && f.scene != mine.scene)
+        std::fprintf(stderr,
+                     "tracer: error: %s reads another %s than rank 0 (content hash %016llx, rank 0's %016llx); "
+                     "give every node the same file, or none (rank 0 sends the scene to the others)\n",
+                     who.c_str(), scenePath.c_str(), static_cast<unsigned long long>(f.scene),
+                     static_cast<unsigned long long>(mine.scene));
+      else
+        continue;
+      verdict = 1;
+    }
+    return BcastInt(verdict, together);
+  }
+
+  int ShareScene(const std::function<int()>& load, SceneData& data) override {
+    int code = kCliContinue;
+    if (IsRoot()) {
+      const Stopwatch clock;
+      try {
+        code = load();
+      } catch (const std::exception& e) {
+        std::cerr << "tracer: error: " << e.what() << "\n";
+        code = 1;
+      }
+      loadSeconds_ = clock.Seconds();
+    }
+    code = BcastInt(code, together);
+    if (code != kCliContinue) return code;
+    const Stopwatch clock;
+    sceneBytes_ = BroadcastScene(data, IsRoot(), together);
+    broadcastSeconds_ = clock.Seconds();
+    return kCliContinue;
+  }
+
+  std::unique_ptr<PassSchedule> MakeSchedule(const RenderOptions& options, const ProgressFn& bar,
+                                             const std::function<int()>& signal) override {
+    pixels_ = static_cast<long long>(options.width) * options.height;
+    quiet_ = options.quiet;
+    return std::make_unique<MpiPassSchedule>(*this, options, bar, signal);
+  }
+  int Signal() const override { return record.signal; }
+
+  void Report(double writeSeconds) override {
+    if (!IsRoot() || quiet_) return;
+    int passes = 0, spp = 0;
+    for (const RankSummary& s : record.ranks) passes += s.passes, spp += s.spp;
+    std::fprintf(stderr,
+                 "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s); render %.2fs (%d "
+                 "passes, %d spp); film reduction %.3fs (%s); write %.3fs\n",
+                 ranks_, loadSeconds_, broadcastSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
+                 record.reduceSeconds, Bytes(record.filmBytes).c_str(), writeSeconds);
+    for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
+      const RankSummary& s = record.ranks[static_cast<size_t>(r)];
+      std::fprintf(stderr, "  %s, %s: %d passes, %d spp, busy %.2fs (%.0f%%), %.2f M samples/s\n", Who(r).c_str(),
+                   s.backend, s.passes, s.spp, s.busySeconds,
+                   100.0 * s.busySeconds / std::max(record.renderSeconds, 1e-9),
+                   static_cast<double>(pixels_) * s.spp / std::max(s.busySeconds, 1e-9) / 1e6);
+    }
+  }
+
+  void ReportThroughput(double samplesPerSecond) override {
+    std::vector<double> all(IsRoot() ? static_cast<size_t>(ranks_) : 1);
+    TRACER_MPI_CHECK(MPI_Gather(&samplesPerSecond, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, together));
+    if (!IsRoot()) return;
+    double total = 0.0;
+    std::printf("\nper rank (each rendered the whole measurement on its own device):\n");
+    for (int r = 0; r < ranks_; ++r) {
+      std::printf("  %-40s %10.1f M samples/s\n", Who(r).c_str(), all[static_cast<size_t>(r)] / 1e6);
+      total += all[static_cast<size_t>(r)];
+    }
+    std::printf("  %-40s %10.1f M samples/s\n", "total", total / 1e6);
+  }
+
+  int FinalCode(int code) override { return BcastInt(code, together); }
+
+  [[noreturn]] void Abort(const std::string& message) override {
+    std::fprintf(stderr, "tracer: error: %s: %s\n", Who(rank_).c_str(), message.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::_Exit(1);
+  }
+
+  // Shared with the schedule: the communicators, and what the last render left for Signal and Report.
+  MPI_Comm work = MPI_COMM_NULL, together = MPI_COMM_NULL;
+  struct RenderRecord {
+    int signal = 0;
+    double renderSeconds = 0.0, reduceSeconds = 0.0;
+    size_t filmBytes = 0;
+    std::vector<RankSummary> ranks;  // rank 0 only
+  } record;
+
+ private:
+  static constexpr int kHostBytes = 64;
+  static std::string Bytes(size_t n) {
+    char text[32];
+    if (n < 10u << 10)
+      std::snprintf(text, sizeof text, "%zu B", n);
+    else if (n < 10u << 20)
+      std::snprintf(text, sizeof text, "%.1f KiB", n / 1024.0);
+    else
+      std::snprintf(text, sizeof text, "%.1f MiB", n / 1048576.0);
+    return text;
+  }
+
+  int rank_ = 0, ranks_ = 1, localRank_ = 0;
+  std::vector<std::string> hosts_;
+  std::unique_ptr<LinePrefixBuffer> prefix_;
+  std::streambuf* savedCerr_ = nullptr;
+  double loadSeconds_ = 0.0, broadcastSeconds_ = 0.0;
+  size_t sceneBytes_ = 0;
+  long long pixels_ = 0;
+  bool quiet_ = false;
+};
+
+MpiPassSchedule::~MpiPassSchedule() {
+  // Unwinding from an error (which ends in Abort) may leave the dispatcher waiting for requests: not joined.
+  if (thread_.joinable()) {
+    if (finished_)
+      thread_.join();
+    else
+      thread_.detach();
+  }
+}
+
+void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
+  backendName_ = backend.Name();
+  renderClock_.Restart();
+  if (!job_.IsRoot()) return;
+  DispatchPlan plan;
+  plan.spp = opt_.spp;
+  plan.startSpp = opt_.resume ? opt_.resume->sppDone : 0;
+  plan.pixels = static_cast<long long>(opt_.width) * opt_.height;
+  plan.pool = pool;
+  plan.tileGuide = backend.HasTileGuide();
+  plan.checkNan = opt_.checkNan;
+  plan.checkpoint = static_cast<bool>(opt_.checkpoint);
+  plan.timeLimit = opt_.timeLimit;
+  plan.checkpointSeconds = opt_.checkpointSeconds;
+  plan.watchdogSeconds = WatchdogSeconds();
+  plan.bar = bar_;
+  dispatcher_ = std::make_unique<Dispatcher>(job_.work, job_.Names(), plan,
+                                             [this](const std::string& message) { job_.Abort(message); });
+  thread_ = std::thread([this] { dispatcher_->Run(); });
+}
+
+PassStep MpiPassSchedule::Next(const PassReport& last) {
+  if (last.spp > 0) {
+    busySeconds_ += passClock_.Seconds();
+    ++passes_;
+    spp_ += last.spp;
+  }
+  WorkRequest request;
+  request.spp = last.spp;
+  request.signal = signal_ ? signal_() : 0;
+  request.extensionRays = last.stats->extensionRays;
+  request.shadowRays = last.stats->shadowRays;
+  request.firstBad = last.firstBad;
+  TRACER_MPI_CHECK(MPI_Send(&request, sizeof request, MPI_BYTE, 0, kRequestTag, job_.work));
+  WorkReply reply;
+  MPI_Request pending;
+  TRACER_MPI_CHECK(MPI_Irecv(&reply, sizeof reply, MPI_BYTE, 0, kReplyTag, job_.work, &pending));
+  WaitPolitely(pending);
+
+  PassStep step;
+  step.kind = static_cast<PassStep::Kind>(reply.kind);
+  step.refresh = reply.refresh;
+  step.sampleBase = reply.sampleBase;
+  step.spp = reply.spp;
+  if (step.kind == PassStep::Kind::kCheckpoint || step.kind == PassStep::Kind::kFinish) sppDone_ = reply.sppDone;
+  if (step.kind == PassStep::Kind::kPass) passClock_.Restart();
+  if (step.kind == PassStep::Kind::kFinish) {
+    job_.record.signal = reply.signal;
+    job_.record.renderSeconds = renderClock_.Seconds();
+    if (thread_.joinable()) thread_.join();  // rank 0: the dispatcher has told every rank
+    finished_ = true;
+  }
+  return step;
+}
+
+TileStatsShare MpiPassSchedule::GuideShare() {
+  TileStatsShare share;
+  share.part = job_.Rank();
+  share.parts = job_.Ranks();
+  MPI_Comm comm = job_.together;
+  share.combine = [comm](std::vector<float>& values) {
+    TRACER_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM, comm));
+  };
+  return share;
+}
+
+bool MpiPassSchedule::CombineFilm(HostFilm& film) {
+  const Stopwatch clock;
+  const bool root = job_.IsRoot();
+  ReduceSum(film.sum.data(), film.sum.size(), root, job_.together);
+  ReduceSum(&film.dropped, 1, root, job_.together);
+  film.sppDone = sppDone_;
+  job_.record.reduceSeconds = clock.Seconds();
+  job_.record.filmBytes = film.sum.size() * sizeof(film.sum[0]);
+  return root;
+}
+
+void MpiPassSchedule::CombineStats(RenderStats& st, unsigned long long& firstBad) {
+  const bool root = job_.IsRoot();
+  unsigned long long sums[4] = {st.extensionRays, st.shadowRays, st.primaryRays, st.droppedSamples};
+  ReduceSum(sums, 4, root, job_.together);
+  TRACER_MPI_CHECK(
+      MPI_Reduce(root ? MPI_IN_PLACE : &firstBad, &firstBad, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0, job_.together));
+  RankSummary mine;
+  mine.passes = passes_;
+  mine.spp = spp_;
+  mine.busySeconds = busySeconds_;
+  std::snprintf(mine.backend, sizeof mine.backend, "%s", backendName_.c_str());
+  std::vector<RankSummary> all(root ? static_cast<size_t>(job_.Ranks()) : 1);
+  TRACER_MPI_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, job_.together));
+  if (!root) return;
+  st.extensionRays = sums[0];
+  st.shadowRays = sums[1];
+  st.primaryRays = sums[2];
+  st.droppedSamples = sums[3];
+  job_.record.ranks = all;
+}
+
+// One rank alone under mpirun: renders as without it, and finalises MPI at the end.
+class SingleRankJob final : public Job {
+ public:
+  ~SingleRankJob() override { MPI_Finalize(); }
+};
+
+}  // namespace
+
+std::unique_ptr<Job> StartMpiJob(int& argc, char**& argv) {
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    std::fprintf(stderr, "tracer: error: MPI_Init_thread failed\n");
+    return nullptr;
+  }
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks == 1) return std::make_unique<SingleRankJob>();
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "tracer: error: this MPI library provides thread level %d, not MPI_THREAD_MULTIPLE, which the "
+                   "dispatcher thread of rank 0 needs\n",
+                   provided);
+    MPI_Finalize();
+    return nullptr;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  try {
+    return std::make_unique<MpiJob>();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tracer: error: rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return nullptr;
+  }
+}
+
+}  // namespace tracer
