@@ -8,7 +8,7 @@ namespace tracer {
 
 struct TileGrid {
   int width, height, tileSize, tilesX, tilesY;
-  int NumTiles() const { return tilesX * tilesY; }
+  TRACER_HD int NumTiles() const { return tilesX * tilesY; }
 };
 
 void LaunchGBuffer(const SceneView& s, const TileGrid& g, Float4* pos, Float4* nd, cudaStream_t st);
