@@ -399,7 +399,7 @@ class MpiPassSchedule final : public PassSchedule {
   std::string backendName_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::thread thread_;
-  bool finished_ = false;
+  bool begun_ = false, finished_ = false;
   Stopwatch renderClock_, passClock_;
   int sppDone_ = 0, passes_ = 0, spp_ = 0;
   double busySeconds_ = 0.0;
@@ -613,6 +613,10 @@ MpiPassSchedule::~MpiPassSchedule() {
 }
 
 void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
+  // A second render on one schedule (a GPU out of memory mid-render handing over to the CPU) would start a
+  // second dispatcher while the first waits: an error, which ends the job.
+  if (begun_) throw std::logic_error("an MPI rank cannot restart its render on another backend");
+  begun_ = true;
   backendName_ = backend.Name();
   renderClock_.Restart();
   if (!job_.IsRoot()) return;
