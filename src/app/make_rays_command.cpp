@@ -1,7 +1,6 @@
 // @file make_rays_command.cpp: the --make-rays command: load the scene and build its BVH, make the benchmark rays
 // of issue 9 (host/make_rays.h), write them as a ray file, and print one line saying what it holds.
 #include <cstdio>
-#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -63,13 +62,6 @@ int MakeRays(CliOptions& cli) {
 
 }  // namespace
 
-int RunMakeRaysCommand(CliOptions& options) {
-  try {
-    return MakeRays(options);
-  } catch (const std::exception& e) {
-    std::cerr << "tracer: error: " << e.what() << "\n";
-    return 1;
-  }
-}
+int RunMakeRaysCommand(CliOptions& options) { return ReportingErrors(MakeRays, options); }
 
 }  // namespace tracer

@@ -2,6 +2,8 @@
 #include "scene_setup.h"
 
 #include <cstdio>
+#include <exception>
+#include <iostream>
 
 namespace tracer {
 
@@ -15,6 +17,15 @@ LoadOptions SceneLoadOptions(const CliOptions& cli) {
 void ReportBuilt(const CliOptions& cli, const SceneData& data, double seconds) {
   if (!cli.render.quiet)
     std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s)\n", seconds, DescribeBvhs(data).c_str());
+}
+
+int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli) {
+  try {
+    return command(cli);
+  } catch (const std::exception& e) {
+    std::cerr << "tracer: error: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace tracer

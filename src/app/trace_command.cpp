@@ -1,8 +1,6 @@
 // @file trace_command.cpp: the --trace-rays command: read the ray file, load the scene and build its BVH, trace
 // the rays on the chosen backend, write the hit file, and print the traversal rate and hit counts.
 #include <cstdio>
-#include <exception>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -60,13 +58,6 @@ int TraceRays(CliOptions& cli) {
 
 }  // namespace
 
-int RunTraceRaysCommand(CliOptions& options) {
-  try {
-    return TraceRays(options);
-  } catch (const std::exception& e) {
-    std::cerr << "tracer: error: " << e.what() << "\n";
-    return 1;
-  }
-}
+int RunTraceRaysCommand(CliOptions& options) { return ReportingErrors(TraceRays, options); }
 
 }  // namespace tracer

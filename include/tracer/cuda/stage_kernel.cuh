@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kStageBlock) StageKernel(const Body body) {
 // The traversal stages on persistent threads with dynamic fetch (Aila and Laine 2009): each lane takes queue
 // items one after another from a shared counter; a warp fetches items for its idle lanes, with one atomic,
 // whenever fewer than `refill` of its lanes are still tracing, so that one long ray does not hold 31 idle
-// lanes. Bodies with kResumable (core/stages.h: the wide BVH's intersect and shadow stages) only.
+// lanes. Bodies with kResumable only (core/stages.h: the wide BVH's intersect stage; kernels/trace_rays.cu).
 //
 // Registers bound occupancy (64 per thread: 50%), but more warps do not help: capped to 48 registers
 // (__launch_bounds__(kStageBlock, 10)) the H100 traced 0-6% fewer rays per second, and the conference render
