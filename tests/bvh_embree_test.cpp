@@ -238,7 +238,7 @@ HitRecord BruteForce(const std::vector<Vec3>& p, const Ray& ray) {
   RayTriPre pre = PrepareRay(ray.d);
   for (size_t i = 0; i < p.size() / 3; ++i) {
     float t, b1, b2;
-    if (IntersectTriangle(pre, ray.o, p[3 * i], p[3 * i + 1], p[3 * i + 2], best.t, t, b1, b2))
+    if (IntersectTriangle(pre, ray.o, p[3 * i], p[3 * i + 1], p[3 * i + 2], best.t, t, b1, b2) && t < best.t)
       best = HitRecord{t, b1, b2, static_cast<int32_t>(i)};
   }
   return best;
@@ -570,22 +570,9 @@ void CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uin
   ReportParity(name + "_wide", w, count);
 }
 
-void RemoveTree(const std::string& dir) {
-  if (dir.rfind("/tmp/tracer_test_", 0) == 0) std::system(("rm -rf '" + dir + "'").c_str());
-}
-
-// Unpacks one of the shared .tar.xz scenes into a fresh temporary folder; returns "" on failure.
-std::string Unpack(const std::string& archive) {
-  std::string dir = test::MakeTempDir();
-  std::string cmd = "tar -xJf '" + archive + "' -C '" + dir + "'";
-  if (std::system(cmd.c_str()) != 0) {
-    RemoveTree(dir);
-    return "";
-  }
-  return dir;
-}
-
-bool HaveTarXz() { return std::system("command -v tar >/dev/null 2>&1 && command -v xz >/dev/null 2>&1") == 0; }
+using test::HaveTarXz;
+using test::RemoveTree;
+using test::Unpack;
 
 TEST(BvhEmbreeParity, SharedCornellBox) {
   TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Original.obj");

@@ -34,6 +34,22 @@ std::string MakeTempDir() {
   return tmpl;
 }
 
+void RemoveTree(const std::string& dir) {
+  if (dir.rfind("/tmp/tracer_test_", 0) == 0) std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+std::string Unpack(const std::string& archive) {
+  std::string dir = MakeTempDir();
+  std::string cmd = "tar -xJf '" + archive + "' -C '" + dir + "'";
+  if (std::system(cmd.c_str()) != 0) {
+    RemoveTree(dir);
+    return "";
+  }
+  return dir;
+}
+
+bool HaveTarXz() { return std::system("command -v tar >/dev/null 2>&1 && command -v xz >/dev/null 2>&1") == 0; }
+
 void WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream f(path, std::ios::binary);
   f << contents;

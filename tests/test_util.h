@@ -17,6 +17,12 @@ std::string TestDir();
 std::string ProjectScenesDir();
 // A fresh, empty temporary directory (removed by the OS's tmp cleaning; tests keep it small).
 std::string MakeTempDir();
+// Removes a directory made by MakeTempDir (anything else is left alone).
+void RemoveTree(const std::string& dir);
+// Unpacks one of the shared .tar.xz scenes into a fresh temporary directory; returns "" on failure.
+std::string Unpack(const std::string& archive);
+// Whether tar and xz are installed (Unpack needs both).
+bool HaveTarXz();
 void WriteFile(const std::string& path, const std::string& contents);
 std::string ReadFile(const std::string& path);
 bool FileExists(const std::string& path);

@@ -51,8 +51,9 @@ TRACER_HD RayTriPre PrepareRay(Vec3 d) {
   return p;
 }
 
-// Watertight ray/triangle test. Accepts hits with 0 < t < tmax; both faces. On a hit, writes t and the
-// barycentric weights of v1 and v2.
+// Watertight ray/triangle test. Accepts hits with 0 < t <= tmax (tmax itself, so that a traversal can see a
+// tie with its current hit and settle it by NearerHit); both faces. On a hit, writes t and the barycentric
+// weights of v1 and v2.
 TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1, Vec3 v2, float tmax, float& tOut,
                                  float& b1Out, float& b2Out) {
   Vec3 a = v0 - o, b = v1 - o, c = v2 - o;
@@ -75,11 +76,22 @@ TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1,
   float t = u * az + v * bz + w * cz;
   float inv = 1.0f / det;
   t *= inv;
-  if (!(t > 0.0f && t < tmax)) return false;
+  if (!(t > 0.0f && t <= tmax)) return false;
   tOut = t;
   b1Out = v * inv;
   b2Out = w * inv;
   return true;
+}
+
+// Whether a hit at t on triangle `tri` replaces `hit`: it is nearer, or as near on a lower triangle index.
+// Coplanar duplicates and shared edges give hits at exactly equal t; without the second rule the one kept
+// would be whichever a traversal happened to test first, which on the GPU depends on warp timing (persistent
+// threads, postponed triangle tests) and made two renders of the conference room differ in a few pixels.
+// With it the hit is a function of the ray alone, for every traversal and BVH that test the same triangles
+// with the same arithmetic, provided no traversal culls a box holding a triangle that would win: see
+// kCullMargin. A fresh hit has tri = -1, so nothing ties with the ray's own tmax: hits stay strictly below it.
+TRACER_HD bool NearerHit(float t, int32_t tri, const HitRecord& hit) {
+  return t < hit.t || (t == hit.t && tri < hit.tri);
 }
 
 // Widening of a box's exit distance that makes the slab test conservative (Ize 2013, "Robust BVH Ray
@@ -89,7 +101,15 @@ TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1,
 // the watertight triangle test reports the hit, and the ray leaks through a closed mesh.
 constexpr float kSlabExitScale = 1.0000005f;
 
-// Slab test of one box; returns the entry distance, or a value >= tmax when missed.
+// Traversals cull boxes against the current hit's t times this, not t itself. A box's entry distance and a
+// triangle's t are different formulas that round differently, so the entry of a box holding a triangle that
+// lies a few ulps nearer than the current hit (a coplanar overlap, a shared edge) can round above that hit;
+// culled at t, the nearer triangle would then be found or not depending on which came first, and the GPU's
+// order depends on timing. 1 + 2^-19 (16 ulps of float's 2^-23 spacing at the top of a binade, ~8 above its
+// bottom) covers the few roundings of both formulas on ordinary geometry; it costs one multiply per node.
+constexpr float kCullMargin = 1.0000019073486328f;  // 1 + 2^-19
+
+// Slab test of one box; returns the entry distance (0 <= entry <= tmax), or -1 when missed.
 TRACER_HD float SlabEntry(Vec3 o, Vec3 inv, float xmin, float xmax, float ymin, float ymax, float zmin, float zmax,
                           float tmax) {
   float tx0 = (xmin - o.x) * inv.x, tx1 = (xmax - o.x) * inv.x;
@@ -98,7 +118,7 @@ TRACER_HD float SlabEntry(Vec3 o, Vec3 inv, float xmin, float xmax, float ymin, 
   float tnear = Fmaxf(Fmaxf(Fminf(tx0, tx1), Fminf(ty0, ty1)), Fmaxf(Fminf(tz0, tz1), 0.0f));
   float tfar = Fminf(Fminf(Fmaxf(tx0, tx1), Fmaxf(ty0, ty1)), Fmaxf(tz0, tz1)) * kSlabExitScale;
   tfar = Fminf(tfar, tmax);
-  return tnear <= tfar ? tnear : kInf;
+  return tnear <= tfar ? tnear : -1.0f;
 }
 
 TRACER_HD Vec3 SafeInverse(Vec3 d) {
@@ -129,8 +149,9 @@ TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray) {
     const BvhNode* n = &bvh.nodes[node];
     Float4 lxy = Load4<kLdg>(&n->lxy), rxy = Load4<kLdg>(&n->rxy), lrz = Load4<kLdg>(&n->lrz);
     Int4 kids = Load4<kLdg>(&n->kids);
-    float tl = SlabEntry(ray.o, inv, lxy.x, lxy.y, lxy.z, lxy.w, lrz.x, lrz.y, hit.t);
-    float tr = SlabEntry(ray.o, inv, rxy.x, rxy.y, rxy.z, rxy.w, lrz.z, lrz.w, hit.t);
+    const float cull = hit.t * kCullMargin;
+    float tl = SlabEntry(ray.o, inv, lxy.x, lxy.y, lxy.z, lxy.w, lrz.x, lrz.y, cull);
+    float tr = SlabEntry(ray.o, inv, rxy.x, rxy.y, rxy.z, rxy.w, lrz.z, lrz.w, cull);
     int next = -1;
     int children[2] = {kids.x, kids.y};
     int counts[2] = {kids.z, kids.w};
@@ -139,13 +160,13 @@ TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray) {
     int innerNear = -1, innerFar = -1;
     float tNear = kInf;
     for (int c = 0; c < 2; ++c) {
-      if (!(entry[c] < hit.t)) continue;
+      if (!(entry[c] >= 0.0f && entry[c] <= hit.t * kCullMargin)) continue;  // missed, or beyond a hit found since
       if (counts[c] > 0) {
         for (int k = children[c], end = children[c] + counts[c]; k < end; ++k) {
           Vec3 v0, v1, v2;
           LoadTriangle<kLdg>(bvh.tris, k, v0, v1, v2);
           float t, b1, b2;
-          if (IntersectTriangle(pre, ray.o, v0, v1, v2, hit.t, t, b1, b2)) {
+          if (IntersectTriangle(pre, ray.o, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit)) {
             hit = HitRecord{t, b1, b2, k};
             if (kAnyHit) return hit;
           }

@@ -211,8 +211,8 @@ TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalSta
     const uint32_t index = nodes.base + Popc(nodes.bits & ((1u << slot) - 1u) & 0xffu);
     if (nodes.bits > 0x00ffffffu) stack[st.sp++] = nodes;  // siblings left (see kWideStackSize)
     uint32_t childBase, triBase, imask;
-    const uint32_t hits =
-        IntersectWideNode<kLdg>(&bvh.nodes[index], ray.o, st.inv, st.oct, st.hit.t, childBase, triBase, imask);
+    const uint32_t hits = IntersectWideNode<kLdg>(&bvh.nodes[index], ray.o, st.inv, st.oct, st.hit.t * kCullMargin,
+                                                  childBase, triBase, imask);
     nodes = WideGroup{childBase, (hits & 0xff000000u) | imask};
     tris = WideGroup{triBase, hits & 0x00ffffffu};
   } else {
@@ -232,9 +232,11 @@ TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalSta
     const Float4 a = Load4<kLdg>(&bvh.tris[3 * k]), b = Load4<kLdg>(&bvh.tris[3 * k + 1]),
                  c = Load4<kLdg>(&bvh.tris[3 * k + 2]);
     float t, b1, b2;
+    const int32_t tri = static_cast<int32_t>(BitsFromFloat(a.w));
     if (IntersectTriangle(st.pre, ray.o, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), Vec3(c.x, c.y, c.z), st.hit.t, t, b1,
-                          b2)) {
-      st.hit = HitRecord{t, b1, b2, static_cast<int32_t>(BitsFromFloat(a.w))};
+                          b2) &&
+        NearerHit(t, tri, st.hit)) {
+      st.hit = HitRecord{t, b1, b2, tri};
       if (kAnyHit) return false;
     }
   }
