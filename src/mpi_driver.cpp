@@ -553,7 +553,9 @@ class MpiJob final : public Job {
     TRACER_MPI_CHECK(MPI_Gather(&samplesPerSecond, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, together));
     if (!IsRoot()) return;
     double total = 0.0;
-    std::printf("\nper rank (each rendered the whole measurement on its own device):\n");
+    std::printf(
+        "\nper rank (every rank ran the whole measurement at the same time; ranks that share a device slow each "
+        "other down):\n");
     for (int r = 0; r < ranks_; ++r) {
       std::printf("  %-40s %10.1f M samples/s\n", Who(r).c_str(), all[static_cast<size_t>(r)] / 1e6);
       total += all[static_cast<size_t>(r)];
