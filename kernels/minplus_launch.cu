@@ -1,5 +1,6 @@
-// @file minplus_launch.cu: the min-plus propagation step C <- min(C, D (x) C) in four versions (naive, coalesced,
-// tiled, tiled fixed-point with DPX), its iteration, and the timing table that compares them.
+// @file minplus_launch.cu: the min-plus propagation step C <- min(C, D (x) C): banded (what renders run) and in
+// four dense versions (naive, coalesced, tiled, tiled fixed-point with DPX), its iteration, and the timing
+// table that compares them.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -48,6 +49,33 @@ __global__ void __launch_bounds__(kMinPlusBlock)
   const float r = MinPlusOutput(D, C, T, K, t, c);
   if (changed && r < C[i]) *changed = 1;
   out[i] = r;
+}
+
+// ---- banded: what renders run ------------------------------------------------------------------------------
+
+// One thread per output, c fastest (as the coalesced kernel): with K >= 32 a warp shares t, so a band entry is
+// one broadcast and C[k][c..c+31] one line; with fewer clusters a warp spans a few tiles, whose band rows are
+// still few lines. (2r + 1)^2 terms per output instead of T.
+__global__ void __launch_bounds__(kMinPlusBlock)
+    MinPlusBandKernel(TileBand band, const float* __restrict__ D, const float* __restrict__ C, float* __restrict__ out,
+                      int K, int* changed) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= static_cast<size_t>(band.NumTiles()) * K) return;
+  const int c = static_cast<int>(i % K), t = static_cast<int>(i / K);
+  const float r = MinPlusBandOutput(band, D, C, K, t, c);
+  if (changed && r < C[i]) *changed = 1;
+  out[i] = r;
+}
+
+// The dense matrix of a band, one thread per entry (+inf off the band).
+__global__ void DenseFromBandKernel(TileBand band, const float* __restrict__ D, float* __restrict__ dense) {
+  const size_t T = static_cast<size_t>(band.NumTiles());
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= T * T) return;
+  const int t = static_cast<int>(i / T), k = static_cast<int>(i % T);
+  const int dx = k % band.tilesX - t % band.tilesX, dy = k / band.tilesX - t / band.tilesX;
+  const bool in = dx >= -band.radius && dx <= band.radius && dy >= -band.radius && dy <= band.radius;
+  dense[i] = in ? D[static_cast<size_t>(t) * band.Size() + (dy + band.radius) * band.Side() + dx + band.radius] : kInf;
 }
 
 // ---- tiled: shared-memory tiles and 8x8 register blocking -------------------------------------------------
@@ -335,6 +363,8 @@ void LaunchMinPlusStepFixed(const int32_t* dD, const int32_t* dC, int32_t* dOut,
 
 void LaunchMinPlusStep(MinPlusKernel which, const float* dD, const float* dC, float* dOut, int T, int K,
                        cudaStream_t stream, int* dChanged) {
+  if (which == MinPlusKernel::kBand)
+    throw std::invalid_argument("LaunchMinPlusStep: the banded step is LaunchMinPlusBandStep");
   CheckSizes(T, K);
   const size_t n = static_cast<size_t>(T) * K;
   if (n == 0) return;
@@ -391,8 +421,37 @@ int Iterate(V* c, V* scratch, size_t n, int maxSteps, MinPlusStop stop, cudaStre
 
 }  // namespace
 
+void LaunchMinPlusBandStep(const TileBand& band, const float* dD, const float* dC, float* dOut, int K,
+                           cudaStream_t stream, int* dChanged) {
+  const size_t n = static_cast<size_t>(band.NumTiles()) * K;
+  if (n == 0) return;
+  MinPlusBandKernel<<<GridFor(n, kMinPlusBlock), kMinPlusBlock, 0, stream>>>(band, dD, dC, dOut, K, dChanged);
+  TRACER_CHECK_LAUNCH("minplus_band");
+}
+
+void LaunchDenseFromBand(const TileBand& band, const float* dBand, float* dDense, cudaStream_t stream) {
+  const size_t n = static_cast<size_t>(band.NumTiles()) * band.NumTiles();
+  if (n == 0) return;
+  DenseFromBandKernel<<<GridFor(n, kMinPlusBlock), kMinPlusBlock, 0, stream>>>(band, dBand, dDense);
+  TRACER_CHECK_LAUNCH("minplus_dense_from_band");
+}
+
+int MinPlusIterateBand(const TileBand& band, const float* dD, float* dC, int K, int maxSteps, MinPlusStop stop,
+                       cudaStream_t stream) {
+  const size_t n = static_cast<size_t>(band.NumTiles()) * K;
+  if (n == 0 || maxSteps <= 0) return 0;
+  DeviceBuffer<float> scratch(n, "min-plus scratch");
+  const int steps = Iterate(dC, scratch.Get(), n, maxSteps, stop, stream, [&](const float* in, float* out, int* flag) {
+    LaunchMinPlusBandStep(band, dD, in, out, K, stream, flag);
+  });
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return steps;
+}
+
 int MinPlusIterate(MinPlusKernel which, const float* dD, float* dC, int T, int K, int maxSteps, MinPlusStop stop,
                    cudaStream_t stream) {
+  if (which == MinPlusKernel::kBand)
+    throw std::invalid_argument("MinPlusIterate: the banded step is MinPlusIterateBand");
   CheckSizes(T, K);
   const size_t n = static_cast<size_t>(T) * K;
   if (n == 0 || maxSteps <= 0) return 0;
@@ -421,7 +480,20 @@ int MinPlusIterate(MinPlusKernel which, const float* dD, float* dC, int T, int K
 
 namespace {}  // namespace
 
+double TimeMinPlusBandMs(const TileBand& band, int K, int repeats) {
+  const size_t nD = static_cast<size_t>(band.NumTiles()) * band.Size(), nC = static_cast<size_t>(band.NumTiles()) * K;
+  if (nC == 0) return 0.0;
+  std::vector<float> hD(nD), hC(nC);
+  MinPlusRandomBandInputs(band, K, 12345u, 0.3f, hD.data(), hC.data());
+  DeviceBuffer<float> d(nD, "min-plus band D"), c(nC, "min-plus C"), o(nC, "min-plus out");
+  d.Upload(hD.data(), nD);
+  c.Upload(hC.data(), nC);
+  return MedianLaunchMs(0, 2, std::max(repeats, 1),
+                        [&]() { LaunchMinPlusBandStep(band, d.Get(), c.Get(), o.Get(), K, 0); });
+}
+
 double TimeMinPlusMs(MinPlusKernel which, int T, int K, int repeats) {
+  if (which == MinPlusKernel::kBand) throw std::invalid_argument("TimeMinPlusMs: the banded step is TimeMinPlusBandMs");
   CheckSizes(T, K);
   if (T == 0 || K == 0) return 0.0;
   repeats = std::max(repeats, 1);

@@ -41,10 +41,13 @@ __global__ void __launch_bounds__(kTileBlock)
   }
 }
 
-__global__ void DissimilarityKernel(const Float4* info, int T, int tilesX, float* D) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y;
-  if (k >= T) return;
-  D[static_cast<size_t>(t) * T + k] = TileDissimilarity(t, k, tilesX, info[t], info[k]);
+// One thread per band entry: a one-dimensional grid, since a grid's y and z are at most 65535 (an 8K image at
+// 16-pixel tiles has 129,600 tiles; the dense kernel this replaces put them on y and failed to launch).
+__global__ void DissimilarityKernel(const Float4* info, TileBand band, float* D) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= static_cast<size_t>(band.NumTiles()) * band.Size()) return;
+  const int t = static_cast<int>(i / band.Size()), k = band.Neighbour(t, static_cast<int>(i % band.Size()));
+  D[i] = k < 0 ? kInf : TileDissimilarity(t, k, band.tilesX, info[t], info[k]);
 }
 
 // Statistics: block (t, round) tests cluster TileRoundCluster(t, round) from every primary hit of tile t,
@@ -120,9 +123,9 @@ void LaunchTileInfo(const Float4* pos, const Float4* nd, const TileGrid& g, Floa
   TileInfoKernel<<<g.NumTiles(), kTileBlock, 0, st>>>(pos, nd, g, info);
   TRACER_CHECK_LAUNCH("tile_info");
 }
-void LaunchDissimilarity(const Float4* info, const TileGrid& g, float* D, cudaStream_t st) {
-  dim3 grid(GridFor(g.NumTiles(), kBlock), g.NumTiles());
-  DissimilarityKernel<<<grid, kBlock, 0, st>>>(info, g.NumTiles(), g.tilesX, D);
+void LaunchDissimilarity(const Float4* info, const TileBand& band, float* D, cudaStream_t st) {
+  DissimilarityKernel<<<GridFor(static_cast<size_t>(band.NumTiles()) * band.Size(), kBlock), kBlock, 0, st>>>(info,
+                                                                                                              band, D);
   TRACER_CHECK_LAUNCH("dissimilarity");
 }
 void LaunchTileStats(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,

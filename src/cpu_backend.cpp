@@ -153,7 +153,7 @@ class CpuBackend final : public Backend {
       : opt_(opt), threads_(ThreadPool::ThreadsFor(opt.threads)), pool_(threads_), scene_(data.View()) {
     RequireBvh(data, opt.binaryBvh);
     if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
-      guide_ = std::make_unique<TileGuideHost>(data, opt);
+      guide_ = std::make_unique<TileGuideHost>(data, opt, &pool_);
   }
 
   std::string Name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }

@@ -1,5 +1,6 @@
 // @file device_tile_guide.cu: the device tile guide: G-buffer, tile means and dissimilarities once, then
 // per refresh the statistics, costs, min-plus propagation and cdfs.
+#include <cstdio>
 #include <vector>
 
 #include "tracer/cuda/device_tile_guide.h"
@@ -18,7 +19,8 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   pos_.Allocate(pixels, "tile G-buffer");
   nd_.Allocate(pixels, "tile G-buffer");
   info_.Allocate(T, "tile info");
-  d_.Allocate(T * T, "tile dissimilarity matrix (try a larger --tile-size)");
+  band_ = TileBand{grid_.tilesX, grid_.tilesY, kTileRadius};
+  d_.Allocate(T * band_.Size(), "tile dissimilarities");
   sum_.Allocate(T * k_, "tile statistics");
   count_.Allocate(T * k_, "tile statistics");
   cost_.Allocate(T * k_, "tile costs");
@@ -33,7 +35,16 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   view_.tiles.numTiles = static_cast<int32_t>(T);
   LaunchGBuffer(view_, grid_, pos_.Get(), nd_.Get(), stream);
   LaunchTileInfo(pos_.Get(), nd_.Get(), grid_, info_.Get(), stream);
-  LaunchDissimilarity(info_.Get(), grid_, d_.Get(), stream);
+  LaunchDissimilarity(info_.Get(), band_, d_.Get(), stream);
+  if (opt.minPlus != MinPlusKernel::kBand) {
+    // A dense kernel, asked for by name (the profile's teaching pairs): the T x T matrix the band stands for.
+    char what[160];
+    std::snprintf(what, sizeof what,
+                  "dense tile dissimilarity matrix for --minplus %s (%zu x %zu floats; --minplus band needs none)",
+                  MinPlusKernelName(opt.minPlus), T, T);
+    dense_.Allocate(T * T, what);
+    LaunchDenseFromBand(band_, d_.Get(), dense_.Get(), stream);
+  }
 }
 
 void DeviceTileGuide::Refresh(int refresh, const TileStatsShare& share) {
@@ -58,7 +69,10 @@ void DeviceTileGuide::Refresh(int refresh, const TileStatsShare& share) {
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   LaunchTileCost(sum_.Get(), count_.Get(), cost_.Get(), static_cast<size_t>(T) * k_, stream_);
-  MinPlusIterate(opt_.minPlus, d_.Get(), cost_.Get(), T, k_, kMinPlusSteps, MinPlusStop::kFixedSteps, stream_);
+  if (opt_.minPlus == MinPlusKernel::kBand)
+    MinPlusIterateBand(band_, d_.Get(), cost_.Get(), k_, kMinPlusSteps, MinPlusStop::kFixedSteps, stream_);
+  else
+    MinPlusIterate(opt_.minPlus, dense_.Get(), cost_.Get(), T, k_, kMinPlusSteps, MinPlusStop::kFixedSteps, stream_);
   LaunchTileCdf(cost_.Get(), view_.tiles.clusterPowerPmf, T, k_, opt_.tileGuideMix, cdf_.Get(), stream_);
 }
 

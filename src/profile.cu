@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 
+#include "tracer/core/light_tiles.h"
+#include "tracer/core/minplus.h"
 #include "tracer/core/ray_sort.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/minplus_launch.h"
@@ -321,10 +323,29 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
   char ev[512];
   // Min-plus propagation: at this image's tile and cluster counts, and at the reference size of the issue
   // (8192 tiles x 256 clusters, about a 1920x1080 image at 16-pixel tiles with the default cluster count).
-  const int tiles =
-      ((base.width + base.tileSize - 1) / base.tileSize) * ((base.height + base.tileSize - 1) / base.tileSize);
+  const TileBand band{(base.width + base.tileSize - 1) / base.tileSize,
+                      (base.height + base.tileSize - 1) / base.tileSize, kTileRadius};
+  const int tiles = band.NumTiles();
   const int clusters = std::max(1, data.clusters.Count());
-  for (auto [T, K] : {std::pair<int, int>{tiles, clusters}, std::pair<int, int>{8192, 256}}) {
+  // The dense kernels at this image's size only while the matrix is small (4K at 16-pixel tiles: 4.2 GB).
+  constexpr double kDenseProfileBytes = 1.1e9;
+  const bool denseHere = 4.0 * tiles * static_cast<double>(tiles) <= kDenseProfileBytes;
+  {
+    std::fprintf(stderr, "  measuring min-plus, banded (%d tiles x %d clusters)\n", tiles, clusters);
+    const double mpBand = TimeMinPlusBandMs(band, clusters, ps.repeats);
+    // Without the dense run the row compares the band with itself (1.00x) and says why.
+    const double mpTiled = denseHere ? TimeMinPlusMs(MinPlusKernel::kTiled, tiles, clusters, ps.repeats) : mpBand;
+    std::snprintf(ev, sizeof ev, "terms per output: %d (tiles within %d on each axis) vs %d; D: %.1f vs %.1f MB%s",
+                  band.Size(), band.radius, tiles, 4e-6 * tiles * band.Size(),
+                  4e-6 * tiles * static_cast<double>(tiles), denseHere ? "" : "; dense too big to run here");
+    char name[96];
+    std::snprintf(name, sizeof name, "min-plus step %dx%d (banded vs dense tiled)", tiles, clusters);
+    rows.push_back({name, "minplus", nullptr, mpTiled, mpBand, ev});
+  }
+  std::vector<std::pair<int, int>> denseSizes;
+  if (denseHere) denseSizes.push_back({tiles, clusters});
+  denseSizes.push_back({8192, 256});
+  for (auto [T, K] : denseSizes) {
     std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters)\n", T, K);
     double mpNaive = TimeMinPlusMs(MinPlusKernel::kNaive, T, K, ps.repeats);
     double mpCoal = TimeMinPlusMs(MinPlusKernel::kCoalesced, T, K, ps.repeats);

@@ -13,12 +13,15 @@ const char* MinPlusKernelName(MinPlusKernel k) {
       return "tiled";
     case MinPlusKernel::kDpx:
       return "dpx";
+    case MinPlusKernel::kBand:
+      return "band";
   }
   return "?";
 }
 
 bool MinPlusKernelFromName(const std::string& name, MinPlusKernel* k) {
-  for (MinPlusKernel c : {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled, MinPlusKernel::kDpx})
+  for (MinPlusKernel c : {MinPlusKernel::kNaive, MinPlusKernel::kCoalesced, MinPlusKernel::kTiled, MinPlusKernel::kDpx,
+                          MinPlusKernel::kBand})
     if (name == MinPlusKernelName(c)) {
       *k = c;
       return true;

@@ -1,5 +1,5 @@
-// @file light_tiles.cpp: light clustering, and the CPU renderer's tile guide (statistics, costs, min-plus
-// propagation with the host reference step, per-tile cluster cdfs).
+// @file tile_guide.cpp: light clustering, and the CPU renderer's tile guide (statistics, costs, min-plus
+// propagation with the host banded step, per-tile cluster cdfs).
 #include "tracer/host/tile_guide.h"
 
 #include <algorithm>
@@ -75,9 +75,10 @@ void BuildLightClusters(SceneData& d, int maxClusters) {
   lc.clusterStart.push_back(n);
 }
 
-TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt)
+TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt, ThreadPool* pool)
     : data_(data),
       view_(data.View()),
+      pool_(pool),
       alpha_(opt.tileGuideMix),
       seed_(opt.seed),
       width_(opt.width),
@@ -90,37 +91,34 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt)
   const size_t pixels = static_cast<size_t>(width_) * height_;
   posValid_.resize(pixels);
   normalDepth_.resize(pixels);
-  for (int y = 0; y < height_; ++y)
-    for (int x = 0; x < width_; ++x) {
-      size_t i = static_cast<size_t>(y) * width_ + x;
-      GBufferItem<false>(view_, x, y, posValid_[i], normalDepth_[i]);
-    }
-  // Per tile: mean normal (renormalised) and mean depth of its primary hits.
+  // Per tile: its G-buffer, then the mean normal (renormalised) and mean depth of its primary hits.
   tileInfo_.assign(numTiles_, Float4{0, 0, 0, 0});
-  std::vector<int> hits(numTiles_, 0);
-  for (int y = 0; y < height_; ++y)
-    for (int x = 0; x < width_; ++x) {
-      size_t i = static_cast<size_t>(y) * width_ + x;
-      if (posValid_[i].w == 0.0f) continue;
-      int t = (y / tileSize_) * tilesX_ + x / tileSize_;
-      Float4& ti = tileInfo_[t];
+  ForEachTile([&](int t) {
+    Float4& ti = tileInfo_[t];
+    int hits = 0;
+    ForEachPixel(t, [&](int x, int y, size_t i) {
+      GBufferItem<false>(view_, x, y, posValid_[i], normalDepth_[i]);
+      if (posValid_[i].w == 0.0f) return;
       ti.x += normalDepth_[i].x;
       ti.y += normalDepth_[i].y;
       ti.z += normalDepth_[i].z;
       ti.w += normalDepth_[i].w;
-      ++hits[t];
-    }
-  for (int t = 0; t < numTiles_; ++t) {
-    Float4& ti = tileInfo_[t];
-    if (hits[t] == 0) continue;
+      ++hits;
+    });
+    if (hits == 0) return;
     float len = std::sqrt(ti.x * ti.x + ti.y * ti.y + ti.z * ti.z);
     float inv = len > 0.0f ? 1.0f / len : 0.0f;
-    ti = Float4{ti.x * inv, ti.y * inv, ti.z * inv, ti.w / hits[t]};
-  }
-  d_.resize(static_cast<size_t>(numTiles_) * numTiles_);
-  for (int t = 0; t < numTiles_; ++t)
-    for (int k = 0; k < numTiles_; ++k)
-      d_[static_cast<size_t>(t) * numTiles_ + k] = TileDissimilarity(t, k, tilesX_, tileInfo_[t], tileInfo_[k]);
+    ti = Float4{ti.x * inv, ti.y * inv, ti.z * inv, ti.w / hits};
+  });
+  band_ = TileBand{tilesX_, tilesY_, kTileRadius};
+  d_.resize(static_cast<size_t>(numTiles_) * band_.Size());
+  ForEachTile([&](int t) {
+    for (int j = 0; j < band_.Size(); ++j) {
+      const int k = band_.Neighbour(t, j);
+      d_[static_cast<size_t>(t) * band_.Size() + j] =
+          k < 0 ? kInf : TileDissimilarity(t, k, tilesX_, tileInfo_[t], tileInfo_[k]);
+    }
+  });
   sum_.assign(static_cast<size_t>(numTiles_) * k_, 0.0f);
   count_.assign(sum_.size(), 0.0f);
   cost_.assign(sum_.size(), kInf);
@@ -132,31 +130,48 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt)
   view_.tiles.numTiles = numTiles_;
 }
 
+template <class Fn>
+void TileGuideHost::ForEachTile(Fn&& fn) const {
+  auto range = [&](size_t b, size_t e) {
+    for (size_t t = b; t < e; ++t) fn(static_cast<int>(t));
+  };
+  if (pool_)
+    pool_->ParallelFor(static_cast<size_t>(numTiles_), 16, range);
+  else
+    range(0, static_cast<size_t>(numTiles_));
+}
+
+template <class Fn>
+void TileGuideHost::ForEachPixel(int t, Fn&& fn) const {
+  const int tx = t % tilesX_, ty = t / tilesX_;
+  for (int y = ty * tileSize_; y < std::min(height_, (ty + 1) * tileSize_); ++y)
+    for (int x = tx * tileSize_; x < std::min(width_, (tx + 1) * tileSize_); ++x)
+      fn(x, y, static_cast<size_t>(y) * width_ + x);
+}
+
 void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
   // Statistics of this process's tiles, a (sum, count) pair per round and tile, then every process's.
   const int rounds = TileRoundsForRefresh(refresh, k_);
   std::vector<float> values(static_cast<size_t>(rounds) * numTiles_ * 2, 0.0f);
-  for (int round = 0; round < rounds; ++round)
-    for (int t = 0; t < numTiles_; ++t) {
-      if (!share.Mine(t)) continue;
+  ForEachTile([&](int t) {
+    if (!share.Mine(t)) return;
+    for (int round = 0; round < rounds; ++round) {
       const int c = TileRoundCluster(t, round, refresh, k_);
-      const int tx = t % tilesX_, ty = t / tilesX_;
       float s = 0.0f, n = 0.0f;
-      for (int y = ty * tileSize_; y < std::min(height_, (ty + 1) * tileSize_); ++y)
-        for (int x = tx * tileSize_; x < std::min(width_, (tx + 1) * tileSize_); ++x) {
-          size_t i = static_cast<size_t>(y) * width_ + x;
-          if (posValid_[i].w == 0.0f) continue;
-          // Random numbers keyed like path samples, on a sample index no render pass uses.
-          PathRng rng{seed_, static_cast<uint32_t>(i), TileStatSampleIndex(refresh, round)};
-          Vec3 p(posValid_[i].x, posValid_[i].y, posValid_[i].z),
-              nn(normalDepth_[i].x, normalDepth_[i].y, normalDepth_[i].z);
-          s += TileStatSample<false>(view_, p, nn, c, rng.Get(0), rng.Get(1), rng.Get(2));
-          n += 1.0f;
-        }
+      ForEachPixel(t, [&](int, int, size_t i) {
+        if (posValid_[i].w == 0.0f) return;
+        // Random numbers keyed like path samples, on a sample index no render pass uses.
+        PathRng rng{seed_, static_cast<uint32_t>(i), TileStatSampleIndex(refresh, round)};
+        Vec3 p(posValid_[i].x, posValid_[i].y, posValid_[i].z),
+            nn(normalDepth_[i].x, normalDepth_[i].y, normalDepth_[i].z);
+        s += TileStatSample<false>(view_, p, nn, c, rng.Get(0), rng.Get(1), rng.Get(2));
+        n += 1.0f;
+      });
       float* v = &values[(static_cast<size_t>(round) * numTiles_ + t) * 2];
       v[0] = s;
       v[1] = n;
     }
+  });
   if (share.combine) share.combine(values);
   // Added round by round, as one process alone adds them.
   for (int round = 0; round < rounds; ++round)
@@ -167,7 +182,7 @@ void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
       count_[tc] += v[1];
     }
   for (size_t i = 0; i < cost_.size(); ++i) cost_[i] = TileCost(sum_[i], count_[i]);
-  MinPlusIterateHost(d_.data(), cost_.data(), numTiles_, k_, kMinPlusSteps);
+  MinPlusIterateBandHost(band_, d_.data(), cost_.data(), k_, kMinPlusSteps);
   for (int t = 0; t < numTiles_; ++t)
     TileCdfRow(&cost_[static_cast<size_t>(t) * k_], data_.clusters.clusterPowerPmf.data(), k_, alpha_,
                &cdf_[static_cast<size_t>(t) * k_]);

@@ -121,6 +121,26 @@ TEST(TileGuide, EmitterPmfIsADistributionAndMatchesPicks) {
   EXPECT_GT(finite, 0);
 }
 
+// On a thread pool the guide is the same, bit for bit, as on one thread: each tile is summed by one thread in
+// pixel order. Several refreshes, so that the min-plus step propagates costs between tiles.
+TEST(TileGuide, ThreadPoolGivesTheSameGuide) {
+  SceneData d = Data("manylights.obj", 64, 48, 24);
+  const RenderOptions opt = GuideOptions(8);
+  TileGuideHost serial(d, opt);
+  ThreadPool pool(3);
+  TileGuideHost threaded(d, opt, &pool);
+  for (int r = 0; r < 3; ++r) {
+    serial.Refresh(r);
+    threaded.Refresh(r);
+    ASSERT_EQ(serial.Cost().size(), threaded.Cost().size());
+    EXPECT_EQ(0, std::memcmp(serial.Cost().data(), threaded.Cost().data(), serial.Cost().size() * sizeof(float)))
+        << "refresh " << r;
+  }
+  int finite = 0;
+  for (float c : serial.Cost()) finite += c < kInf;
+  EXPECT_GT(finite, 0);
+}
+
 // What MPI_Allreduce does for a TileStatsShare, among threads: every part's values summed, in part order.
 class ThreadAllreduce {
  public:

@@ -159,6 +159,44 @@ TEST(MinPlusGpu, IterationMatchesHost) {
   }
 }
 
+// The banded step on the device: bit for bit the host's banded step, and so the dense step on the matrix the
+// band stands for (expanded on the device, then stepped by the tiled kernel); iterated, the same steps and bits.
+TEST(MinPlusGpu, BandMatchesHostAndDenseBitForBit) {
+  TRACER_REQUIRE_GPU();
+  for (auto [w, h] : {std::pair<int, int>{1, 1}, {3, 40}, {40, 3}, {64, 36}}) {
+    for (int K : {1, 5, 64}) {
+      const TileBand b{w, h, 6};
+      const int T = b.NumTiles();
+      std::vector<float> D(static_cast<size_t>(T) * b.Size()), C(static_cast<size_t>(T) * K);
+      MinPlusRandomBandInputs(b, K, 7u * w + h + 1000u * K, 0.3f, D.data(), C.data());
+      std::vector<float> ref(C.size());
+      const bool refChanged = MinPlusStepBandHost(b, D.data(), C.data(), ref.data(), K);
+      DeviceArray<float> dD(D, 0), dC(C, 0), dOut({}, 0, C.size());
+      DeviceBuffer<int> flag(1, "flag");
+      flag.Zero();
+      LaunchMinPlusBandStep(b, dD.Get(), dC.Get(), dOut.Get(), K, 0, flag.Get());
+      int changed = -1;
+      TRACER_CUDA_CHECK(cudaMemcpy(&changed, flag.Get(), sizeof(int), cudaMemcpyDeviceToHost));
+      EXPECT_EQ(FirstBitDifference(dOut.Read(C.size()), ref), -1) << w << "x" << h << " K " << K;
+      EXPECT_EQ(changed != 0, refChanged) << w << "x" << h << " K " << K;
+      // The dense matrix, expanded on the device, is the host's; the tiled kernel on it gives the same bits.
+      std::vector<float> dense(static_cast<size_t>(T) * T);
+      DenseFromBand(b, D.data(), dense.data());
+      DeviceArray<float> dDense({}, 0, dense.size()), dTiled({}, 0, C.size());
+      LaunchDenseFromBand(b, dD.Get(), dDense.Get(), 0);
+      EXPECT_EQ(FirstBitDifference(dDense.Read(dense.size()), dense), -1) << w << "x" << h;
+      LaunchMinPlusStep(MinPlusKernel::kTiled, dDense.Get(), dC.Get(), dTiled.Get(), T, K, 0);
+      EXPECT_EQ(FirstBitDifference(dTiled.Read(C.size()), ref), -1) << w << "x" << h << " K " << K << " (dense tiled)";
+      // Iterated until nothing changes.
+      std::vector<float> it = C;
+      const int refSteps = MinPlusIterateBandHost(b, D.data(), it.data(), K, 200);
+      DeviceArray<float> dIt(C, 0);
+      EXPECT_EQ(MinPlusIterateBand(b, dD.Get(), dIt.Get(), K, 200, MinPlusStop::kUntilConverged, 0), refSteps);
+      EXPECT_EQ(FirstBitDifference(dIt.Read(C.size()), it), -1) << w << "x" << h << " K " << K << " (iterated)";
+    }
+  }
+}
+
 TEST(MinPlusGpu, DpxMatchesFixedPointHost) {
   TRACER_REQUIRE_GPU();
   int cases = 0;

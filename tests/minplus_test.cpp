@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 using namespace tracer;
@@ -115,4 +117,89 @@ TEST(MinPlusHost, FixedPointStepOnAPath) {
   // +inf + (-1) stays +inf (saturation), tile 2 sees cluster 1 at 4 - 1 = 3
   const std::vector<float> expect = {0.5f, inf, 1.5f, inf, inf, 3.0f, inf, -1.0f};
   for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(FloatFromFix(out[i]), expect[i]) << "entry " << i;
+}
+
+// ---- the banded step --------------------------------------------------------------------------------------
+
+namespace {
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+// The band's slots name the tiles within `radius` on both axes, row by row, and nothing off the screen.
+TEST(MinPlusBand, SlotsNameTheNeighboursOnTheScreen) {
+  const TileBand b{5, 4, 1};
+  EXPECT_EQ(b.Side(), 3);
+  EXPECT_EQ(b.Size(), 9);
+  // Tile 6 = (1, 1): all nine neighbours exist; slot 4 is the tile itself.
+  const int expect6[9] = {0, 1, 2, 5, 6, 7, 10, 11, 12};
+  for (int j = 0; j < 9; ++j) EXPECT_EQ(b.Neighbour(6, j), expect6[j]) << "slot " << j;
+  // Tile 0 = (0, 0): only slots 4, 5, 7, 8 are on the screen.
+  const int expect0[9] = {-1, -1, -1, -1, 0, 1, -1, 5, 6};
+  for (int j = 0; j < 9; ++j) EXPECT_EQ(b.Neighbour(0, j), expect0[j]) << "slot " << j;
+  // Tile 19 = (4, 3), the last: slots 0, 1, 3, 4.
+  const int expect19[9] = {13, 14, -1, 18, 19, -1, -1, -1, -1};
+  for (int j = 0; j < 9; ++j) EXPECT_EQ(b.Neighbour(19, j), expect19[j]) << "slot " << j;
+}
+
+// The banded step gives exactly the dense step's result on the matrix the band stands for (and the same
+// "changed" answer, and the same iteration), on grids narrower and shorter than the band as well.
+TEST(MinPlusBand, EqualsTheDenseStepBitForBit) {
+  int cases = 0;
+  for (auto [w, h] : {std::pair<int, int>{1, 1}, {1, 20}, {20, 1}, {5, 3}, {14, 14}, {40, 23}}) {
+    for (int K : {1, 3, 37}) {
+      const TileBand b{w, h, 6};
+      const int T = b.NumTiles();
+      std::vector<float> D(static_cast<size_t>(T) * b.Size()), C(static_cast<size_t>(T) * K);
+      MinPlusRandomBandInputs(b, K, 17u * w + 31u * h + K, 0.3f, D.data(), C.data());
+      std::vector<float> dense(static_cast<size_t>(T) * T);
+      DenseFromBand(b, D.data(), dense.data());
+      std::vector<float> band(C.size()), full(C.size());
+      const bool cb = MinPlusStepBandHost(b, D.data(), C.data(), band.data(), K);
+      const bool cd = MinPlusStepHost(dense.data(), C.data(), full.data(), T, K);
+      EXPECT_TRUE(SameBits(band, full)) << w << "x" << h << " tiles, K " << K;
+      EXPECT_EQ(cb, cd) << w << "x" << h << " tiles, K " << K;
+      // MinPlusBandOutput (what the GPU kernel runs per output) agrees with the row-oriented host loop.
+      for (int t = 0; t < T; t += 7)
+        for (int c = 0; c < K; ++c) {
+          const float v = MinPlusBandOutput(b, D.data(), C.data(), K, t, c);
+          EXPECT_EQ(std::memcmp(&v, &band[static_cast<size_t>(t) * K + c], sizeof v), 0) << "t " << t << " c " << c;
+        }
+      std::vector<float> ib = C, id = C;
+      EXPECT_EQ(MinPlusIterateBandHost(b, D.data(), ib.data(), K, 200),
+                MinPlusIterateHost(dense.data(), id.data(), T, K, 200));
+      EXPECT_TRUE(SameBits(ib, id)) << w << "x" << h << " tiles, K " << K << " (iterated)";
+      cases += T > 1 && cb;
+    }
+  }
+  EXPECT_GT(cases, 8) << "too few cases where a step changed anything";
+}
+
+// An 8K frame at 16-pixel tiles: 129,600 tiles, whose dense matrix (67 GB) the band replaces with 88 MB.
+// Sampled outputs against a direct minimum over every tile (no band indexing): rows and columns far apart,
+// offsets that need 64-bit arithmetic.
+TEST(MinPlusBand, EightKFrameOfTiles) {
+  const TileBand b{480, 270, 6};
+  const int T = b.NumTiles(), K = 2;
+  ASSERT_EQ(T, 129600);
+  std::vector<float> D(static_cast<size_t>(T) * b.Size()), C(static_cast<size_t>(T) * K), out(C.size());
+  MinPlusRandomBandInputs(b, K, 8u, 0.3f, D.data(), C.data());
+  MinPlusStepBandHost(b, D.data(), C.data(), out.data(), K);
+  int improved = 0;
+  for (int t : {0, 479, 480, 64799, 100000, T - 481, T - 1})
+    for (int c = 0; c < K; ++c) {
+      float want = C[static_cast<size_t>(t) * K + c];
+      for (int k = 0; k < T; ++k) {
+        const int dx = k % 480 - t % 480, dy = k / 480 - t / 480;
+        if (dx < -6 || dx > 6 || dy < -6 || dy > 6) continue;
+        const float d = D[static_cast<size_t>(t) * b.Size() + (dy + 6) * 13 + dx + 6];
+        want = std::min(want, d + C[static_cast<size_t>(k) * K + c]);
+      }
+      EXPECT_EQ(out[static_cast<size_t>(t) * K + c], want) << "tile " << t << " cluster " << c;
+      improved += want < C[static_cast<size_t>(t) * K + c];
+    }
+  EXPECT_GT(improved, 0);
 }

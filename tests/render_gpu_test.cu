@@ -235,6 +235,56 @@ TEST(GpuStats, CompactionKeepsWarpsFull) {
 // Tile-guided light selection on the GPU is unbiased: its image mean equals that of selection by power
 // within 4 standard errors (independent seeds), on the Cornell box and the many-light scene; and on the
 // many-light scene it lowers the error per pixel (a cheap check that the guide is in use at all).
+// The banded min-plus step and the dense float kernels compute the same guide, so they render the same image,
+// bit for bit (the dense DPX kernel rounds costs to 2^-16: unbiased too, but not the same image).
+TEST(GpuTiles, BandedAndDenseStepsRenderTheSameImage) {
+  TRACER_REQUIRE_GPU();
+  const int w = 96, h = 64;
+  SceneData data = Data(test::ProjectScenesDir() + "/manylights.obj", w, h);
+  BuildLightClusters(data, 64);
+  RenderOptions o;
+  o.width = w;
+  o.height = h;
+  o.spp = 8;
+  o.tileSize = 8;
+  o.lightSampling = LightSampling::kTiles;
+  o.minPlus = MinPlusKernel::kBand;
+  const RenderResult band = RenderCuda(data, o);
+  for (MinPlusKernel k : {MinPlusKernel::kTiled, MinPlusKernel::kCoalesced}) {
+    o.minPlus = k;
+    const RenderResult dense = RenderCuda(data, o);
+    ASSERT_EQ(band.rgb.size(), dense.rgb.size());
+    EXPECT_EQ(0, std::memcmp(band.rgb.data(), dense.rgb.data(), band.rgb.size() * sizeof(float)))
+        << "--minplus " << MinPlusKernelName(k) << " rendered another image than --minplus band";
+  }
+}
+
+// An 8K frame with the tile guide: 480 x 270 = 129,600 tiles. The dense guide could not run it: its
+// dissimilarity kernel put the tiles on the grid's y dimension (at most 65,535) and failed to launch, and its
+// matrix would take 67 GB. The image must come out finite and lit.
+TEST(GpuTiles, EightKFrameRenders) {
+  TRACER_REQUIRE_GPU();
+  const int w = 7680, h = 4320;
+  SceneData data = Data(test::ProjectScenesDir() + "/cornell.obj", w, h);
+  BuildLightClusters(data, 64);
+  RenderOptions o;
+  o.width = w;
+  o.height = h;
+  o.spp = 1;
+  o.maxDepth = 3;
+  o.lightSampling = LightSampling::kTiles;
+  const RenderResult r = RenderCuda(data, o);
+  ASSERT_EQ(r.rgb.size(), static_cast<size_t>(w) * h * 3);
+  double sum = 0.0;
+  size_t bad = 0;
+  for (float v : r.rgb) {
+    bad += !std::isfinite(v) || v < 0.0f;
+    sum += v;
+  }
+  EXPECT_EQ(bad, 0u);
+  EXPECT_GT(sum / r.rgb.size(), 0.01) << "an 8K tiles render came out black";
+}
+
 TEST(GpuTiles, UnbiasedAgainstPowerAndLessNoisyWithManyLights) {
   TRACER_REQUIRE_GPU();
   for (const char* file : {"cornell.obj", "manylights.obj"}) {

@@ -37,6 +37,43 @@ TRACER_HD float MinPlusOutput(const float* D, const float* C, int T, int K, int 
   return acc;
 }
 
+// ---- the banded step: what renders run ---------------------------------------------------------------------
+// The tile guide's D is +inf between tiles more than `radius` tiles apart on either axis (TileDissimilarity),
+// so a row has at most (2 radius + 1)^2 finite entries. The band keeps exactly those: row t holds D[t][k] for
+// the tiles k at (x + dx, y + dy), |dx|, |dy| <= radius, in slot j = (dy + radius) * side + dx + radius, and
+// +inf in the slots that fall off the screen. A step then visits side^2 terms per output instead of T (169
+// against 8160 at 1920x1080 with 16-pixel tiles) and its memory grows with T, not T^2; its result is exactly
+// the dense step's (min over the same finite terms: the dropped ones are +inf, which never win).
+struct TileBand {
+  int tilesX, tilesY, radius;
+  TRACER_HD int Side() const { return 2 * radius + 1; }
+  TRACER_HD int Size() const { return Side() * Side(); }
+  TRACER_HD int NumTiles() const { return tilesX * tilesY; }
+  // The tile in slot j of row t, or -1 where it falls off the screen.
+  TRACER_HD int Neighbour(int t, int j) const {
+    const int x = t % tilesX + j % Side() - radius, y = t / tilesX + j / Side() - radius;
+    return (x < 0 || x >= tilesX || y < 0 || y >= tilesY) ? -1 : y * tilesX + x;
+  }
+};
+
+// One output of the banded step: out[t][c] = min(C[t][c], min over the band of D[t][j] + C[k(j)][c]).
+TRACER_HD float MinPlusBandOutput(const TileBand& b, const float* D, const float* C, int K, int t, int c) {
+  const int side = b.Side(), tx = t % b.tilesX, ty = t / b.tilesX;
+  const float* dt = D + static_cast<size_t>(t) * b.Size();
+  float acc = C[static_cast<size_t>(t) * K + c];
+  for (int dy = -b.radius; dy <= b.radius; ++dy) {
+    const int y = ty + dy;
+    if (y < 0 || y >= b.tilesY) continue;
+    for (int dx = -b.radius; dx <= b.radius; ++dx) {
+      const int x = tx + dx;
+      if (x < 0 || x >= b.tilesX) continue;
+      acc = MinPlusRelax(acc, dt[(dy + b.radius) * side + dx + b.radius],
+                         C[(static_cast<size_t>(y) * b.tilesX + x) * K + c]);
+    }
+  }
+  return acc;
+}
+
 // ---- fixed point for the DPX kernel ------------------------------------------------------------------------
 // Costs are scaled by 2^16 and rounded to int32. +inf is the sentinel kFixInf = INT_MAX/4, so that any sum of
 // two encoded values (at most 2 * kFixInf < 2^30) never overflows. Finite values are clamped to
@@ -77,6 +114,16 @@ bool MinPlusStepHost(const float* D, const float* C, float* out, int T, int K);
 int MinPlusIterateHost(const float* D, float* C, int T, int K, int maxIters);
 // The same step on fixed-point values, ending with FixSaturate: what the DPX kernel must reproduce exactly.
 bool MinPlusStepFixedHost(const int32_t* D, const int32_t* C, int32_t* out, int T, int K);
+
+// The banded step (TileBand) on the host, and its iteration in place, as MinPlusStepHost / MinPlusIterateHost.
+bool MinPlusStepBandHost(const TileBand& band, const float* D, const float* C, float* out, int K);
+int MinPlusIterateBandHost(const TileBand& band, const float* D, float* C, int K, int maxIters);
+// The T x T matrix a band stands for (+inf off the band): what the dense kernels take.
+void DenseFromBand(const TileBand& band, const float* D, float* dense);
+// Random band inputs, deterministic in `seed`: D[t][j] = screen distance + a feature difference in [0, 1) for
+// the slots on the screen (0 for the tile itself), +inf off it and, with probability infFraction, on it too;
+// C as MinPlusRandomInputs makes it.
+void MinPlusRandomBandInputs(const TileBand& band, int K, uint32_t seed, float infFraction, float* D, float* C);
 
 // Realistic random inputs, deterministic in `seed`: tiles on a screen-like grid (about 2:1), D[t][k] = screen
 // distance in tiles + |feature difference| within `radius` tiles and +inf beyond it (D[t][t] = 0); C holds

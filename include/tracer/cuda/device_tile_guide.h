@@ -1,5 +1,7 @@
 // @file device_tile_guide.h: tile-guided light selection on the device: the same steps as TileGuideHost
-// (host/tile_guide.h). D is numTiles^2 floats: 266 MB for the 8160 tiles of a 1920x1080 image at 16-pixel tiles.
+// (host/tile_guide.h). The dissimilarities are banded (core/minplus.h): numTiles x 169 floats, 5.5 MB for the
+// 8160 tiles of a 1920x1080 image at 16-pixel tiles, 88 MB at 7680x4320; a dense --minplus kernel also holds
+// the numTiles^2 matrix (266 MB at 1920x1080).
 #pragma once
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/device_scene.h"
@@ -24,7 +26,10 @@ class DeviceTileGuide {
   TileGrid grid_;
   int k_;
   DeviceBuffer<Float4> pos_, nd_, info_;
-  DeviceBuffer<float> d_, sum_, count_, cost_, cdf_;
+  TileBand band_{};
+  DeviceBuffer<float> d_;      // banded dissimilarities, numTiles x band_.Size()
+  DeviceBuffer<float> dense_;  // numTiles^2, only for a dense --minplus kernel
+  DeviceBuffer<float> sum_, count_, cost_, cdf_;
   DeviceBuffer<float> values_;  // [round][tile][2] statistics when shared with other processes
   SceneView view_;
 };

@@ -11,9 +11,9 @@
 
 namespace tracer {
 
-// One step dOut = min(dC, dD (x) dC) on device arrays laid out as in minplus.h. dOut must not alias dD or dC.
-// When dChanged is not null, a thread that finds an entry made smaller stores 1 there (the caller zeroes it
-// before the step); it is never cleared by the kernel.
+// One dense step dOut = min(dC, dD (x) dC) on device arrays laid out as in minplus.h (not kBand: see below). dOut must
+// not alias dD or dC. When dChanged is not null, a thread that finds an entry made smaller stores 1 there (the caller
+// zeroes it before the step); it is never cleared by the kernel.
 //   kNaive:     one thread per (t, c), threadIdx.x -> t: each warp reads D with a stride of T floats.
 //   kCoalesced: one thread per (t, c), threadIdx.x -> c: D[t][k] is a broadcast, C[k][c..c+31] one 128 B line.
 //   kTiled:     128x128 output tile per 256-thread block, 8x8 outputs per thread from shared-memory tiles.
@@ -22,6 +22,13 @@ namespace tracer {
 //               back: a convenience for tests; use MinPlusIterate or LaunchMinPlusStepFixed in a loop.
 void LaunchMinPlusStep(MinPlusKernel which, const float* dD, const float* dC, float* dOut, int T, int K,
                        cudaStream_t stream, int* dChanged = nullptr);
+
+// The banded step (core/minplus.h, TileBand) on device arrays: D is numTiles x band.Size(), C and out numTiles x K.
+// Its result equals the dense step's on DenseFromBand(D), bit for bit.
+void LaunchMinPlusBandStep(const TileBand& band, const float* dD, const float* dC, float* dOut, int K,
+                           cudaStream_t stream, int* dChanged = nullptr);
+// The T x T matrix a band stands for (DenseFromBand on the device).
+void LaunchDenseFromBand(const TileBand& band, const float* dBand, float* dDense, cudaStream_t stream);
 
 // The DPX step on values already in fixed point (see minplus.h), ending with FixSaturate.
 void LaunchMinPlusStepFixed(const int32_t* dD, const int32_t* dC, int32_t* dOut, int T, int K, cudaStream_t stream,
@@ -41,6 +48,13 @@ enum class MinPlusStop {
 // fixed-point iteration, not the float one.
 int MinPlusIterate(MinPlusKernel which, const float* dD, float* dC, int T, int K, int maxSteps, MinPlusStop stop,
                    cudaStream_t stream);
+
+// MinPlusIterate for the banded step.
+int MinPlusIterateBand(const TileBand& band, const float* dD, float* dC, int K, int maxSteps, MinPlusStop stop,
+                       cudaStream_t stream);
+
+// Median time in ms of one banded step on MinPlusRandomBandInputs (30% of the entries at +inf).
+double TimeMinPlusBandMs(const TileBand& band, int K, int repeats);
 
 // Median time in ms of one step of `which` at size T x K, over `repeats` timed launches after two warm-ups,
 // on MinPlusRandomInputs (radius 8 tiles, 30% of C at +inf). kDpx times the fixed-point step alone (the

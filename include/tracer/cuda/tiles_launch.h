@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "tracer/core/minplus.h"
 #include "tracer/core/scene_view.h"
 
 namespace tracer {
@@ -13,7 +14,8 @@ struct TileGrid {
 
 void LaunchGBuffer(const SceneView& s, const TileGrid& g, Float4* pos, Float4* nd, cudaStream_t st);
 void LaunchTileInfo(const Float4* pos, const Float4* nd, const TileGrid& g, Float4* info, cudaStream_t st);
-void LaunchDissimilarity(const Float4* info, const TileGrid& g, float* D, cudaStream_t st);
+// The banded dissimilarities (core/minplus.h): D[t][j] for the tile in slot j of row t, +inf off the screen.
+void LaunchDissimilarity(const Float4* info, const TileBand& band, float* D, cudaStream_t st);
 void LaunchTileStats(const SceneView& s, const Float4* pos, const Float4* nd, const TileGrid& g, int refresh,
                      int rounds, uint32_t seed, bool naiveReduction, float* sum, float* count, cudaStream_t st);
 // The statistics of the tiles t with t % parts == part only, written to values [round][tile][2] (sum, count)

@@ -10,7 +10,9 @@
 namespace tracer {
 
 enum class LightSampling { kPower, kTiles };
-enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx };
+// The min-plus step of the tile guide: kBand over the banded dissimilarities (core/minplus.h; memory linear in
+// the tiles), or one of the dense kernels over the T x T matrix (the profile's teaching pairs; T^2 memory).
+enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx, kBand };
 
 // Called at pass boundaries with the film so far (for --checkpoint).
 using CheckpointFn = std::function<void(const HostFilm&)>;
@@ -43,7 +45,7 @@ struct RenderOptions {
   int lightClusters = 256;
   int tileSize = 16;
   float tileGuideMix = 0.5f;
-  MinPlusKernel minPlus = MinPlusKernel::kDpx;  // fastest on an H200 (see README); --naive-minplus for the naive one
+  MinPlusKernel minPlus = MinPlusKernel::kBand;  // --minplus naive|coalesced|tiled|dpx: a dense kernel (GPU only)
   bool naiveReduction = false;
   // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at
   // sample index sppDone, so the result equals an uninterrupted render), and save the film regularly.

@@ -1,12 +1,14 @@
-// @file light_tiles_host.h: light clusters (host) and the CPU renderer's tile guide.
+// @file tile_guide.h: light clusters (host) and the CPU renderer's tile guide.
 #pragma once
 #include <algorithm>
 #include <vector>
 
 #include "tracer/core/light_tiles.h"
+#include "tracer/core/minplus.h"
 #include "tracer/host/pass_driver.h"
 #include "tracer/host/render_options.h"
 #include "tracer/host/scene_data.h"
+#include "tracer/host/thread_pool.h"
 
 namespace tracer {
 
@@ -23,7 +25,9 @@ constexpr int kMinPlusSteps = 3;
 // The CPU renderer's guide: the same steps as the GPU's, as plain loops over the host arrays.
 class TileGuideHost {
  public:
-  TileGuideHost(const SceneData& data, const RenderOptions& opt);
+  // With a pool, the G-buffer, the dissimilarities and the statistics run over tiles on its threads (each
+  // tile's values are summed by one thread in pixel order, so the guide does not depend on the thread count).
+  TileGuideHost(const SceneData& data, const RenderOptions& opt, ThreadPool* pool = nullptr);
   // One refresh: statistics rounds (of the tiles `share` gives this process, combined with the others'),
   // costs, min-plus propagation, and the per-tile cdfs.
   void Refresh(int refresh, const TileStatsShare& share = {});
@@ -33,13 +37,21 @@ class TileGuideHost {
   const std::vector<float>& Cost() const { return cost_; }
 
  private:
+  template <class Fn>
+  void ForEachTile(Fn&& fn) const;  // fn(t) for every tile, on the pool when there is one
+  template <class Fn>
+  void ForEachPixel(int t, Fn&& fn) const;  // fn(x, y, pixel index) over tile t, row by row
+
   const SceneData& data_;
   SceneView view_;
+  ThreadPool* pool_;
   float alpha_;
   uint32_t seed_;
   int width_, height_, tileSize_, tilesX_, tilesY_, numTiles_, k_;
+  TileBand band_{};
   std::vector<Float4> posValid_, normalDepth_, tileInfo_;
-  std::vector<float> sum_, count_, cost_, d_, cdf_;
+  std::vector<float> sum_, count_, cost_, cdf_;
+  std::vector<float> d_;  // banded dissimilarities (band_), numTiles x band_.Size()
 };
 
 }  // namespace tracer
