@@ -1,11 +1,15 @@
 // @file wide_bvh_build.cpp: the compressed 8-wide BVH (core/wide_bvh.h) from a binary one, after Ylitie,
 // Karras and Laine 2017, section 4:
-//   1. a binned-SAH binary BVH with single-triangle leaves (BuildBvh);
+//   1. a binned-SAH binary BVH with single-triangle leaves and, unless turned off, spatial splits
+//      (BuildReferenceBvh): its leaves hold references, a triangle possibly in several, each with its own box;
 //   2. bottom-up dynamic programming over it: cost(n, i) is the SAH cost of the subtree of n spread over at
 //      most i slots of a wide node, choosing for every binary node whether it becomes a wide node, a leaf of
 //      at most three triangles, or is dissolved into its children's slots;
 //   3. top-down emission of the cheapest choice, with each node's children placed in slots by direction (see
-//      the header) and their boxes quantised conservatively to the node's 8-bit grid.
+//      the header) and their boxes quantised conservatively to the node's 8-bit grid. A leaf slot's box is the
+//      union of its references' boxes, not of its triangles' vertices, so that a split triangle keeps its
+//      clipped boxes. A triangle with several references is stored once per leaf that holds it; each copy reports
+//      the triangle's index in the scene's binary BVH, so duplicates are invisible to the renderer.
 #include "tracer/host/wide_bvh_build.h"
 
 #include <algorithm>
@@ -46,8 +50,8 @@ struct Slot {
 
 class Collapser {
  public:
-  Collapser(const Bvh& bin, const std::vector<int32_t>& mainPosition)
-      : bin_(bin), mainPosition_(mainPosition), n_(bin.nodes.size()) {
+  Collapser(const Bvh& bin, const std::vector<Box>& refBoxes, const std::vector<int32_t>& mainPosition)
+      : bin_(bin), refBoxes_(refBoxes), mainPosition_(mainPosition), n_(bin.nodes.size()) {
     cost_.assign(n_, {});
     split_.assign(n_, {});
     leaf1_.assign(n_, 0);
@@ -139,13 +143,10 @@ class Collapser {
     GatherTriangles(Child(it.node, 1), out);
   }
 
-  Box TriangleBox(const std::vector<int32_t>& tris) const {
+  // The box of a leaf slot: of its references' boxes.
+  Box ReferenceBox(const std::vector<int32_t>& refs) const {
     Box b;
-    for (int32_t t : tris)
-      for (int v = 0; v < 3; ++v) {
-        const Float4& p = bin_.tris[static_cast<size_t>(3 * t + v)];
-        b.Grow(Vec3(p.x, p.y, p.z));
-      }
+    for (int32_t r : refs) b.Grow(refBoxes_[static_cast<size_t>(r)]);
     return b;
   }
 
@@ -153,7 +154,7 @@ class Collapser {
     for (int k = 0; k < leaf.count; k += kWideLeafMax) {
       Slot s;
       for (int j = k; j < std::min(leaf.count, k + kWideLeafMax); ++j) s.tris.push_back(leaf.first + j);
-      s.box = TriangleBox(s.tris);
+      s.box = ReferenceBox(s.tris);
       slots.push_back(std::move(s));
     }
   }
@@ -301,6 +302,7 @@ class Collapser {
   int32_t MainIndex(int32_t t) const { return mainPosition_[static_cast<size_t>(bin_.order[static_cast<size_t>(t)])]; }
 
   const Bvh& bin_;
+  const std::vector<Box>& refBoxes_;  // per position of bin_.order
   const std::vector<int32_t>& mainPosition_;
   size_t n_;
   std::vector<std::array<double, kWideSlots>> cost_;
@@ -316,15 +318,59 @@ class Collapser {
 WideBvh BuildWideBvh(const std::vector<Vec3>& positions, const Bvh& binary, const BvhBuildOptions& options) {
   BvhBuildOptions single = options;
   single.maxLeafSize = 1;
-  return CollapseToWideBvh(BuildBvh(positions, single), binary);
+  const ReferenceBvh tree = BuildReferenceBvh(positions, single);
+  return CollapseToWideBvh(tree.bvh, binary, tree.boxes);
 }
 
-WideBvh CollapseToWideBvh(const Bvh& bin, const Bvh& binary) {
+WideBvh CollapseToWideBvh(const Bvh& bin, const Bvh& binary, const std::vector<Aabb>& refBoxes) {
   std::vector<int32_t> mainPosition(binary.order.size());
   for (size_t k = 0; k < binary.order.size(); ++k)
     mainPosition[static_cast<size_t>(binary.order[k])] = static_cast<int32_t>(k);
-  Collapser c(bin, mainPosition);
-  return c.Build();
+  if (!refBoxes.empty()) return Collapser(bin, refBoxes, mainPosition).Build();
+  // No reference boxes: the triangles' own.
+  std::vector<Box> boxes(bin.order.size());
+  for (size_t k = 0; k < boxes.size(); ++k)
+    for (size_t v = 0; v < 3; ++v) {
+      const Float4& p = bin.tris[3 * k + v];
+      boxes[k].Grow(Vec3(p.x, p.y, p.z));
+    }
+  return Collapser(bin, boxes, mainPosition).Build();
+}
+
+double WideSahCost(const WideBvh& wide) {
+  if (wide.nodes.empty()) return 0.0;
+  // Slot s's box of a node, decoded from its grid in double (exact: p + q * 2^e).
+  auto slotBox = [](const WideNode& n, int s) {
+    const double step[3] = {std::ldexp(1.0, n.ex - 127), std::ldexp(1.0, n.ey - 127), std::ldexp(1.0, n.ez - 127)};
+    const double p[3] = {n.px, n.py, n.pz};
+    const uint8_t* qlo[3] = {n.qlox, n.qloy, n.qloz};
+    const uint8_t* qhi[3] = {n.qhix, n.qhiy, n.qhiz};
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) lo[a] = p[a] + qlo[a][s] * step[a], hi[a] = p[a] + qhi[a][s] * step[a];
+    return std::array<double, 6>{lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]};
+  };
+  auto halfArea = [](const std::array<double, 6>& b) {
+    const double x = b[1] - b[0], y = b[3] - b[2], z = b[5] - b[4];
+    return x * y + y * z + z * x;
+  };
+  // The root's box: the union of its slots'.
+  std::array<double, 6> root{kInfCost, -kInfCost, kInfCost, -kInfCost, kInfCost, -kInfCost};
+  for (int s = 0; s < kWideSlots; ++s) {
+    if (wide.nodes[0].meta[s] == 0) continue;
+    const std::array<double, 6> b = slotBox(wide.nodes[0], s);
+    for (int a = 0; a < 3; ++a)
+      root[2 * a] = std::min(root[2 * a], b[2 * a]), root[2 * a + 1] = std::max(root[2 * a + 1], b[2 * a + 1]);
+  }
+  const double rootArea = halfArea(root);
+  if (!(rootArea > 0.0)) return kNodeCost + kTriCost * static_cast<double>(wide.tris.size() / 3);
+  double cost = kNodeCost;  // the root is always visited
+  for (const WideNode& n : wide.nodes)
+    for (int s = 0; s < kWideSlots; ++s) {
+      if (n.meta[s] == 0) continue;
+      const double p = halfArea(slotBox(n, s)) / rootArea;
+      cost += (n.imask >> s) & 1u ? kNodeCost * p : kTriCost * p * Popc(n.meta[s] >> 5u);
+    }
+  return cost;
 }
 
 }  // namespace tracer

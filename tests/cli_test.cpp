@@ -67,6 +67,8 @@ TEST(Cli, HelpDocumentsEveryFlag) {
                            "--naive-minplus",
                            "--minplus",
                            "--naive-reduction",
+                           "--bvh",
+                           "--no-spatial-splits",
                            "--profile",
                            "--benchmark",
                            "--report",

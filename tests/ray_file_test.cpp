@@ -28,7 +28,9 @@ namespace {
 std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 
 // The BVH exactly as the tracer builds it (the camera plays no part in it).
-SceneData CornellData() { return BuildWithSceneCamera(LoadScene(Cornell()), 8, 8); }
+SceneData CornellData(const BvhBuildOptions& bvhOptions = {}) {
+  return BuildWithSceneCamera(LoadScene(Cornell()), 8, 8, bvhOptions);
+}
 
 // Rays from inside the box in random directions (all hit: it is closed but for the front, and they mostly
 // point elsewhere), from in front of it towards it, and some pointing away (misses); unnormalised directions.
@@ -207,6 +209,34 @@ TEST(RayFile, TraceRaysCommandMatchesTraverseBvh) {
   EXPECT_GT(otherFirstHit, 0) << "--bvh binary traced the wide BVH";
   const std::vector<HitFileRecord> closestBinary = DirectHits(data, rays, false, true);
   for (size_t i = 0; i < rays.size(); ++i) EXPECT_TRUE(SameBytes(closest[i], closestBinary[i])) << "ray " << i;
+}
+
+// --no-spatial-splits traces the wide BVH of object splits only: one reference per triangle, as the build line says,
+// and the closest hits TraverseWide finds in that BVH. By default some of the Cornell box's triangles are split,
+// and the closest hits are the same.
+TEST(RayFile, NoSpatialSplitsTracesTheObjectSplitWideBvh) {
+  BvhBuildOptions off;
+  off.spatialSplits = false;
+  const SceneData plain = CornellData(off), split = CornellData();
+  ASSERT_EQ(plain.wide.tris.size(), plain.bvh.tris.size());
+  ASSERT_GT(split.wide.tris.size(), plain.wide.tris.size()) << "no spatial split in the Cornell box any more";
+  const std::vector<RayRecord> rays = CornellRays(2000);
+  const std::string dir = MakeTempDir();
+  WriteRayFile(dir + "/r.bin", rays);
+  CommandResult c = RunTracer(Cornell() + " --backend cpu --repeats 1 --no-spatial-splits --trace-rays " + dir +
+                              "/r.bin --hits " + dir + "/plain.bin");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_NE(c.output.find("1.00 references/triangle"), std::string::npos) << c.output;
+  const std::vector<HitFileRecord> got = ReadHitFile(dir + "/plain.bin"), expected = DirectHits(plain, rays, false);
+  ASSERT_EQ(got.size(), rays.size());
+  for (size_t i = 0; i < rays.size(); ++i) EXPECT_TRUE(SameBytes(got[i], expected[i])) << "ray " << i;
+
+  c = RunTracer(Cornell() + " --backend cpu --repeats 1 --trace-rays " + dir + "/r.bin --hits " + dir + "/split.bin");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_EQ(c.output.find("1.00 references/triangle"), std::string::npos) << c.output;
+  const std::vector<HitFileRecord> splitHits = ReadHitFile(dir + "/split.bin");
+  ASSERT_EQ(splitHits.size(), rays.size());
+  for (size_t i = 0; i < rays.size(); ++i) EXPECT_TRUE(SameBytes(splitHits[i], got[i])) << "ray " << i;
 }
 
 TEST(RayFile, CommandErrors) {

@@ -134,9 +134,9 @@ int SppFromMessage(const std::string& output, const std::string& prefix) {
   return -1;
 }
 
-SceneData BuildWithSceneCamera(const Scene& scene, int w, int h) {
+SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions) {
   const Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
-  return BuildSceneData(scene, cam, Vec3(0.0f));
+  return BuildSceneData(scene, cam, Vec3(0.0f), bvhOptions);
 }
 
 }  // namespace tracer::test

@@ -28,7 +28,7 @@ std::string ReadFile(const std::string& path);
 bool FileExists(const std::string& path);
 
 // The scene's render data with its own camera (SCENE.camera) at w x h, no environment.
-SceneData BuildWithSceneCamera(const Scene& scene, int w, int h);
+SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions = {});
 
 struct CommandResult {
   int exitCode;        // the process's exit status, or 128 + signal

@@ -149,10 +149,9 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
     PrintBoundsAndCamera(loaded.scene, camera);
   }
   const CameraSpec& c = camera.spec;
-  BvhBuildOptions bvhOptions;
   // --profile and --benchmark measure both BVHs; a render builds the one it traverses (the binary one always:
   // it fixes the triangle order, and the tile guide traces it).
-  bvhOptions.wide = !cli.render.binaryBvh || cli.command != CliCommand::kRender;
+  const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, !cli.render.binaryBvh || cli.command != CliCommand::kRender);
   loaded.data =
       BuildSceneData(loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height),
                      cli.env, bvhOptions);

@@ -26,8 +26,7 @@ int MakeRays(CliOptions& cli) {
   const int w = cli.render.width, h = cli.render.height;
   Stopwatch load;
   const Scene scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
-  BvhBuildOptions bvhOptions;
-  bvhOptions.wide = false;  // the generator traces the binary BVH
+  const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, false);  // the generator traces the binary BVH
   const SceneData data =
       BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
   if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());

@@ -14,6 +14,13 @@ LoadOptions SceneLoadOptions(const CliOptions& cli) {
   return options;
 }
 
+BvhBuildOptions SceneBvhOptions(const CliOptions& cli, bool wide) {
+  BvhBuildOptions options;
+  options.wide = wide;
+  options.spatialSplits = cli.spatialSplits;
+  return options;
+}
+
 void ReportBuilt(const CliOptions& cli, const SceneData& data, double seconds) {
   if (!cli.render.quiet)
     std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s)\n", seconds, DescribeBvhs(data).c_str());

@@ -27,4 +27,10 @@ struct Aabb {
   Vec3 Centre() const { return lo * 0.5f + hi * 0.5f; }
 };
 
+// The common part of two boxes; the empty box (Aabb{}) when they do not meet on some axis.
+inline Aabb Intersection(const Aabb& a, const Aabb& b) {
+  const Aabb r{Max(a.lo, b.lo), Min(a.hi, b.hi)};
+  return r.lo.x > r.hi.x || r.lo.y > r.hi.y || r.lo.z > r.hi.z ? Aabb{} : r;
+}
+
 }  // namespace tracer

@@ -32,6 +32,7 @@ struct CliOptions {
   bool allowOutsidePaths = false;
   std::vector<std::string> texturePaths;  // --texture-path, in order
   bool checkNan = false;                  // render only: a profile must not stop at a NaN
+  bool spatialSplits = true;              // in the wide BVH's build (--no-spatial-splits: off; BvhBuildOptions)
   // Camera: explicit --eye/--look-at win over SCENE.camera, which wins over framing the bounds.
   bool explicitCamera = false;
   Vec3 eye, lookAt, up;

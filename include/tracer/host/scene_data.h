@@ -18,6 +18,10 @@ struct BvhBuildOptions {
   float traversalCost = 1.0f;
   float intersectCost = 1.0f;
   bool wide = true;  // also build the compressed wide BVH (core/wide_bvh.h), which traversal then uses
+  // Spatial splits (SBVH, Stich et al. 2009) in the binary tree that the wide BVH is collapsed from: a triangle may
+  // then stand in several leaves, each with the box of its part there. Off (--no-spatial-splits, the naive twin):
+  // object splits only, the wide BVH as before. The scene's binary BVH (Bvh::order) never uses them.
+  bool spatialSplits = true;
 };
 
 struct Bvh {
