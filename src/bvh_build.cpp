@@ -52,7 +52,7 @@ constexpr int kMaxBins = 64;
 // against 0.62 s for the tree, 0.28 s without spatial splits); 1e-3 lost 1% on the conference room.
 constexpr double kSpatialAlpha = 1e-4;
 // Planes per axis of the spatial split's binning, across the node's box (not its centroids). 8 to 64 bins all gave
-// SAH costs within 7% of each other on the three scenes, with no count best on all of them.
+// SAH costs within 8% of each other on the three scenes, with no count best on all of them.
 constexpr int kSpatialBins = 32;
 
 using Box = Aabb;
@@ -152,8 +152,8 @@ float NextDown(float x) {
 }
 float NextUp(float x) { return -NextDown(-x); }
 
-// A convex polygon in double precision: a triangle clipped by a few planes. Each point records whether it is exact
-// (a vertex of the triangle, or on one of the box planes only on that axis) or was computed (a crossing).
+// A convex polygon in double precision: a triangle clipped by a few planes. Each point records whether it is one of
+// the triangle's vertices (exact) or a computed crossing.
 class ClipPolygon {
  public:
   explicit ClipPolygon(const Vec3* v) : n_(3) {
