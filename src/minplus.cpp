@@ -124,6 +124,11 @@ struct Uniform {
     return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
   }
 };
+
+// The random inputs' C: values in [0.25, 20), a fraction infFraction of them +inf.
+void RandomCosts(Uniform& uniform, size_t n, float infFraction, float* C) {
+  for (size_t i = 0; i < n; ++i) C[i] = uniform() < infFraction ? kInf : 0.25f + 19.75f * uniform();
+}
 }  // namespace
 
 void MinPlusRandomBandInputs(const TileBand& band, int K, uint32_t seed, float infFraction, float* D, float* C) {
@@ -141,8 +146,7 @@ void MinPlusRandomBandInputs(const TileBand& band, int K, uint32_t seed, float i
         d = std::sqrt(dx * dx + dy * dy) + uniform();
       D[static_cast<size_t>(t) * S + j] = d;
     }
-  const size_t n = static_cast<size_t>(T) * K;
-  for (size_t i = 0; i < n; ++i) C[i] = uniform() < infFraction ? kInf : 0.25f + 19.75f * uniform();
+  RandomCosts(uniform, static_cast<size_t>(T) * K, infFraction, C);
 }
 
 void MinPlusRandomInputs(int T, int K, uint32_t seed, float radius, float infFraction, float* D, float* C) {
@@ -161,8 +165,7 @@ void MinPlusRandomInputs(int T, int K, uint32_t seed, float radius, float infFra
       D[static_cast<size_t>(t) * T + k] = d;
     }
   }
-  const size_t n = static_cast<size_t>(T) * K;
-  for (size_t i = 0; i < n; ++i) C[i] = uniform() < infFraction ? kInf : 0.25f + 19.75f * uniform();
+  RandomCosts(uniform, static_cast<size_t>(T) * K, infFraction, C);
 }
 
 }  // namespace tracer

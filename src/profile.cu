@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "tracer/core/light_tiles.h"
 #include "tracer/core/minplus.h"
@@ -330,11 +331,28 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
   // The dense kernels at this image's size only while the matrix is small (4K at 16-pixel tiles: 4.2 GB).
   constexpr double kDenseProfileBytes = 1.1e9;
   const bool denseHere = 4.0 * tiles * static_cast<double>(tiles) <= kDenseProfileBytes;
+  // The four dense kernels at one size; the image size's tiled time also serves the banded row.
+  struct DenseTimes {
+    int T, K;
+    double naive, coalesced, tiled, dpx;
+  };
+  auto timeDense = [&](int T, int K) {
+    std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters)\n", T, K);
+    return DenseTimes{T,
+                      K,
+                      TimeMinPlusMs(MinPlusKernel::kNaive, T, K, ps.repeats),
+                      TimeMinPlusMs(MinPlusKernel::kCoalesced, T, K, ps.repeats),
+                      TimeMinPlusMs(MinPlusKernel::kTiled, T, K, ps.repeats),
+                      TimeMinPlusMs(MinPlusKernel::kDpx, T, K, ps.repeats)};
+  };
+  std::vector<DenseTimes> dense;
+  if (denseHere) dense.push_back(timeDense(tiles, clusters));
+  dense.push_back(timeDense(8192, 256));
   {
     std::fprintf(stderr, "  measuring min-plus, banded (%d tiles x %d clusters)\n", tiles, clusters);
     const double mpBand = TimeMinPlusBandMs(band, clusters, ps.repeats);
     // Without the dense run the row compares the band with itself (1.00x) and says why.
-    const double mpTiled = denseHere ? TimeMinPlusMs(MinPlusKernel::kTiled, tiles, clusters, ps.repeats) : mpBand;
+    const double mpTiled = denseHere ? dense.front().tiled : mpBand;
     std::snprintf(ev, sizeof ev, "terms per output: %d (tiles within %d on each axis) vs %d; D: %.1f vs %.1f MB%s",
                   band.Size(), band.radius, tiles, 4e-6 * tiles * band.Size(),
                   4e-6 * tiles * static_cast<double>(tiles), denseHere ? "" : "; dense too big to run here");
@@ -342,28 +360,20 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
     std::snprintf(name, sizeof name, "min-plus step %dx%d (banded vs dense tiled)", tiles, clusters);
     rows.push_back({name, "minplus", nullptr, mpTiled, mpBand, ev});
   }
-  std::vector<std::pair<int, int>> denseSizes;
-  if (denseHere) denseSizes.push_back({tiles, clusters});
-  denseSizes.push_back({8192, 256});
-  for (auto [T, K] : denseSizes) {
-    std::fprintf(stderr, "  measuring min-plus (%d tiles x %d clusters)\n", T, K);
-    double mpNaive = TimeMinPlusMs(MinPlusKernel::kNaive, T, K, ps.repeats);
-    double mpCoal = TimeMinPlusMs(MinPlusKernel::kCoalesced, T, K, ps.repeats);
-    double mpTiled = TimeMinPlusMs(MinPlusKernel::kTiled, T, K, ps.repeats);
-    double mpDpx = TimeMinPlusMs(MinPlusKernel::kDpx, T, K, ps.repeats);
-    const double ops = 2.0 * T * static_cast<double>(T) * K;
+  for (const DenseTimes& d : dense) {
+    const double ops = 2.0 * d.T * static_cast<double>(d.T) * d.K;
     char size[64];
-    std::snprintf(size, sizeof size, "%dx%dx%d", T, T, K);
+    std::snprintf(size, sizeof size, "%dx%dx%d", d.T, d.T, d.K);
     std::snprintf(ev, sizeof ev, "%s: naive %.3f, coalesced %.3f, tiled %.3f, dpx %.3f ms; tiled %.0f Gop/s", size,
-                  mpNaive, mpCoal, mpTiled, mpDpx, ops / (mpTiled * 1e6));
+                  d.naive, d.coalesced, d.tiled, d.dpx, ops / (d.tiled * 1e6));
     rows.push_back(
-        {std::string("min-plus step ") + size + " (tiled vs naive)", "minplus", nullptr, mpNaive, mpTiled, ev});
+        {std::string("min-plus step ") + size + " (tiled vs naive)", "minplus", nullptr, d.naive, d.tiled, ev});
     std::snprintf(ev, sizeof ev, "warp reads C[k][c..c+31] as one line instead of D with a stride of T floats");
     rows.push_back(
-        {std::string("min-plus step ") + size + " (coalesced vs naive)", "minplus", nullptr, mpNaive, mpCoal, ev});
+        {std::string("min-plus step ") + size + " (coalesced vs naive)", "minplus", nullptr, d.naive, d.coalesced, ev});
     std::snprintf(ev, sizeof ev, "fixed-point __viaddmin_s32, one VIADDMNMX per term instead of FADD+FMNMX");
     rows.push_back(
-        {std::string("min-plus step ") + size + " (DPX vs tiled float)", "minplus", nullptr, mpTiled, mpDpx, ev});
+        {std::string("min-plus step ") + size + " (DPX vs tiled float)", "minplus", nullptr, d.tiled, d.dpx, ev});
   }
   {
     const int records = tiles * 256;

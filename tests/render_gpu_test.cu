@@ -28,6 +28,22 @@ SceneData Data(const std::string& path, int w, int h) {
   return BuildSceneData(scene, cam, Vec3(0.0f));
 }
 
+// A project scene with its emitters clustered (at most 64 clusters), and the options of a w x h tile-guided
+// render at spp.
+struct TileCase {
+  SceneData data;
+  RenderOptions opt;
+};
+TileCase TileRender(const std::string& file, int w, int h, int spp) {
+  TileCase c{Data(test::ProjectScenesDir() + "/" + file, w, h), RenderOptions{}};
+  BuildLightClusters(c.data, 64);
+  c.opt.width = w;
+  c.opt.height = h;
+  c.opt.spp = spp;
+  c.opt.lightSampling = LightSampling::kTiles;
+  return c;
+}
+
 // GPU and CPU images agree block by block (16x16 pixels) within 4 standard errors, and are finite.
 // The standard errors come from 8 independent seeds per renderer, so each block's z is roughly Student-t
 // with ~14 degrees of freedom: 4 is then a ~0.1% per-block false alarm. At 128 spp a 3% bias in the GPU's
@@ -232,27 +248,17 @@ TEST(GpuStats, CompactionKeepsWarpsFull) {
   EXPECT_GT(packed.stats.livePerBounce[0], packed.stats.livePerBounce.back());
 }
 
-// Tile-guided light selection on the GPU is unbiased: its image mean equals that of selection by power
-// within 4 standard errors (independent seeds), on the Cornell box and the many-light scene; and on the
-// many-light scene it lowers the error per pixel (a cheap check that the guide is in use at all).
 // The banded min-plus step and the dense float kernels compute the same guide, so they render the same image,
 // bit for bit (the dense DPX kernel rounds costs to 2^-16: unbiased too, but not the same image).
 TEST(GpuTiles, BandedAndDenseStepsRenderTheSameImage) {
   TRACER_REQUIRE_GPU();
-  const int w = 96, h = 64;
-  SceneData data = Data(test::ProjectScenesDir() + "/manylights.obj", w, h);
-  BuildLightClusters(data, 64);
-  RenderOptions o;
-  o.width = w;
-  o.height = h;
-  o.spp = 8;
-  o.tileSize = 8;
-  o.lightSampling = LightSampling::kTiles;
-  o.minPlus = MinPlusKernel::kBand;
-  const RenderResult band = RenderCuda(data, o);
+  TileCase c = TileRender("manylights.obj", 96, 64, 8);
+  c.opt.tileSize = 8;
+  c.opt.minPlus = MinPlusKernel::kBand;
+  const RenderResult band = RenderCuda(c.data, c.opt);
   for (MinPlusKernel k : {MinPlusKernel::kTiled, MinPlusKernel::kCoalesced}) {
-    o.minPlus = k;
-    const RenderResult dense = RenderCuda(data, o);
+    c.opt.minPlus = k;
+    const RenderResult dense = RenderCuda(c.data, c.opt);
     ASSERT_EQ(band.rgb.size(), dense.rgb.size());
     EXPECT_EQ(0, std::memcmp(band.rgb.data(), dense.rgb.data(), band.rgb.size() * sizeof(float)))
         << "--minplus " << MinPlusKernelName(k) << " rendered another image than --minplus band";
@@ -265,15 +271,9 @@ TEST(GpuTiles, BandedAndDenseStepsRenderTheSameImage) {
 TEST(GpuTiles, EightKFrameRenders) {
   TRACER_REQUIRE_GPU();
   const int w = 7680, h = 4320;
-  SceneData data = Data(test::ProjectScenesDir() + "/cornell.obj", w, h);
-  BuildLightClusters(data, 64);
-  RenderOptions o;
-  o.width = w;
-  o.height = h;
-  o.spp = 1;
-  o.maxDepth = 3;
-  o.lightSampling = LightSampling::kTiles;
-  const RenderResult r = RenderCuda(data, o);
+  TileCase c = TileRender("cornell.obj", w, h, 1);
+  c.opt.maxDepth = 3;
+  const RenderResult r = RenderCuda(c.data, c.opt);
   ASSERT_EQ(r.rgb.size(), static_cast<size_t>(w) * h * 3);
   double sum = 0.0;
   size_t bad = 0;
@@ -285,17 +285,17 @@ TEST(GpuTiles, EightKFrameRenders) {
   EXPECT_GT(sum / r.rgb.size(), 0.01) << "an 8K tiles render came out black";
 }
 
+// Tile-guided light selection on the GPU is unbiased: its image mean equals that of selection by power
+// within 4 standard errors (independent seeds), on the Cornell box and the many-light scene; and on the
+// many-light scene it lowers the error per pixel (a cheap check that the guide is in use at all).
 TEST(GpuTiles, UnbiasedAgainstPowerAndLessNoisyWithManyLights) {
   TRACER_REQUIRE_GPU();
   for (const char* file : {"cornell.obj", "manylights.obj"}) {
-    const int w = 96, h = 64, seeds = 8;
-    SceneData data = Data(test::ProjectScenesDir() + "/" + file, w, h);
-    BuildLightClusters(data, 64);
-    RenderOptions opt;
-    opt.width = w;
-    opt.height = h;
-    opt.spp = 16;
-    opt.tileSize = 8;
+    const int seeds = 8;
+    TileCase c = TileRender(file, 96, 64, 16);  // each run below sets the light sampling
+    c.opt.tileSize = 8;
+    const SceneData& data = c.data;
+    const RenderOptions& opt = c.opt;
     auto run = [&](LightSampling ls, unsigned seedBase, std::vector<std::vector<float>>* images) {
       std::vector<double> means;
       for (int s = 0; s < seeds; ++s) {
