@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tracer/core/wide_collapse.h"
 #include "tracer/host/aabb.h"
 #include "tracer/host/bvh_build.h"
 
@@ -26,9 +27,6 @@ namespace tracer {
 namespace {
 
 constexpr double kInfCost = std::numeric_limits<double>::infinity();
-// SAH weights of a wide node visit and a triangle test (the paper's c_node = 1, c_prim = 0.3).
-constexpr double kNodeCost = 1.0;
-constexpr double kTriCost = 0.3;
 
 using Box = Aabb;
 
@@ -52,10 +50,7 @@ class Collapser {
  public:
   Collapser(const Bvh& bin, const std::vector<Box>& refBoxes, const std::vector<int32_t>& mainPosition)
       : bin_(bin), refBoxes_(refBoxes), mainPosition_(mainPosition), n_(bin.nodes.size()) {
-    cost_.assign(n_, {});
-    split_.assign(n_, {});
-    leaf1_.assign(n_, 0);
-    nodeSplit_.assign(n_, 0);
+    choice_.assign(n_, {});
     count_.assign(n_, 0);
   }
 
@@ -93,15 +88,11 @@ class Collapser {
   }
   int Triangles(const Item& it) const { return it.IsLeaf() ? it.count : count_[static_cast<size_t>(it.node)]; }
 
-  // cost(it, slots), slots = 1..8. A binary leaf of n triangles needs ceil(n / 3) slots; given fewer, it
-  // becomes a wide node of its own whose slots are those leaves.
-  double Cost(const Item& it, int slots) const {
-    if (it.IsLeaf()) {
-      const double leaf = kTriCost * it.count * it.box.HalfArea();
-      const int need = (it.count + kWideLeafMax - 1) / kWideLeafMax;
-      return slots >= need ? leaf : kNodeCost * it.box.HalfArea() + leaf;
-    }
-    return cost_[static_cast<size_t>(it.node)][static_cast<size_t>(slots - 1)];
+  // cost(it, s) for s = 1..8 slots (WideChoice::cost).
+  void Costs(const Item& it, double* cost) const {
+    if (it.IsLeaf()) return WideLeafCosts(it.count, it.box.HalfArea(), cost);
+    const WideChoice& c = choice_[static_cast<size_t>(it.node)];
+    for (int s = 0; s < kWideSlots; ++s) cost[s] = c.cost[s];
   }
 
   void Solve(int node) {
@@ -110,28 +101,10 @@ class Collapser {
     count_[i] = Triangles(l) + Triangles(r);
     Box box = l.box;
     box.Grow(r.box);
-    const double area = box.HalfArea();
-    // spread[s]: the cheapest way to give both children s slots together, the left one left[s] of them.
-    std::array<double, kWideSlots + 1> spread;
-    std::array<int, kWideSlots + 1> left{};
-    spread.fill(kInfCost);
-    for (int s = 2; s <= kWideSlots; ++s)
-      for (int k = 1; k < s; ++k) {
-        const double c = Cost(l, k) + Cost(r, s - k);
-        if (c < spread[static_cast<size_t>(s)]) spread[static_cast<size_t>(s)] = c, left[static_cast<size_t>(s)] = k;
-      }
-    nodeSplit_[i] = static_cast<int8_t>(left[kWideSlots]);
-    const double asNode = kNodeCost * area + spread[kWideSlots];
-    const double asLeaf = count_[i] <= kWideLeafMax ? kTriCost * count_[i] * area : kInfCost;
-    leaf1_[i] = asLeaf <= asNode;
-    const double one = std::min(asNode, asLeaf);
-    cost_[i][0] = one;
-    split_[i][0] = 0;
-    for (int s = 2; s <= kWideSlots; ++s) {
-      const bool dissolve = spread[static_cast<size_t>(s)] < one;
-      cost_[i][static_cast<size_t>(s - 1)] = dissolve ? spread[static_cast<size_t>(s)] : one;
-      split_[i][static_cast<size_t>(s - 1)] = static_cast<int8_t>(dissolve ? left[static_cast<size_t>(s)] : 0);
-    }
+    double left[kWideSlots], right[kWideSlots];
+    Costs(l, left);
+    Costs(r, right);
+    SolveWideChoice(left, right, count_[i], box.HalfArea(), choice_[i]);
   }
 
   void GatherTriangles(const Item& it, std::vector<int32_t>& out) const {
@@ -170,8 +143,8 @@ class Collapser {
       slots.push_back(std::move(s));
       return;
     }
-    const size_t i = static_cast<size_t>(it.node);
-    const int left = split_[i][static_cast<size_t>(budget - 1)];
+    const WideChoice& c = choice_[static_cast<size_t>(it.node)];
+    const int left = c.split[budget - 1];
     if (left > 0) {
       Collect(Child(it.node, 0), left, slots);
       Collect(Child(it.node, 1), budget - left, slots);
@@ -179,73 +152,13 @@ class Collapser {
     }
     Slot s;
     s.box = it.box;
-    if (leaf1_[i]) {
+    if (c.leaf1) {
       GatherTriangles(it, s.tris);
     } else {
       s.inner = true;
       s.item = it;
     }
     slots.push_back(std::move(s));
-  }
-
-  // Slot for each child: greedily the (child, slot) pair whose child lies furthest toward the slot's corner.
-  static std::array<int, kWideSlots> AssignSlots(const std::vector<Slot>& slots, const Box& box) {
-    std::array<int, kWideSlots> childOfSlot;
-    childOfSlot.fill(-1);
-    std::vector<bool> placed(slots.size(), false);
-    const Vec3 c = box.Centre();
-    for (size_t round = 0; round < slots.size(); ++round) {
-      double best = -kInfCost;
-      int bestChild = -1, bestSlot = -1;
-      for (size_t j = 0; j < slots.size(); ++j) {
-        if (placed[j]) continue;
-        const Vec3 v = slots[j].box.Centre() - c;
-        for (int s = 0; s < kWideSlots; ++s) {
-          if (childOfSlot[static_cast<size_t>(s)] >= 0) continue;
-          const double score = (s & 1 ? v.x : -v.x) + (s & 2 ? v.y : -v.y) + (s & 4 ? v.z : -v.z);
-          if (score > best) best = score, bestChild = static_cast<int>(j), bestSlot = s;
-        }
-      }
-      placed[static_cast<size_t>(bestChild)] = true;
-      childOfSlot[static_cast<size_t>(bestSlot)] = bestChild;
-    }
-    return childOfSlot;
-  }
-
-  // The node's grid on one axis: the smallest power-of-two step with which every child's planes round outward
-  // to bytes; then the bytes, checked by decoding them as p + q * step in float.
-  static void Quantise(const std::vector<Slot>& slots, const std::array<int, kWideSlots>& childOfSlot, int axis,
-                       float p, float hi, uint8_t& exponent, uint8_t* qlo, uint8_t* qhi) {
-    const double extent = static_cast<double>(hi) - p;
-    int e = extent > 0.0 ? static_cast<int>(std::ceil(std::log2(extent / 255.0))) : -126;
-    for (e = std::max(e, -126); e <= 127; ++e) {
-      const float step = std::ldexp(1.0f, e);
-      bool fits = true;
-      for (int s = 0; s < kWideSlots && fits; ++s) {
-        const int j = childOfSlot[static_cast<size_t>(s)];
-        if (j < 0) {
-          qlo[s] = 255, qhi[s] = 0;  // empty: an inverted box (and meta 0)
-          continue;
-        }
-        const Box& b = slots[static_cast<size_t>(j)].box;
-        const float lo = Axis(b.lo, axis), top = Axis(b.hi, axis);
-        double q = std::floor((static_cast<double>(lo) - p) / step);
-        int ql = static_cast<int>(std::min(std::max(q, 0.0), 255.0));
-        // Checked in double, where p + q * step is exact: the traversal never rounds the plane itself.
-        auto plane = [&](int qq) { return static_cast<double>(p) + qq * static_cast<double>(step); };
-        while (ql > 0 && plane(ql) > lo) --ql;
-        q = std::ceil((static_cast<double>(top) - p) / step);
-        int qh = static_cast<int>(std::min(std::max(q, 0.0), 255.0));
-        while (qh < 255 && plane(qh) < top) ++qh;
-        fits = plane(qh) >= top && plane(ql) <= lo;
-        qlo[s] = static_cast<uint8_t>(ql), qhi[s] = static_cast<uint8_t>(qh);
-      }
-      if (fits) {
-        exponent = static_cast<uint8_t>(e + 127);
-        return;
-      }
-    }
-    throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
   }
 
   void Emit(const Item& it, size_t index, int depth, WideBvh& out) {
@@ -257,35 +170,32 @@ class Collapser {
     if (it.IsLeaf()) {
       AddLeaves(it, slots);
     } else {
-      const int left = nodeSplit_[static_cast<size_t>(it.node)];
+      const int left = choice_[static_cast<size_t>(it.node)].nodeSplit;
       Collect(Child(it.node, 0), left, slots);
       Collect(Child(it.node, 1), kWideSlots - left, slots);
     }
-    Box box;
-    for (const Slot& s : slots) box.Grow(s.box);
-    const std::array<int, kWideSlots> childOfSlot = AssignSlots(slots, box);
-
-    WideNode node{};
-    node.px = box.lo.x, node.py = box.lo.y, node.pz = box.lo.z;
-    Quantise(slots, childOfSlot, 0, box.lo.x, box.hi.x, node.ex, node.qlox, node.qhix);
-    Quantise(slots, childOfSlot, 1, box.lo.y, box.hi.y, node.ey, node.qloy, node.qhiy);
-    Quantise(slots, childOfSlot, 2, box.lo.z, box.hi.z, node.ez, node.qloz, node.qhiz);
-    node.childBase = static_cast<uint32_t>(out.nodes.size());
-    node.triBase = static_cast<uint32_t>(out.tris.size() / 3);
+    Vec3 lo[kWideSlots], hi[kWideSlots];
+    bool inner[kWideSlots];
+    int tris[kWideSlots];
+    const int n = static_cast<int>(slots.size());
+    for (int j = 0; j < n; ++j) {
+      const Slot& slot = slots[static_cast<size_t>(j)];
+      lo[j] = slot.box.lo, hi[j] = slot.box.hi, inner[j] = slot.inner, tris[j] = static_cast<int>(slot.tris.size());
+    }
+    WideNode node;
+    int childOfSlot[kWideSlots];
+    if (!EncodeWideNode(lo, hi, inner, tris, n, static_cast<uint32_t>(out.nodes.size()),
+                        static_cast<uint32_t>(out.tris.size() / 3), node, childOfSlot))
+      throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
     std::vector<const Slot*> innerChildren;
-    uint32_t offset = 0;
     for (int s = 0; s < kWideSlots; ++s) {
-      const int j = childOfSlot[static_cast<size_t>(s)];
+      const int j = childOfSlot[s];
       if (j < 0) continue;
       const Slot& slot = slots[static_cast<size_t>(j)];
       if (slot.inner) {
-        node.imask |= static_cast<uint8_t>(1u << s);
-        node.meta[s] = static_cast<uint8_t>(kWideInnerMeta + static_cast<uint32_t>(s));
         innerChildren.push_back(&slot);
         continue;
       }
-      node.meta[s] = static_cast<uint8_t>((((1u << slot.tris.size()) - 1u) << 5) | offset);
-      offset += static_cast<uint32_t>(slot.tris.size());
       for (int32_t t : slot.tris)
         for (int v = 0; v < 3; ++v) {
           Float4 p = bin_.tris[static_cast<size_t>(3 * t + v)];
@@ -305,10 +215,7 @@ class Collapser {
   const std::vector<Box>& refBoxes_;  // per position of bin_.order
   const std::vector<int32_t>& mainPosition_;
   size_t n_;
-  std::vector<std::array<double, kWideSlots>> cost_;
-  std::vector<std::array<int8_t, kWideSlots>> split_;  // per budget: the left child's share, 0 = one slot
-  std::vector<uint8_t> leaf1_;                         // in one slot: a leaf (1) or a node (0)
-  std::vector<int8_t> nodeSplit_;                      // as a wide node: the left child's share of the 8 slots
+  std::vector<WideChoice> choice_;
   std::vector<int32_t> count_;
   int depth_ = 0;
 };
@@ -362,13 +269,13 @@ double WideSahCost(const WideBvh& wide) {
       root[2 * a] = std::min(root[2 * a], b[2 * a]), root[2 * a + 1] = std::max(root[2 * a + 1], b[2 * a + 1]);
   }
   const double rootArea = halfArea(root);
-  if (!(rootArea > 0.0)) return kNodeCost + kTriCost * static_cast<double>(wide.tris.size() / 3);
-  double cost = kNodeCost;  // the root is always visited
+  if (!(rootArea > 0.0)) return kWideNodeCost + kWideTriCost * static_cast<double>(wide.tris.size() / 3);
+  double cost = kWideNodeCost;  // the root is always visited
   for (const WideNode& n : wide.nodes)
     for (int s = 0; s < kWideSlots; ++s) {
       if (n.meta[s] == 0) continue;
       const double p = halfArea(slotBox(n, s)) / rootArea;
-      cost += (n.imask >> s) & 1u ? kNodeCost * p : kTriCost * p * Popc(n.meta[s] >> 5u);
+      cost += (n.imask >> s) & 1u ? kWideNodeCost * p : kWideTriCost * p * Popc(n.meta[s] >> 5u);
     }
   return cost;
 }
