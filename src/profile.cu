@@ -15,10 +15,15 @@
 #include "tracer/cuda/minplus_launch.h"
 #include "tracer/cuda/tile_stats_launch.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/bvh_build.h"
+#include "tracer/host/bvh_build_gpu.h"
 #include "tracer/host/file_util.h"
 #include "tracer/host/json_writer.h"
+#include "tracer/host/make_rays.h"
 #include "tracer/host/profile.h"
 #include "tracer/host/timing.h"
+#include "tracer/host/trace_rays.h"
+#include "tracer/host/wide_bvh_build.h"
 
 namespace tracer {
 namespace {
@@ -436,6 +441,62 @@ void LiveDecayJson(JsonWriter& j, const SceneData& data, const RenderOptions& o)
               LiveList(d.stats, 16).c_str());
 }
 
+// The two BVH builders side by side on the scene's triangles: the GPU builder (PLOC; median of `repeats` builds
+// after a warm-up, which pays for loading its kernels) and the host's binned SAH with spatial splits (once; it takes
+// seconds): build time, the wide BVH's SAH cost, and the wide traversal's speed on the same primary and diffuse rays
+// (the --make-rays rays of the benchmark camera, traced as --trace-rays does). Prints one block, adds "bvh_builders".
+void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int repeats, JsonWriter& j) {
+  const size_t n = data.bvh.order.size();
+  std::vector<Vec3> positions(3 * n);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t v = 0; v < 3; ++v) {
+      const Float4& q = data.bvh.tris[3 * k + v];
+      positions[3 * static_cast<size_t>(data.bvh.order[k]) + v] = Vec3(q.x, q.y, q.z);
+    }
+  std::fprintf(stderr, "  measuring the BVH builders (the CPU one takes a while on big scenes)\n");
+  SceneData gpu = data, cpu = data;  // only the BVHs change: --trace-rays reads nothing else
+  const BvhBuildOptions options;
+  std::vector<double> buildMs, transferMs;
+  int passes = 0;
+  for (int r = 0; r <= std::max(repeats, 1); ++r) {
+    const BvhBuildReport report = BuildBvhsOnGpu(positions, options, gpu.bvh, gpu.wide);
+    passes = report.iterations;
+    if (r > 0) buildMs.push_back(report.buildMs), transferMs.push_back(report.transferMs);
+  }
+  const Stopwatch clock;
+  cpu.bvh = BuildBvh(positions, options);
+  cpu.wide = BuildWideBvh(positions, cpu.bvh, options);
+  const double cpuMs = clock.Ms();
+  TraceRaysOptions to;
+  to.repeats = repeats;
+  to.persistentRefill = base.persistentRefill;
+  double rate[2][2];  // [gpu, cpu][primary, diffuse], rays/s
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<RayRecord> rays =
+        MakeBenchmarkRays(data, k == 0 ? RayKind::kPrimary : RayKind::kDiffuse, base.width, base.height, 1, 0);
+    for (int b = 0; b < 2; ++b)
+      rate[b][k] = static_cast<double>(rays.size()) / TraceRaysCuda(b == 0 ? gpu : cpu, rays, to).medianSeconds;
+  }
+  const double gpuMs = Median(buildMs), sahGpu = WideSahCost(gpu.wide), sahCpu = WideSahCost(cpu.wide);
+  std::printf(
+      "  BVH builders, GPU (PLOC, no spatial splits) vs CPU (binned SAH, spatial splits): build %.2f ms (%.0f M "
+      "triangles/s, %d passes; + %.1f ms transfers) vs %.0f ms (%.2f M triangles/s); wide SAH cost %.2f vs %.2f; "
+      "primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s\n",
+      gpuMs, static_cast<double>(n) / (gpuMs * 1e3), passes, Median(transferMs), cpuMs,
+      static_cast<double>(n) / (cpuMs * 1e3), sahGpu, sahCpu, rate[0][0] / 1e9, rate[1][0] / 1e9, rate[0][1] / 1e9,
+      rate[1][1] / 1e9);
+  j.BeginObject("bvh_builders");
+  for (int b = 0; b < 2; ++b) {
+    j.BeginObject(b == 0 ? "gpu" : "cpu");
+    j.Field("build_ms", b == 0 ? gpuMs : cpuMs);
+    j.Field("sah_cost", b == 0 ? sahGpu : sahCpu);
+    j.Field("primary_rays_per_s", rate[b][0]);
+    j.Field("diffuse_rays_per_s", rate[b][1]);
+    j.EndObject();
+  }
+  j.EndObject();
+}
+
 int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
   JsonWriter j;
   std::string gpu = BeginReport(j, base, ps);
@@ -478,6 +539,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     MeasurementJson(j, *x);
   j.EndArray();
   LiveDecayJson(j, data, o);
+  CompareBvhBuilders(data, o, ps.repeats, j);
   j.EndObject();
   WriteJson(ps.jsonPath, j.Str());
   std::printf("wrote %s\n", ps.jsonPath.c_str());
@@ -535,6 +597,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
       wideRr.primaryPerSec / 1e9, binaryRr.primaryPerSec / 1e9, wideRr.secondaryPerSec / 1e9,
       binaryRr.secondaryPerSec / 1e9, shadowRate(wideM) / 1e9, shadowRate(binaryM) / 1e9, wideM.renderMs,
       binaryM.renderMs, DescribeBvhs(data).c_str());
+  CompareBvhBuilders(data, o, ps.repeats, j);
   std::printf("  per kernel (ms, summed over the render):");
   for (auto& kv : opt.kernelMs) std::printf(" %s %.2f;", kv.first.c_str(), kv.second);
   std::printf(

@@ -12,6 +12,7 @@
 #include "tracer/core/light.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/timing.h"
 #include "tracer/host/wide_bvh_build.h"
 
 namespace tracer {
@@ -52,8 +53,14 @@ static Float4 F4(Vec3 v, float w) { return Float4{v.x, v.y, v.z, w}; }
 SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
                          const BvhBuildOptions& bvhOptions) {
   SceneData d;
-  d.bvh = BuildBvh(scene.positions, bvhOptions);
-  if (bvhOptions.wide) d.wide = BuildWideBvh(scene.positions, d.bvh, bvhOptions);
+  if (bvhOptions.builder) {
+    d.bvhReport = bvhOptions.builder(scene.positions, bvhOptions, d.bvh, d.wide);
+  } else {
+    const Stopwatch clock;
+    d.bvh = BuildBvh(scene.positions, bvhOptions);
+    if (bvhOptions.wide) d.wide = BuildWideBvh(scene.positions, d.bvh, bvhOptions);
+    d.bvhReport.buildMs = clock.Seconds() * 1e3;
+  }
   d.boundsMin = scene.boundsMin;
   d.boundsMax = scene.boundsMax;
   d.camera = camera;

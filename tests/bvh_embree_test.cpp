@@ -7,6 +7,8 @@
 // at least one million random rays are compared for hit/miss, distance and primitive id; the sports car adds more.
 // The wide BVH is built with spatial splits (the default); on the bunny, the conference room and the sports car
 // (long thin triangles) they split triangles, which is checked, so that the parity covers split references.
+// Built a second time as tracer_embree_gpu_test (TRACER_EMBREE_GPU_BUILDER, labels gpu and embree), the same tests
+// check the trees of the GPU builder (host/bvh_build_gpu.h) instead, which makes no spatial splits.
 #include <embree3/rtcore.h>
 #include <gtest/gtest.h>
 #include <tiny_obj_loader.h>
@@ -26,6 +28,10 @@
 #include "tracer/core/wide_bvh.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/wide_bvh_build.h"
+#if defined(TRACER_EMBREE_GPU_BUILDER)
+#include "tracer/host/backends.h"
+#include "tracer/host/bvh_build_gpu.h"
+#endif
 
 namespace tracer {
 namespace {
@@ -537,7 +543,22 @@ void CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uin
   ParityStats s;
   const std::vector<Vec3>& p = mesh.positions;
   const int n = static_cast<int>(p.size() / 3);
-
+#if defined(TRACER_EMBREE_GPU_BUILDER)
+  std::string why;
+  if (!CudaAvailable(why)) GTEST_SKIP() << "no CUDA device for the GPU builder: " << why;
+  Bvh bvh;
+  WideBvh wide;
+  auto t0 = std::chrono::steady_clock::now();
+  const BvhBuildReport report = BuildBvhsOnGpu(p, BvhBuildOptions{}, bvh, wide);
+  ASSERT_EQ(report.builder, "gpu") << report.note;
+  expectSplits = false;
+  auto t1 = std::chrono::steady_clock::now();
+  EmbreeScene embree(p);
+  auto t2 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(embree.Ok()) << "Embree failed to build " << name;
+  if (!embree.Ok()) return;
+  auto t3 = t2;
+#else
   auto t0 = std::chrono::steady_clock::now();
   Bvh bvh = BuildBvh(p);
   auto t1 = std::chrono::steady_clock::now();
@@ -547,6 +568,7 @@ void CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uin
   if (!embree.Ok()) return;
   const WideBvh wide = BuildWideBvh(p, bvh);
   auto t3 = std::chrono::steady_clock::now();
+#endif
   const double buildMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
   printf(
       "%s: %d triangles (%zu faces skipped); BuildBvh %.1f ms (%zu nodes, depth %d), BuildWideBvh %.1f ms (%zu "

@@ -9,6 +9,7 @@
 #include "image_compare.h"
 #include "test_util.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/bvh_build_gpu.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/tile_guide.h"
@@ -17,7 +18,7 @@ using namespace tracer;
 
 namespace {
 
-SceneData Data(const std::string& path, int w, int h) {
+SceneData Data(const std::string& path, int w, int h, BvhBuilderFn builder = nullptr) {
   Scene scene = LoadScene(path);
   Camera cam;
   if (scene.camera.valid) {
@@ -25,7 +26,9 @@ SceneData Data(const std::string& path, int w, int h) {
   } else {  // McGuire's boxes: camera in front of the opening, as in their README
     cam = Camera::LookAt(Vec3(0.0f, 1.0f, 3.4f), Vec3(0.0f, 1.0f, 0.0f), Vec3(0, 1, 0), 39.3f, w, h);
   }
-  return BuildSceneData(scene, cam, Vec3(0.0f));
+  BvhBuildOptions bvhOptions;
+  bvhOptions.builder = builder;
+  return BuildSceneData(scene, cam, Vec3(0.0f), bvhOptions);
 }
 
 // A project scene with its emitters clustered (at most 64 clusters), and the options of a w x h tile-guided
@@ -49,9 +52,13 @@ TileCase TileRender(const std::string& file, int w, int h, int spp) {
 // with ~14 degrees of freedom: 4 is then a ~0.1% per-block false alarm. At 128 spp a 3% bias in the GPU's
 // emission term alone fails (checked on an H200: at 32 spp it passed with z = 3.4, at 1024 spp the mean
 // test below caught it).
-void ExpectAgreement(const std::string& path, int spp) {
+// gpuBuilder: the GPU renders the scene with BVHs from the GPU builder (and its triangle order), the CPU with the
+// host-built ones.
+void ExpectAgreement(const std::string& path, int spp, bool gpuBuilder = false) {
   const int w = 64, h = 64, seeds = 8;
   SceneData data = Data(path, w, h);
+  const SceneData gpuData = gpuBuilder ? Data(path, w, h, &BuildBvhsOnGpu) : SceneData{};
+  if (gpuBuilder) EXPECT_EQ(gpuData.bvhReport.builder, "gpu") << gpuData.bvhReport.note;
   RenderOptions opt;
   opt.width = w;
   opt.height = h;
@@ -69,7 +76,7 @@ void ExpectAgreement(const std::string& path, int spp) {
       [&](unsigned s) {
         RenderOptions o = opt;
         o.seed = s + 1000u;
-        return RenderCuda(data, o).rgb;
+        return RenderCuda(gpuBuilder ? gpuData : data, o).rgb;
       },
       seeds, w, h, 16);
   size_t worst = 0;
@@ -86,6 +93,15 @@ void ExpectAgreement(const std::string& path, int spp) {
 TEST(GpuAgreement, CornellBox) {
   TRACER_REQUIRE_GPU();
   ExpectAgreement(test::ProjectScenesDir() + "/cornell.obj", 128);
+}
+TEST(GpuAgreement, CornellBoxWithGpuBuiltBvh) {
+  TRACER_REQUIRE_GPU();
+  ExpectAgreement(test::ProjectScenesDir() + "/cornell.obj", 128, true);
+}
+TEST(GpuAgreement, SphereBoxWithGpuBuiltBvh) {
+  TRACER_REQUIRE_GPU();
+  TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Sphere.obj");
+  ExpectAgreement(path, 128, true);
 }
 TEST(GpuAgreement, SphereBox) {
   TRACER_REQUIRE_GPU();

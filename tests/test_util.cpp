@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -137,6 +138,49 @@ int SppFromMessage(const std::string& output, const std::string& prefix) {
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions) {
   const Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
   return BuildSceneData(scene, cam, Vec3(0.0f), bvhOptions);
+}
+
+// Random triangle soup: mostly small triangles of varied size, plus coplanar sheets, exact duplicates,
+// zero-area triangles and shared vertices, so that SAH, ties and degenerate boxes are all exercised.
+std::vector<Vec3> RandomSoup(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<Vec3> p;
+  auto rnd = [&](float s) { return Vec3(u(rng) * s, u(rng) * s, u(rng) * s); };
+  for (int i = 0; i < n; ++i) {
+    int kind = std::uniform_int_distribution<int>(0, 9)(rng);
+    size_t have = p.size() / 3;
+    if (kind == 0 && have > 0) {  // exact duplicate of an earlier triangle
+      size_t j = std::uniform_int_distribution<size_t>(0, have - 1)(rng);
+      p.push_back(p[3 * j]);
+      p.push_back(p[3 * j + 1]);
+      p.push_back(p[3 * j + 2]);
+    } else if (kind <= 2) {  // coplanar sheet z = 0.5 (axis-aligned, flat boxes)
+      Vec3 c = rnd(10.0f);
+      c.z = 0.5f;
+      for (int k = 0; k < 3; ++k) p.push_back(c + Vec3(u(rng) - 0.5f, u(rng) - 0.5f, 0.0f) * 2.0f);
+    } else if (kind == 3) {  // coplanar sheet on a tilted plane x + y + z = 15
+      for (int k = 0; k < 3; ++k) {
+        float x = u(rng) * 10.0f, y = u(rng) * 10.0f;
+        p.push_back(Vec3(x, y, 15.0f - x - y));
+      }
+    } else if (kind == 4) {  // zero-area: a sliver with a repeated vertex
+      Vec3 a = rnd(10.0f), b = a + rnd(1.0f);
+      p.push_back(a);
+      p.push_back(b);
+      p.push_back(a);
+    } else if (kind == 5 && have > 0) {  // shares an edge with an earlier triangle
+      size_t j = std::uniform_int_distribution<size_t>(0, have - 1)(rng);
+      p.push_back(p[3 * j + 1]);
+      p.push_back(p[3 * j]);
+      p.push_back(p[3 * j] + rnd(1.0f) - Vec3(0.5f));
+    } else {  // random triangle, sizes spanning two decades
+      Vec3 c = rnd(10.0f);
+      float s = 0.05f + 2.0f * u(rng) * u(rng);
+      for (int k = 0; k < 3; ++k) p.push_back(c + (rnd(2.0f) - Vec3(1.0f)) * s);
+    }
+  }
+  return p;
 }
 
 }  // namespace tracer::test

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
@@ -26,6 +27,10 @@ bool HaveTarXz();
 void WriteFile(const std::string& path, const std::string& contents);
 std::string ReadFile(const std::string& path);
 bool FileExists(const std::string& path);
+
+// Random triangle soup (3 positions per triangle): mostly small triangles of varied size, plus coplanar sheets, exact
+// duplicates, zero-area triangles and shared vertices, so that SAH, ties and degenerate boxes are all exercised.
+std::vector<Vec3> RandomSoup(int n, uint32_t seed);
 
 // The scene's render data with its own camera (SCENE.camera) at w x h, no environment.
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions = {});

@@ -137,8 +137,9 @@ struct LoadedScene {
   SceneData data;  // what the backends render
 };
 
-// Loads the scene, builds the BVH (and the emitter clusters when tile guiding may need them) and says so.
-LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
+// Loads the scene, builds the BVH with `builder` (ChooseBvhBuilder's; null: on the host) (and the emitter clusters
+// when tile guiding may need them) and says so.
+LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder) {
   const Stopwatch loadClock;
   LoadedScene loaded;
   loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
@@ -151,7 +152,8 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters) {
   const CameraSpec& c = camera.spec;
   // --profile and --benchmark measure both BVHs; a render builds the one it traverses (the binary one always:
   // it fixes the triangle order, and the tile guide traces it).
-  const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, !cli.render.binaryBvh || cli.command != CliCommand::kRender);
+  const BvhBuildOptions bvhOptions =
+      SceneBvhOptions(cli, !cli.render.binaryBvh || cli.command != CliCommand::kRender, builder);
   loaded.data =
       BuildSceneData(loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height),
                      cli.env, bvhOptions);
@@ -314,7 +316,8 @@ int Render(CliOptions& cli, Job& job) {
       [&] {
         // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
         if (!cli.resumePath.empty()) resumed = LoadCheckpoint(cli.resumePath);
-        loaded = LoadAndBuild(cli, opt.lightSampling == LightSampling::kTiles);
+        loaded =
+            LoadAndBuild(cli, opt.lightSampling == LightSampling::kTiles, ChooseBvhBuilder(cli.bvhBuilder, backend));
         if (gSignal) {
           std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
           return 128 + gSignal;
@@ -365,7 +368,8 @@ int Profile(CliOptions& cli, Job& job) {
   LoadedScene loaded;
   const int loadCode = job.ShareScene(
       [&] {
-        loaded = LoadAndBuild(cli, true);  // the profiler times tile guiding too
+        // the profiler times tile guiding too
+        loaded = LoadAndBuild(cli, true, ChooseBvhBuilder(cli.bvhBuilder, backend));
         return kCliContinue;
       },
       loaded.data);

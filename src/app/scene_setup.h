@@ -10,8 +10,9 @@ namespace tracer {
 // --allow-outside-paths and --texture-path, for LoadScene.
 LoadOptions SceneLoadOptions(const CliOptions& cli);
 
-// The BVH build options of the flags: spatial splits unless --no-spatial-splits; the wide BVH when `wide`.
-BvhBuildOptions SceneBvhOptions(const CliOptions& cli, bool wide);
+// The BVH build options of the flags: spatial splits unless --no-spatial-splits; the wide BVH when `wide`; `builder`
+// (ChooseBvhBuilder's) in place of the host builders unless null.
+BvhBuildOptions SceneBvhOptions(const CliOptions& cli, bool wide, BvhBuilderFn builder = nullptr);
 
 // "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)" on stderr, unless --quiet.
 void ReportBuilt(const CliOptions& cli, const SceneData& data, double seconds);

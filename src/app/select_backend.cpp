@@ -10,6 +10,9 @@
 #include "tracer/host/device_error.h"
 #include "tracer/host/pass_driver.h"
 #include "tracer/host/profile.h"
+#if defined(TRACER_HAVE_CUDA)
+#include "tracer/host/bvh_build_gpu.h"
+#endif
 
 namespace tracer {
 
@@ -45,6 +48,19 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
   if (flag == "auto" && say) std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
 #endif
   return kCliContinue;
+}
+
+BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choice) {
+  if (flag == "cpu" || (flag == "auto" && !choice.useCuda)) return nullptr;
+#if defined(TRACER_HAVE_CUDA)
+  std::string why;
+  if (!choice.useCuda && !CudaAvailable(why))
+    throw std::runtime_error("--bvh-builder gpu, but no usable CUDA device: " + why + " (use --bvh-builder cpu)");
+  if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
+  return &BuildBvhsOnGpu;
+#else
+  throw std::runtime_error("--bvh-builder gpu, but this build has no CUDA support (use --bvh-builder cpu)");
+#endif
 }
 
 RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,

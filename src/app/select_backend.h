@@ -6,11 +6,11 @@
 
 #include "tracer/host/render_options.h"
 #include "tracer/host/render_result.h"
+#include "tracer/host/scene_data.h"
 #include "tracer/host/trace_rays.h"
 
 namespace tracer {
 
-struct SceneData;
 struct ProfileSettings;
 class PassSchedule;
 
@@ -27,6 +27,11 @@ struct BackendChoice {
 // for the BVH), saying on stderr which backend renders when `say` (rank 0 of an MPI job, or alone). Returns
 // kCliContinue, or 1 after printing why the asked-for backend or the profiler cannot run.
 int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice, bool say = true);
+
+// The BVH builder that --bvh-builder (`flag`: auto, gpu or cpu) asks for: the GPU builder (gpu, or auto when the
+// render runs on the GPU), made current on the rank's device; null for the host builders. Throws UsageError for
+// gpu without a usable CUDA device.
+BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choice);
 
 // Makes the chosen backend for the loaded scene and renders with it, alone (RunPasses with `progress`) or with
 // the steps of `schedule` when given (an MPI job's). Under --backend auto a GPU that runs out of memory (which

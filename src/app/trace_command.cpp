@@ -25,7 +25,8 @@ int TraceRays(CliOptions& cli) {
   const Scene scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   // The camera plays no part in tracing given rays; BuildSceneData wants one.
   const Camera camera = Camera::LookAt(Vec3(0.0f, 0.0f, 1.0f), Vec3(0.0f), Vec3(0.0f, 1.0f, 0.0f), 45.0f, 1, 1);
-  const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, !cli.render.binaryBvh);
+  const BvhBuildOptions bvhOptions =
+      SceneBvhOptions(cli, !cli.render.binaryBvh, ChooseBvhBuilder(cli.bvhBuilder, backend));
   const SceneData data = BuildSceneData(scene, camera, cli.env, bvhOptions);
   if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
   ReportBuilt(cli, data, load.Seconds());

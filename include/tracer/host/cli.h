@@ -33,6 +33,7 @@ struct CliOptions {
   std::vector<std::string> texturePaths;  // --texture-path, in order
   bool checkNan = false;                  // render only: a profile must not stop at a NaN
   bool spatialSplits = true;              // in the wide BVH's build (--no-spatial-splits: off; BvhBuildOptions)
+  std::string bvhBuilder = "auto";        // --bvh-builder: auto (gpu on the GPU backend, else cpu), gpu or cpu
   // Camera: explicit --eye/--look-at win over SCENE.camera, which wins over framing the bounds.
   bool explicitCamera = false;
   Vec3 eye, lookAt, up;

@@ -12,6 +12,24 @@
 
 namespace tracer {
 
+struct Bvh;
+struct WideBvh;
+struct BvhBuildOptions;
+
+// How a BVH build went, for the "built the BVH" line and --benchmark: which builder, and where its time went.
+struct BvhBuildReport {
+  std::string builder = "cpu";  // "cpu": BuildBvh and BuildWideBvh; "gpu": the GPU builder
+  double buildMs = 0.0;         // the GPU builder's kernels (CUDA events); the host builders' wall time
+  double transferMs = 0.0;      // GPU builder: uploading positions and reading the trees back
+  int iterations = 0;           // GPU builder: clustering passes
+  std::string note;             // why a GPU build fell back to the host builders, if it did
+};
+
+// A builder that replaces BuildBvh and BuildWideBvh (the GPU builder, host/bvh_build_gpu.h): fills binary (and wide
+// when options.wide) for the triangles of positions, as the host builders would, and says how it went.
+using BvhBuilderFn = BvhBuildReport (*)(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
+                                        WideBvh& wide);
+
 struct BvhBuildOptions {
   int bins = 16;        // SAH bins per axis
   int maxLeafSize = 4;  // triangles
@@ -22,6 +40,8 @@ struct BvhBuildOptions {
   // then stand in several leaves, each with the box of its part there. Off (--no-spatial-splits, the naive twin):
   // object splits only, the wide BVH as before. The scene's binary BVH (Bvh::order) never uses them.
   bool spatialSplits = true;
+  // Null: the host builders (binned SAH, spatial splits as above). Set by --bvh-builder gpu (src/app).
+  BvhBuilderFn builder = nullptr;
 };
 
 struct Bvh {
@@ -71,6 +91,7 @@ struct SceneData {
   Camera camera;
   Vec3 environment;
   LightClusters clusters;  // empty until BuildLightClusters
+  BvhBuildReport bvhReport;
 
   // Host pointers to every array of TRACER_SCENE_ARRAYS (core/scene_view.h), null for an empty one (as
   // DeviceScene's are); the tile guide's per-tile arrays are left empty.

@@ -1,0 +1,674 @@
+// @file bvh_build_gpu.cu: the GPU BVH builder of host/bvh_build_gpu.h (PLOC, then both layouts).
+//
+// Compiled with --fmad=false (CMakeLists.txt): the wide BVH's choices and boxes come from core/wide_collapse.h in
+// double precision, and only without FMA contraction do they round as the host collapse's do.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <stdexcept>
+#include <string>
+
+#include "tracer/core/wide_collapse.h"
+#include "tracer/cuda/cuda_check.h"
+#include "tracer/cuda/device_buffer.h"
+#include "tracer/cuda/raii.h"
+#include "tracer/host/bvh_build.h"
+#include "tracer/host/bvh_build_gpu.h"
+#include "tracer/host/timing.h"
+#include "tracer/host/wide_bvh_build.h"
+
+namespace tracer {
+namespace {
+
+constexpr int kBlock = 256;
+
+// The binary tree PLOC makes, in device memory. Leaves are nodes [0, n), one triangle each, in Morton order;
+// inner nodes are [n, 2n - 1), in the order they were merged, so children always come before their parent and
+// the root is 2n - 2. Arrays of inner nodes are indexed by node - n.
+struct PlocTree {
+  int n;
+  Float4 *lo, *hi;  // every node's box (w unused)
+  int* triFirst;    // every node: its first triangle's position in depth-first leaf order (top-down sweep)
+  int2* kids;
+  int* count;          // triangles below
+  double* binCost;     // binary BVH: SAH cost of the subtree
+  int* binNodes;       // binary BVH: its nodes in the subtree when this node is one (0 when it is a leaf)
+  uint8_t* binLeaf;    // binary BVH: the subtree is cheaper as one leaf
+  WideChoice* choice;  // wide BVH: the dynamic programming's choices
+  int* wideNodes;      // wide BVH: nodes in the subtree when this node is a wide node
+  int* binAt;          // binary BVH: this node's index there, or -1 (top-down sweep)
+  int* binDepth;
+  int4* wideAt;  // wide BVH: (index, childBase, triBase, depth) when this node is a wide node, else index -1
+
+  __device__ int Count(int k) const { return k < n ? 1 : count[k - n]; }
+  __device__ int BinNodes(int k) const { return k < n ? 0 : binNodes[k - n]; }
+  __device__ bool BinaryLeaf(int k) const { return k < n || binLeaf[k - n]; }
+  __device__ Vec3 Lo(int k) const { return Vec3(lo[k].x, lo[k].y, lo[k].z); }
+  __device__ Vec3 Hi(int k) const { return Vec3(hi[k].x, hi[k].y, hi[k].z); }
+};
+
+// Where the clustering stands before a pass, in device memory, so that passes can be queued without waiting for
+// each other: the clusters left, and the number of the next node. Two copies, read by a pass and written for the
+// next. passBegin[p] is the first node pass p makes (passBegin[0] = n), passes the number of passes that merged.
+struct PassState {
+  int clusters, nodeBase;
+};
+
+// Floats as unsigned integers in the same order, for atomicMin/atomicMax.
+__device__ uint32_t OrderedFromFloat(float f) {
+  const uint32_t u = __float_as_uint(f);
+  return (u >> 31) ? ~u : (u | 0x80000000u);
+}
+__device__ float FloatFromOrdered(uint32_t u) { return __uint_as_float((u >> 31) ? (u & 0x7fffffffu) : ~u); }
+
+__device__ uint32_t WarpMin(uint32_t v) {
+  for (int o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ uint32_t WarpMax(uint32_t v) {
+  for (int o = 16; o > 0; o /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// Each triangle's box, and the box of the centroids (bounds: ordered min x, y, z, then max x, y, z).
+__global__ void TriangleBoxes(const float* pos, int n, Float4* triLo, Float4* triHi, uint32_t* bounds) {
+  uint32_t cmin[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, cmax[3] = {0u, 0u, 0u};
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
+    const float* p = pos + 9 * static_cast<size_t>(t);
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = Fminf(Fminf(p[a], p[3 + a]), p[6 + a]);
+      hi[a] = Fmaxf(Fmaxf(p[a], p[3 + a]), p[6 + a]);
+      const uint32_t c = OrderedFromFloat(lo[a] * 0.5f + hi[a] * 0.5f);
+      cmin[a] = min(cmin[a], c), cmax[a] = max(cmax[a], c);
+    }
+    triLo[t] = Float4{lo[0], lo[1], lo[2], 0.0f};
+    triHi[t] = Float4{hi[0], hi[1], hi[2], 0.0f};
+  }
+  for (int a = 0; a < 3; ++a) {
+    const uint32_t mn = WarpMin(cmin[a]), mx = WarpMax(cmax[a]);
+    if ((threadIdx.x & 31) == 0) atomicMin(&bounds[a], mn), atomicMax(&bounds[3 + a], mx);
+  }
+}
+
+// 21 bits spread to every third bit of 63.
+__device__ uint64_t Spread3(uint32_t v) {
+  uint64_t x = v & 0x1fffffu;
+  x = (x | x << 32) & 0x001f00000000ffffull;
+  x = (x | x << 16) & 0x001f0000ff0000ffull;
+  x = (x | x << 8) & 0x100f00f00f00f00full;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+  x = (x | x << 2) & 0x1249249249249249ull;
+  return x;
+}
+
+__global__ void MortonCodes(const Float4* triLo, const Float4* triHi, int n, const uint32_t* bounds, uint64_t* keys,
+                            int* ids) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const float c[3] = {triLo[t].x * 0.5f + triHi[t].x * 0.5f, triLo[t].y * 0.5f + triHi[t].y * 0.5f,
+                      triLo[t].z * 0.5f + triHi[t].z * 0.5f};
+  uint64_t key = 0;
+  for (int a = 0; a < 3; ++a) {
+    const float lo = FloatFromOrdered(bounds[a]), extent = FloatFromOrdered(bounds[3 + a]) - lo;
+    const float u = extent > 0.0f ? (c[a] - lo) / extent : 0.0f;
+    const uint32_t q = static_cast<uint32_t>(Fminf(Fmaxf(u * 2097152.0f, 0.0f), 2097151.0f));
+    key |= Spread3(q) << a;
+  }
+  keys[t] = key;
+  ids[t] = t;
+}
+
+// Leaf i is the triangle at Morton position i; it starts as cluster i.
+__global__ void InitLeaves(PlocTree t, const int* sortedTri, const Float4* triLo, const Float4* triHi, int* cNode,
+                           Float4* cLo, Float4* cHi) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= t.n) return;
+  const int tri = sortedTri[i];
+  t.lo[i] = cLo[i] = triLo[tri];
+  t.hi[i] = cHi[i] = triHi[tri];
+  cNode[i] = i;
+}
+
+__device__ float UnionHalfArea(Float4 alo, Float4 ahi, Float4 blo, Float4 bhi) {
+  const float x = Fmaxf(ahi.x, bhi.x) - Fminf(alo.x, blo.x), y = Fmaxf(ahi.y, bhi.y) - Fminf(alo.y, blo.y),
+              z = Fmaxf(ahi.z, bhi.z) - Fminf(alo.z, blo.z);
+  return x * y + y * z + z * x;
+}
+
+// Whether pair (i, j) is nearer than pair (i, k), in a total order of pairs: by the area of the box around both,
+// then by how far apart they are in Morton order, then by a hash of their lower position (then that position).
+// The order depends on the pair alone, so the nearest-neighbour graph has no cycles longer than two and the nearest
+// pair of all is always mutual: every pass merges. The hash settles ties between equal boxes (duplicate triangles)
+// without favouring one side: "always the lower neighbour" would make a chain that merges one pair per pass.
+__device__ uint32_t PositionHash(uint32_t x) {
+  x = (x ^ 61u) ^ (x >> 16);
+  x *= 9u;
+  x ^= x >> 4;
+  x *= 0x27d4eb2du;
+  return x ^ (x >> 15);
+}
+__device__ bool NearerPair(float a, int i, int j, float b, int k) {
+  if (a != b) return a < b;
+  const int dj = abs(i - j), dk = abs(i - k);
+  if (dj != dk) return dj < dk;
+  const int mj = min(i, j), mk = min(i, k);
+  const uint32_t hj = PositionHash(static_cast<uint32_t>(mj)), hk = PositionHash(static_cast<uint32_t>(mk));
+  return hj != hk ? hj < hk : mj < mk;
+}
+
+// Each cluster's nearest neighbour (NearerPair) within kRadius positions.
+template <int kRadius>
+__global__ void PlocNearest(const Float4* cLo, const Float4* cHi, const PassState* state, int* nn) {
+  const int c = state->clusters;
+  if (c <= 1 || static_cast<int>(blockIdx.x) * kBlock >= c) return;
+  __shared__ Float4 sLo[kBlock + 2 * kRadius], sHi[kBlock + 2 * kRadius];
+  const int base = static_cast<int>(blockIdx.x) * kBlock - kRadius;
+  for (int k = threadIdx.x; k < kBlock + 2 * kRadius; k += kBlock) {
+    const int g = base + k;
+    if (g >= 0 && g < c) sLo[k] = cLo[g], sHi[k] = cHi[g];
+  }
+  __syncthreads();
+  const int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
+  if (i >= c) return;
+  const int me = static_cast<int>(threadIdx.x) + kRadius;
+  const Float4 lo = sLo[me], hi = sHi[me];
+  float best = kInf;
+  int bestJ = -1;
+  for (int d = -kRadius; d <= kRadius; ++d) {
+    const int j = i + d;
+    if (d == 0 || j < 0 || j >= c) continue;
+    const float a = UnionHalfArea(lo, hi, sLo[me + d], sHi[me + d]);
+    if (bestJ < 0 || NearerPair(a, i, j, best, bestJ)) best = a, bestJ = j;
+  }
+  nn[i] = bestJ;
+}
+
+// Per cluster: bit 32 when it merges with its mutual nearest neighbour (the lower of the two makes the node), bit 0
+// when it survives the pass (all but the higher of a mutual pair). An exclusive sum gives both the new node's
+// number and the survivor's new position.
+__global__ void PlocFlags(const int* nn, const PassState* state, int capacity, unsigned long long* flags) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters;
+  if (i >= capacity) return;
+  if (i >= c || c <= 1) {  // the scan runs over `capacity`: nothing beyond the clusters counts
+    flags[i] = 0;
+    return;
+  }
+  const int j = nn[i];
+  const bool mutual = nn[j] == i;
+  flags[i] =
+      (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
+}
+
+// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors.
+__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int* passBegin, int* passes,
+                          const int* nn, const unsigned long long* flags, const unsigned long long* scanned,
+                          const int* cNode, const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo,
+                          Float4* outHi, int maxLeaf, double ci, double ct) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
+  if (c <= 1) {  // done: a queued pass only carries the state over
+    if (i == 0) *next = *state;
+    return;
+  }
+  if (i >= c) return;
+  const unsigned long long f = flags[i], s = scanned[i];
+  if (i == c - 1) {
+    const int survivors = static_cast<int>((s + f) & 0xffffffffu), merged = c - survivors;
+    *next = PassState{survivors, nodeBase + merged};
+    passBegin[++*passes] = nodeBase + merged;
+  }
+  if (!(f & 1u)) return;
+  const int pos = static_cast<int>(s & 0xffffffffu);
+  if (!(f >> 32)) {
+    outNode[pos] = cNode[i], outLo[pos] = cLo[i], outHi[pos] = cHi[i];
+    return;
+  }
+  const int j = nn[i], a = cNode[i], b = cNode[j];
+  const int k = nodeBase + static_cast<int>(s >> 32), x = k - t.n;
+  const Float4 alo = cLo[i], ahi = cHi[i], blo = cLo[j], bhi = cHi[j];
+  const Float4 lo{Fminf(alo.x, blo.x), Fminf(alo.y, blo.y), Fminf(alo.z, blo.z), 0.0f};
+  const Float4 hi{Fmaxf(ahi.x, bhi.x), Fmaxf(ahi.y, bhi.y), Fmaxf(ahi.z, bhi.z), 0.0f};
+  t.lo[k] = outLo[pos] = lo;
+  t.hi[k] = outHi[pos] = hi;
+  outNode[pos] = k;
+  t.kids[x] = make_int2(a, b);
+  const int count = t.Count(a) + t.Count(b);
+  t.count[x] = count;
+  const double area = BoxHalfArea(t.Lo(k), t.Hi(k));
+  // The binary BVH's SAH: a leaf of the whole subtree, or a node over the children's best.
+  auto costOf = [&](int q) { return q < t.n ? ci * BoxHalfArea(t.Lo(q), t.Hi(q)) : t.binCost[q - t.n]; };
+  const double split = ct * area + costOf(a) + costOf(b);
+  const double leaf = count <= maxLeaf ? ci * count * area : kWideInfCost;
+  const bool isLeaf = leaf <= split;
+  t.binLeaf[x] = isLeaf;
+  t.binCost[x] = isLeaf ? leaf : split;
+  t.binNodes[x] = isLeaf ? 0 : 1 + t.BinNodes(a) + t.BinNodes(b);
+  // The wide BVH's dynamic programming, then how many wide nodes the subtree has when this node is one.
+  double costs[2][kWideSlots];
+  const int ab[2] = {a, b};
+  for (int h = 0; h < 2; ++h) {
+    const int q = ab[h];
+    if (q < t.n) {
+      WideLeafCosts(1, BoxHalfArea(t.Lo(q), t.Hi(q)), costs[h]);
+    } else {
+      for (int sl = 0; sl < kWideSlots; ++sl) costs[h][sl] = t.choice[q - t.n].cost[sl];
+    }
+  }
+  WideChoice ch;
+  SolveWideChoice(costs[0], costs[1], count, area, ch);
+  t.choice[x] = ch;
+}
+
+// What one slot of a wide node holds: a subtree (node) as an inner child, or as a leaf of `tris` triangles starting
+// `first` positions after the wide node's first triangle in depth-first order.
+struct SlotRef {
+  int node, first, tris;
+  bool inner;
+};
+
+// The slots of node k as a wide node, in the host collapse's order (its Collect, depth first, left first).
+__device__ int CollectSlots(const PlocTree& t, int k, SlotRef* out) {
+  struct Entry {
+    int node, budget, first;
+  };
+  Entry stack[2 * kWideSlots];
+  int sp = 0, m = 0;
+  const int2 ab = t.kids[k - t.n];
+  const int left = t.choice[k - t.n].nodeSplit;
+  stack[sp++] = Entry{ab.y, kWideSlots - left, t.Count(ab.x)};
+  stack[sp++] = Entry{ab.x, left, 0};
+  while (sp > 0) {
+    const Entry e = stack[--sp];
+    if (e.node < t.n) {
+      out[m++] = SlotRef{e.node, e.first, 1, false};
+      continue;
+    }
+    const WideChoice& c = t.choice[e.node - t.n];
+    const int share = c.split[e.budget - 1];
+    if (share > 0) {
+      const int2 kk = t.kids[e.node - t.n];
+      stack[sp++] = Entry{kk.y, e.budget - share, e.first + t.Count(kk.x)};
+      stack[sp++] = Entry{kk.x, share, e.first};
+      continue;
+    }
+    out[m++] = SlotRef{e.node, e.first, t.Count(e.node), !c.leaf1};
+  }
+  return m;
+}
+
+// After a pass's merges: the number of wide nodes below each new node (its inner slots' subtrees are older).
+__global__ void CountWideNodes(PlocTree t, const PassState* state, const PassState* next) {
+  if (state->clusters <= 1) return;
+  const int k = state->nodeBase + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= next->nodeBase) return;
+  SlotRef slots[kWideSlots];
+  const int m = CollectSlots(t, k, slots);
+  int w = 1;
+  for (int j = 0; j < m; ++j)
+    if (slots[j].inner) w += t.wideNodes[slots[j].node - t.n];
+  t.wideNodes[k - t.n] = w;
+}
+
+// The root's place in both layouts, and the node counts (out[0] binary, out[1] wide).
+__global__ void InitRoot(PlocTree t, int* out) {
+  const int root = 2 * t.n - 2, x = root - t.n;
+  const int2 ab = t.kids[x];
+  t.triFirst[root] = 0;
+  t.binAt[x] = 0;
+  t.binDepth[x] = 0;
+  t.wideAt[x] = make_int4(0, 1, 0, 1);
+  out[0] = 1 + t.BinNodes(ab.x) + t.BinNodes(ab.y);  // the root is a node even where one leaf would be cheaper
+  out[1] = t.wideNodes[x];
+}
+
+// Depth-first positions of the children of one pass's nodes, and their binary and wide nodes. A pass's nodes have
+// their parents in later passes, which the sweep has already written. status: binary depth, wide depth, and a
+// quantisation failure.
+__global__ void EmitPass(PlocTree t, int begin, int end, bool wide, BvhNode* binNodes, WideNode* wideNodes,
+                         int* wideTriSrc, int* status) {
+  const int k = begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= end) return;
+  const int x = k - t.n;
+  const int2 ab = t.kids[x];
+  const int first = t.triFirst[k];
+  t.triFirst[ab.x] = first;
+  t.triFirst[ab.y] = first + t.Count(ab.x);
+  const int at = t.binAt[x];
+  if (at >= 0) {
+    const int depth = t.binDepth[x];
+    int next = at + 1, ref[2], cnt[2];
+    const int kid[2] = {ab.x, ab.y};
+    for (int h = 0; h < 2; ++h) {
+      const int q = kid[h];
+      if (t.BinaryLeaf(q)) {
+        ref[h] = t.triFirst[q], cnt[h] = t.Count(q);
+        atomicMax(&status[0], depth + 1);
+      } else {
+        ref[h] = next, cnt[h] = 0;
+        t.binAt[q - t.n] = next;
+        t.binDepth[q - t.n] = depth + 1;
+        next += t.binNodes[q - t.n];
+      }
+    }
+    const Float4 l0 = t.lo[ab.x], l1 = t.hi[ab.x], r0 = t.lo[ab.y], r1 = t.hi[ab.y];
+    BvhNode node;
+    node.lxy = Float4{l0.x, l1.x, l0.y, l1.y};
+    node.rxy = Float4{r0.x, r1.x, r0.y, r1.y};
+    node.lrz = Float4{l0.z, l1.z, r0.z, r1.z};
+    node.kids = Int4{ref[0], ref[1], cnt[0], cnt[1]};
+    binNodes[at] = node;
+  }
+  const int4 w = t.wideAt[x];
+  if (!wide || w.x < 0) return;
+  SlotRef slots[kWideSlots];
+  const int m = CollectSlots(t, k, slots);
+  Vec3 lo[kWideSlots], hi[kWideSlots];
+  bool inner[kWideSlots];
+  int tris[kWideSlots];
+  int innerTris = 0;
+  for (int j = 0; j < m; ++j) {
+    lo[j] = t.Lo(slots[j].node), hi[j] = t.Hi(slots[j].node), inner[j] = slots[j].inner, tris[j] = slots[j].tris;
+    if (inner[j]) innerTris += tris[j];
+  }
+  WideNode node;
+  int childOfSlot[kWideSlots];
+  if (!EncodeWideNode(lo, hi, inner, tris, m, static_cast<uint32_t>(w.y), static_cast<uint32_t>(w.z), node,
+                      childOfSlot)) {
+    status[2] = 1;
+    return;
+  }
+  wideNodes[w.x] = node;
+  atomicMax(&status[1], w.w);
+  // Inner children in slot order from childBase, each followed by its subtree's nodes; triangles: this node's
+  // leaves in slot order, then each inner child's subtree in slot order (as the host collapse emits them).
+  int rank = 0, childBase = w.y + __popc(node.imask), triBase = w.z + (t.Count(k) - innerTris), offset = w.z;
+  for (int s = 0; s < kWideSlots; ++s) {
+    const int j = childOfSlot[s];
+    if (j < 0) continue;
+    const SlotRef& r = slots[j];
+    if (r.inner) {
+      t.wideAt[r.node - t.n] = make_int4(w.y + rank++, childBase, triBase, w.w + 1);
+      childBase += t.wideNodes[r.node - t.n] - 1;
+      triBase += r.tris;
+    } else {
+      for (int q = 0; q < r.tris; ++q) wideTriSrc[offset++] = first + r.first + q;
+    }
+  }
+}
+
+// The binary BVH's triangles in depth-first leaf order, v0.w = the scene's index.
+__global__ void WriteTriangles(PlocTree t, const int* sortedTri, const float* pos, Float4* tris, int32_t* order) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= t.n) return;
+  const int p = t.triFirst[i], tri = sortedTri[i];
+  order[p] = tri;
+  const float* v = pos + 9 * static_cast<size_t>(tri);
+  tris[3 * p] = Float4{v[0], v[1], v[2], __int_as_float(tri)};
+  tris[3 * p + 1] = Float4{v[3], v[4], v[5], 0.0f};
+  tris[3 * p + 2] = Float4{v[6], v[7], v[8], 0.0f};
+}
+
+// The wide BVH's triangles: copies of the binary BVH's, v0.w = the position there.
+__global__ void WriteWideTriangles(const int* src, int n, const Float4* tris, Float4* wideTris) {
+  const int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= n) return;
+  const int p = src[w];
+  Float4 a = tris[3 * p];
+  a.w = __int_as_float(p);
+  wideTris[3 * w] = a;
+  wideTris[3 * w + 1] = tris[3 * p + 1];
+  wideTris[3 * w + 2] = tris[3 * p + 2];
+}
+
+// kPlocRadius, or TRACER_PLOC_RADIUS (8 or 32) when set: for measuring the radius's effect on quality and speed.
+int PlocRadius() {
+  const char* e = std::getenv("TRACER_PLOC_RADIUS");
+  const int r = e ? std::atoi(e) : kPlocRadius;
+  return r == 8 || r == 32 ? r : kPlocRadius;
+}
+
+// Hands out aligned arrays from one allocation (base null: only counts the bytes). One cudaMalloc for the whole build:
+// each cudaMalloc and cudaFree costs tens of microseconds, and cudaFree waits for the device, which for a scene of
+// a few hundred thousand triangles took longer than the build itself.
+struct Carver {
+  unsigned char* base;
+  size_t used = 0;
+  template <typename T>
+  T* Take(size_t n) {
+    T* p = base ? reinterpret_cast<T*>(base + used) : nullptr;
+    used += (n * sizeof(T) + 255) & ~static_cast<size_t>(255);
+    return p;
+  }
+};
+
+// The build's arrays besides the tree's (see BuildBvhsOnGpu).
+struct BuildArrays {
+  float* pos;
+  Float4 *triLo, *triHi;
+  uint32_t* bounds;
+  uint64_t *keys, *sortedKeys;
+  int *ids, *sortedTri;
+  unsigned long long *flags, *scanned;
+  unsigned char* temp;
+  int* cNode[2];
+  Float4 *cLo[2], *cHi[2];
+  int* nn;
+  PassState* state;
+  int *passBegin, *passes, *totals, *status;
+  BvhNode* binOut;
+  WideNode* wideOut;
+  int* wideTriSrc;
+  Float4* binTris;
+  int32_t* order;
+  Float4* wideTris;
+};
+
+template <typename T>
+void Download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
+  dst.resize(n);
+  if (n) TRACER_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+}
+
+BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary, WideBvh& wide,
+                         const std::string& why) {
+  const Stopwatch clock;
+  binary = BuildBvh(positions, options);
+  wide = options.wide ? BuildWideBvh(positions, binary, options) : WideBvh{};
+  BvhBuildReport r;
+  r.buildMs = clock.Ms();
+  r.note = why;
+  return r;
+}
+
+}  // namespace
+
+BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
+                              WideBvh& wide) {
+  const size_t numTris = positions.size() / 3;
+  if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
+  if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
+  const int n = static_cast<int>(numTris);
+  CudaStream stream;
+  const cudaStream_t st = stream.Get();
+  CudaEvent start, built, done;
+  const Stopwatch wall;
+
+  // One allocation, carved twice by the same code: first to size it, then to hand out the arrays.
+  size_t sortBytes = 0, scanBytes = 0;
+  TRACER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, static_cast<uint64_t*>(nullptr),
+                                                    static_cast<uint64_t*>(nullptr), static_cast<int*>(nullptr),
+                                                    static_cast<int*>(nullptr), n, 0, 63, st));
+  TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<unsigned long long*>(nullptr),
+                                                  static_cast<unsigned long long*>(nullptr), n, st));
+  const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = std::max(sortBytes, scanBytes);
+  constexpr int kPassesPerCheck = 8;
+  const int maxPasses = n + 2 * kPassesPerCheck;  // every pass that has work merges at least one pair
+  BuildArrays a;
+  PlocTree tree{};
+  auto carve = [&](Carver& c) {
+    a.pos = c.Take<float>(9 * numTris);
+    a.triLo = c.Take<Float4>(numTris), a.triHi = c.Take<Float4>(numTris);
+    a.bounds = c.Take<uint32_t>(6);
+    a.keys = c.Take<uint64_t>(numTris), a.sortedKeys = c.Take<uint64_t>(numTris);
+    a.ids = c.Take<int>(numTris), a.sortedTri = c.Take<int>(numTris);
+    a.flags = c.Take<unsigned long long>(numTris), a.scanned = c.Take<unsigned long long>(numTris);
+    a.temp = c.Take<unsigned char>(tempBytes);
+    for (int h = 0; h < 2; ++h)
+      a.cNode[h] = c.Take<int>(numTris), a.cLo[h] = c.Take<Float4>(numTris), a.cHi[h] = c.Take<Float4>(numTris);
+    a.nn = c.Take<int>(numTris);
+    a.state = c.Take<PassState>(2);
+    a.passBegin = c.Take<int>(static_cast<size_t>(maxPasses) + 1), a.passes = c.Take<int>(1);
+    a.totals = c.Take<int>(2), a.status = c.Take<int>(3);
+    a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
+    a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
+    a.binTris = c.Take<Float4>(3 * numTris), a.order = c.Take<int32_t>(numTris);
+    a.wideTris = c.Take<Float4>(options.wide ? 3 * numTris : 0);
+    tree = PlocTree{n,
+                    c.Take<Float4>(nodes),
+                    c.Take<Float4>(nodes),
+                    c.Take<int>(nodes),
+                    c.Take<int2>(inner),
+                    c.Take<int>(inner),
+                    c.Take<double>(inner),
+                    c.Take<int>(inner),
+                    c.Take<uint8_t>(inner),
+                    c.Take<WideChoice>(inner),
+                    c.Take<int>(inner),
+                    c.Take<int>(inner),
+                    c.Take<int>(inner),
+                    c.Take<int4>(inner)};
+  };
+  Carver sizing{nullptr};
+  carve(sizing);
+  DeviceBuffer<unsigned char> arena(sizing.used, "the GPU BVH build");
+  Carver real{arena.Get()};
+  carve(real);
+
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.pos, positions.data(), 9 * numTris * sizeof(float), cudaMemcpyHostToDevice, st));
+  start.Record(st);
+
+  // Morton order.
+  const uint32_t initBounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0u, 0u, 0u};
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.bounds, initBounds, sizeof initBounds, cudaMemcpyHostToDevice, st));
+  TriangleBoxes<<<std::min(GridFor(numTris, kBlock), 4096u), kBlock, 0, st>>>(a.pos, n, a.triLo, a.triHi, a.bounds);
+  TRACER_CHECK_LAUNCH("TriangleBoxes");
+  MortonCodes<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(a.triLo, a.triHi, n, a.bounds, a.keys, a.ids);
+  TRACER_CHECK_LAUNCH("MortonCodes");
+  size_t bytes = tempBytes;
+  TRACER_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(a.temp, bytes, a.keys, a.sortedKeys, a.ids, a.sortedTri, n, 0, 63, st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.binAt, 0xff, inner * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideAt, 0xff, inner * sizeof(int4), st));
+  if (!options.wide) TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideNodes, 0, inner * sizeof(int), st));
+  InitLeaves<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.triLo, a.triHi, a.cNode[0], a.cLo[0],
+                                                          a.cHi[0]);
+  TRACER_CHECK_LAUNCH("InitLeaves");
+
+  // PLOC passes, queued in groups without waiting for each other: each kernel reads the cluster count from the
+  // device (grids are sized by a count read back earlier, an upper bound), and a pass over one cluster does nothing.
+  // The count after a group is read back while the next group runs, to stop and to shrink the grids.
+  const PassState first{n, n};
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, &first, sizeof first, cudaMemcpyHostToDevice, st));
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.passBegin, &n, sizeof n, cudaMemcpyHostToDevice, st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
+  PinnedBuffer<PassState> hostState(2);
+  CudaEvent groupDone[2];
+  const int radius = PlocRadius();
+  int c = n, queued = 0;
+  for (int group = 0;; ++group) {
+    const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
+    for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
+      const int cur = queued & 1;
+      const PassState *now = a.state + cur, *next = a.state + (1 - cur);
+      if (radius == 8)
+        PlocNearest<8><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      else if (radius == 32)
+        PlocNearest<32><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      else
+        PlocNearest<kPlocRadius><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      TRACER_CHECK_LAUNCH("PlocNearest");
+      PlocFlags<<<grid, kBlock, 0, st>>>(a.nn, now, c, a.flags);
+      TRACER_CHECK_LAUNCH("PlocFlags");
+      bytes = tempBytes;
+      TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
+      PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, a.state + (1 - cur), a.passBegin, a.passes, a.nn, a.flags,
+                                         a.scanned, a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur],
+                                         a.cLo[1 - cur], a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
+                                         options.traversalCost);
+      TRACER_CHECK_LAUNCH("PlocMerge");
+      if (options.wide) {
+        CountWideNodes<<<GridFor(static_cast<size_t>(c / 2 + 1), kBlock), kBlock, 0, st>>>(tree, now, next);
+        TRACER_CHECK_LAUNCH("CountWideNodes");
+      }
+    }
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(hostState.Get() + (group & 1), a.state + (queued & 1), sizeof(PassState),
+                                      cudaMemcpyDeviceToHost, st));
+    groupDone[group & 1].Record(st);
+    if (group == 0) continue;
+    groupDone[(group - 1) & 1].Synchronize();  // the group before this one: this one runs meanwhile
+    const int seen = hostState.Get()[(group - 1) & 1].clusters;
+    if (seen <= 1) break;
+    if (seen >= c && group > 1) throw std::logic_error("GPU BVH builder: clustering passes merged nothing");
+    c = seen;
+  }
+  int passes = 0;
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(&passes, a.passes, sizeof passes, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+  std::vector<int> passBegin(static_cast<size_t>(passes) + 1);
+  TRACER_CUDA_CHECK(
+      cudaMemcpyAsync(passBegin.data(), a.passBegin, passBegin.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
+
+  // Top-down sweep, last pass first.
+  InitRoot<<<1, 1, 0, st>>>(tree, a.totals);
+  TRACER_CHECK_LAUNCH("InitRoot");
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 3 * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));  // passBegin
+  for (size_t p = passBegin.size() - 1; p-- > 0;) {
+    const int begin = passBegin[p], end = passBegin[p + 1];
+    EmitPass<<<GridFor(static_cast<size_t>(end - begin), kBlock), kBlock, 0, st>>>(
+        tree, begin, end, options.wide, a.binOut, a.wideOut, a.wideTriSrc, a.status);
+    TRACER_CHECK_LAUNCH("EmitPass");
+  }
+  WriteTriangles<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.pos, a.binTris, a.order);
+  TRACER_CHECK_LAUNCH("WriteTriangles");
+  if (options.wide) {
+    WriteWideTriangles<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(a.wideTriSrc, n, a.binTris, a.wideTris);
+    TRACER_CHECK_LAUNCH("WriteWideTriangles");
+  }
+  built.Record(st);
+  int status[3], counts[2];
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(counts, a.totals, sizeof counts, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+  if (status[2]) throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
+  if (status[0] >= kBvhStackSize || (options.wide && status[1] > kWideMaxDepth)) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the GPU-built tree is too deep for the traversal (binary depth %d, wide depth %d): built on the CPU",
+                  status[0], status[1]);
+    return HostBuild(positions, options, binary, wide, why);
+  }
+
+  Download(binary.nodes, a.binOut, static_cast<size_t>(counts[0]), st);
+  Download(binary.tris, a.binTris, 3 * numTris, st);
+  Download(binary.order, a.order, numTris, st);
+  binary.depth = status[0];
+  wide = WideBvh{};
+  if (options.wide) {
+    Download(wide.nodes, a.wideOut, static_cast<size_t>(counts[1]), st);
+    Download(wide.tris, a.wideTris, 3 * numTris, st);
+    wide.depth = status[1];
+  }
+  done.Record(st);
+  done.Synchronize();
+  BvhBuildReport report;
+  report.builder = "gpu";
+  report.buildMs = built.MsSince(start);
+  report.transferMs = wall.Ms() - report.buildMs;
+  report.iterations = passes;
+  return report;
+}
+
+}  // namespace tracer

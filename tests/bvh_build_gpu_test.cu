@@ -1,0 +1,264 @@
+// @file bvh_build_gpu_test.cu: the GPU BVH builder (host/bvh_build_gpu.h) (label "gpu"; skips without a device).
+//
+// What it must give: a binary BVH whose structure is sound (a permutation of the triangles, boxes that hold what is
+// below them, leaves within the size limit, depth within the stack); a wide BVH that is, byte for byte, the host
+// collapse of the same binary tree (so that everything the host collapse's tests show carries over); the same
+// closest hits as the host-built trees on random rays (the Embree parity test, tracer_embree_gpu_test, compares it
+// with Embree on real scenes); and the same result every time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "test_util.h"
+#include "tracer/core/bvh.h"
+#include "tracer/core/wide_bvh.h"
+#include "tracer/host/aabb.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/bvh_build.h"
+#include "tracer/host/bvh_build_gpu.h"
+#include "tracer/host/scene_loader.h"
+#include "tracer/host/wide_bvh_build.h"
+
+using namespace tracer;
+
+namespace {
+
+struct Built {
+  Bvh binary;
+  WideBvh wide;
+  BvhBuildReport report;
+};
+
+Built GpuBuild(const std::vector<Vec3>& p, int maxLeafSize = 4) {
+  BvhBuildOptions o;
+  o.maxLeafSize = maxLeafSize;
+  Built b;
+  b.report = BuildBvhsOnGpu(p, o, b.binary, b.wide);
+  return b;
+}
+
+template <typename T>
+bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// Walks the binary BVH from the root: every node reached once, each child box holds the triangles below it, every
+// leaf within maxLeaf, every triangle position in exactly one leaf, the depth as reported.
+void ExpectSoundBinary(const std::vector<Vec3>& p, const Bvh& bvh, int maxLeaf) {
+  const size_t n = p.size() / 3;
+  ASSERT_EQ(bvh.order.size(), n);
+  ASSERT_EQ(bvh.tris.size(), 3 * n);
+  std::vector<int> seen(n, 0);
+  for (size_t k = 0; k < n; ++k) {
+    const int32_t t = bvh.order[k];
+    ASSERT_TRUE(t >= 0 && static_cast<size_t>(t) < n);
+    ++seen[static_cast<size_t>(t)];
+    for (int v = 0; v < 3; ++v) {
+      const Float4& q = bvh.tris[3 * k + static_cast<size_t>(v)];
+      ASSERT_EQ(Vec3(q.x, q.y, q.z), p[3 * static_cast<size_t>(t) + static_cast<size_t>(v)]) << "position " << k;
+    }
+    ASSERT_EQ(BitsFromFloat(bvh.tris[3 * k].w), static_cast<uint32_t>(t));
+  }
+  for (size_t t = 0; t < n; ++t) ASSERT_EQ(seen[t], 1) << "triangle " << t;
+  std::vector<int> inLeaf(n, 0), visits(bvh.nodes.size(), 0);
+  int maxDepth = 0;
+  struct Item {
+    int node, depth;
+  };
+  std::vector<Item> stack{{0, 0}};
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    ASSERT_TRUE(it.node >= 0 && static_cast<size_t>(it.node) < bvh.nodes.size());
+    ++visits[static_cast<size_t>(it.node)];
+    const BvhNode& b = bvh.nodes[static_cast<size_t>(it.node)];
+    const int child[2] = {b.kids.x, b.kids.y}, count[2] = {b.kids.z, b.kids.w};
+    const Aabb box[2] = {Aabb{Vec3(b.lxy.x, b.lxy.z, b.lrz.x), Vec3(b.lxy.y, b.lxy.w, b.lrz.y)},
+                         Aabb{Vec3(b.rxy.x, b.rxy.z, b.lrz.z), Vec3(b.rxy.y, b.rxy.w, b.lrz.w)}};
+    for (int h = 0; h < 2; ++h) {
+      if (count[h] == 0) {
+        stack.push_back({child[h], it.depth + 1});
+        continue;
+      }
+      ASSERT_LE(count[h], maxLeaf);
+      maxDepth = std::max(maxDepth, it.depth + 1);
+      for (int k = child[h]; k < child[h] + count[h]; ++k) {
+        ASSERT_TRUE(k >= 0 && static_cast<size_t>(k) < n);
+        ++inLeaf[static_cast<size_t>(k)];
+        for (int v = 0; v < 3; ++v) {
+          const Float4& q = bvh.tris[3 * static_cast<size_t>(k) + static_cast<size_t>(v)];
+          EXPECT_TRUE(q.x >= box[h].lo.x && q.x <= box[h].hi.x && q.y >= box[h].lo.y && q.y <= box[h].hi.y &&
+                      q.z >= box[h].lo.z && q.z <= box[h].hi.z)
+              << "triangle position " << k << " outside its leaf's box";
+        }
+      }
+    }
+  }
+  for (size_t k = 0; k < n; ++k) ASSERT_EQ(inLeaf[k], 1) << "triangle position " << k;
+  for (size_t i = 0; i < visits.size(); ++i) ASSERT_EQ(visits[i], 1) << "node " << i;
+  EXPECT_EQ(bvh.depth, maxDepth);
+  EXPECT_LT(bvh.depth, kBvhStackSize);
+}
+
+// The GPU's wide BVH is the host collapse of the GPU's binary tree with single-triangle leaves, byte for byte; and
+// the same whatever the binary BVH's leaf size (the collapse chooses its own leaves).
+void ExpectHostCollapse(const std::vector<Vec3>& p, const char* what) {
+  const Built one = GpuBuild(p, 1), four = GpuBuild(p, 4);
+  ASSERT_EQ(one.report.builder, "gpu") << one.report.note;
+  ExpectSoundBinary(p, one.binary, 1);
+  ExpectSoundBinary(p, four.binary, 4);
+  EXPECT_EQ(one.binary.order, four.binary.order) << what << ": the leaf order depends on the leaf size";
+  const WideBvh host = CollapseToWideBvh(one.binary, one.binary);
+  EXPECT_EQ(host.nodes.size(), one.wide.nodes.size()) << what;
+  EXPECT_TRUE(SameBytes(host.nodes, one.wide.nodes)) << what << ": wide nodes differ from the host collapse's";
+  EXPECT_TRUE(SameBytes(host.tris, one.wide.tris)) << what << ": wide triangles differ from the host collapse's";
+  EXPECT_EQ(host.depth, one.wide.depth) << what;
+  EXPECT_TRUE(SameBytes(one.wide.nodes, four.wide.nodes) && SameBytes(one.wide.tris, four.wide.tris)) << what;
+  std::printf("%s: %zu triangles, %d passes, binary %zu nodes depth %d, wide %zu nodes depth %d, SAH %.2f\n", what,
+              p.size() / 3, four.report.iterations, four.binary.nodes.size(), four.binary.depth, four.wide.nodes.size(),
+              four.wide.depth, WideSahCost(four.wide));
+}
+
+// Rays from random points of the bounds (grown by a tenth) in random directions, some aimed at a triangle's vertex.
+std::vector<Ray> RandomRays(const std::vector<Vec3>& p, int count, uint32_t seed) {
+  Aabb b;
+  for (const Vec3& v : p) b.Grow(v);
+  const Vec3 pad = (b.hi - b.lo) * 0.1f;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<Ray> rays;
+  for (int i = 0; i < count; ++i) {
+    const Vec3 o = b.lo - pad + (b.hi - b.lo + 2.0f * pad) * Vec3(u(rng), u(rng), u(rng));
+    Vec3 d = Vec3(u(rng), u(rng), u(rng)) * 2.0f - Vec3(1.0f);
+    if (i % 4 == 0) d = p[std::uniform_int_distribution<size_t>(0, p.size() - 1)(rng)] - o;
+    if (Length(d) == 0.0f) d = Vec3(0.0f, 0.0f, 1.0f);
+    rays.push_back(Ray{o, d, kInf, i});
+  }
+  return rays;
+}
+
+// Closest hits through the GPU-built trees (both traversals, run on the host) against the host-built binary BVH's:
+// the same hit or miss, and the same t and triangle, except where two triangles tie. An exact tie (the same t) is
+// settled by BVH position, and the orders differ. A near tie is rounding: a triangle's t is computed relative to the
+// ray's origin, so where the vertices are far from the origin compared with t (a ray starting next to a large
+// triangle) two triangles' order can come out differently from the boxes' entry distances than from their t, and
+// which one a traversal keeps depends on the order it meets them (what kCullMargin covers on ordinary geometry).
+// Near ties must stay within 1e-4 t + 1e-5 of the diagonal (the Embree parity test's bound) and be rare; a missing
+// or misplaced triangle gives a miss or a far hit instead, on many rays.
+void ExpectSameHits(const std::vector<Vec3>& p, int count, uint32_t seed, const char* what) {
+  const Built g = GpuBuild(p);
+  const Bvh host = BuildBvh(p);
+  const std::vector<Ray> rays = RandomRays(p, count, seed);
+  Aabb bounds;
+  for (const Vec3& v : p) bounds.Grow(v);
+  const float diag = Length(bounds.hi - bounds.lo);
+  long hits = 0, ties = 0, nearTies = 0;
+  for (const Ray& r : rays) {
+    const HitRecord h = TraverseBvh<false, false>(host.View(), r);
+    const HitRecord b = TraverseBvh<false, false>(g.binary.View(), r);
+    const HitRecord w = TraverseWide<false, false>(g.wide.View(), r);
+    const int want = h.tri < 0 ? -1 : host.order[static_cast<size_t>(h.tri)];
+    for (const HitRecord* got : {&b, &w}) {
+      const char* which = got == &b ? "binary" : "wide";
+      const int tri = got->tri < 0 ? -1 : g.binary.order[static_cast<size_t>(got->tri)];
+      ASSERT_EQ(tri < 0, want < 0) << what << ": ray " << r.index << " hit on one side only (" << which << ")";
+      if (want < 0) continue;
+      if (got->t != h.t) {
+        ++nearTies;
+        ASSERT_LE(std::fabs(got->t - h.t), 1e-4f * h.t + 1e-5f * diag)
+            << what << ": ray " << r.index << " (" << which << "): t " << got->t << " against " << h.t;
+      } else if (tri == want) {
+        EXPECT_EQ(got->b1, h.b1);
+        EXPECT_EQ(got->b2, h.b2);
+      } else {
+        ++ties;
+      }
+    }
+    hits += want >= 0;
+  }
+  std::printf("%s: %zu rays, %ld hits; answers with another triangle at the same t: %ld, at a t within rounding: %ld\n",
+              what, rays.size(), hits, ties, nearTies);
+  EXPECT_GT(hits, count / 10) << what << ": too few rays hit for the comparison to mean much";
+  EXPECT_LE(nearTies, 2 * count / 1000) << what;
+}
+
+std::vector<Vec3> Positions(const std::string& path) { return LoadScene(path).positions; }
+
+}  // namespace
+
+TEST(GpuBvhBuild, WideIsTheHostCollapseOfTheSameTree) {
+  TRACER_REQUIRE_GPU();
+  for (int n : {2, 3, 9, 100, 5000, 60000}) {
+    const std::string what = "soup of " + std::to_string(n);
+    ExpectHostCollapse(test::RandomSoup(n, static_cast<uint32_t>(n)), what.c_str());
+  }
+  ExpectHostCollapse(Positions(test::ProjectScenesDir() + "/cornell.obj"), "cornell");
+}
+
+TEST(GpuBvhBuild, ConferenceRoomTreesAreSoundAndCollapseAsOnTheHost) {
+  TRACER_REQUIRE_GPU();
+  TRACER_SHARED_SCENE_OR_SKIP(archive, "conference.tar.xz");
+  if (!test::HaveTarXz()) GTEST_SKIP() << "tar or xz is not installed: cannot unpack " << archive;
+  const std::string dir = test::Unpack(archive);
+  ASSERT_FALSE(dir.empty());
+  const std::vector<Vec3> p = Positions(dir + "/conference/conference.obj");
+  test::RemoveTree(dir);
+  ExpectHostCollapse(p, "conference");
+  ExpectSameHits(p, 200000, 9, "conference");
+}
+
+TEST(GpuBvhBuild, ClosestHitsMatchTheHostBuiltTree) {
+  TRACER_REQUIRE_GPU();
+  ExpectSameHits(test::RandomSoup(20000, 5), 100000, 6, "soup");
+  ExpectSameHits(Positions(test::ProjectScenesDir() + "/cornell.obj"), 50000, 7, "cornell");
+}
+
+// Duplicates with equal boxes: every pair is as near as every other, and the tie rule must still merge many per
+// pass (a chain of 4000 would be far too deep for the traversal, and the build would fall back to the host).
+TEST(GpuBvhBuild, ThousandsOfIdenticalTrianglesMakeAShallowTree) {
+  TRACER_REQUIRE_GPU();
+  std::vector<Vec3> p;
+  for (int i = 0; i < 4000; ++i) p.insert(p.end(), {Vec3(0.0f), Vec3(1.0f, 0.0f, 0.0f), Vec3(0.0f, 1.0f, 0.0f)});
+  const Built b = GpuBuild(p);
+  EXPECT_EQ(b.report.builder, "gpu") << b.report.note;
+  EXPECT_LT(b.report.iterations, 60);
+  ExpectSoundBinary(p, b.binary, 4);
+  EXPECT_LE(b.binary.depth, 40);
+}
+
+TEST(GpuBvhBuild, SameInputSameBytes) {
+  TRACER_REQUIRE_GPU();
+  const std::vector<Vec3> p = test::RandomSoup(30000, 3);
+  const Built a = GpuBuild(p), b = GpuBuild(p);
+  EXPECT_TRUE(SameBytes(a.binary.nodes, b.binary.nodes) && SameBytes(a.binary.tris, b.binary.tris));
+  EXPECT_TRUE(SameBytes(a.wide.nodes, b.wide.nodes) && SameBytes(a.wide.tris, b.wide.tris));
+}
+
+TEST(GpuBvhBuild, OneTriangleIsBuiltOnTheHostAndSaysSo) {
+  TRACER_REQUIRE_GPU();
+  const std::vector<Vec3> p{Vec3(0.0f), Vec3(1.0f, 0.0f, 0.0f), Vec3(0.0f, 1.0f, 0.0f)};
+  const Built b = GpuBuild(p);
+  EXPECT_EQ(b.report.builder, "cpu");
+  EXPECT_NE(b.report.note.find("fewer than two"), std::string::npos) << b.report.note;
+  const HitRecord h = TraverseWide<false, false>(b.wide.View(), Ray{Vec3(0.2f, 0.2f, 1.0f), Vec3(0, 0, -1), kInf, 0});
+  EXPECT_EQ(h.tri, 0);
+}
+
+// The command line: --bvh-builder gpu says where it built, and renders what --bvh-builder cpu renders to within noise
+// (the per-triangle arrays follow the GPU tree's order, so the same seed draws other lights: not the same bytes).
+TEST(GpuBvhBuild, CommandLineReportsTheGpuBuild) {
+  TRACER_REQUIRE_GPU();
+  const std::string dir = test::MakeTempDir();
+  const test::CommandResult r = test::RunTracer(test::ProjectScenesDir() +
+                                                "/cornell.obj --bvh-builder gpu --spp 4 "
+                                                "--width 64 --height 64 -o " +
+                                                dir + "/a.pfm");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("built on the GPU in"), std::string::npos) << r.output;
+  test::RemoveTree(dir);
+}
