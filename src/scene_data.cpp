@@ -12,6 +12,7 @@
 #include "tracer/core/light.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/timing.h"
 #include "tracer/host/wide_bvh_build.h"
 
 namespace tracer {
@@ -58,6 +59,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
   d.boundsMax = scene.boundsMax;
   d.camera = camera;
   d.environment = environment;
+  const Stopwatch arraysClock;
 
   const size_t n = scene.NumTriangles();
   d.shading.resize(n);
@@ -97,6 +99,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
     d.textures.push_back(TextureInfo{static_cast<int32_t>(d.texels.size()), t.width, t.height, 0});
     d.texels.insert(d.texels.end(), t.texels.begin(), t.texels.end());
   }
+  d.arraysSeconds = arraysClock.Seconds();
   return d;
 }
 

@@ -28,6 +28,8 @@
 #include <streambuf>
 #include <string_view>
 
+#include "tracer/host/timing.h"
+
 namespace tracer {
 namespace {
 
@@ -821,9 +823,11 @@ void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t
 Scene LoadScene(const std::string& path, const LoadOptions& options) {
   Scene scene;
   scene.path = path;
+  Stopwatch phase;
   std::string text;
   std::string why = ReadRegularFile(path, options.maxFileBytes, &text);
   if (!why.empty()) Fail(path, 0, why);
+  scene.seconds.read = phase.Seconds();
   AssetFolders folders;
   folders.scene = RealPath(DirectoryOf(path));
   if (folders.scene.empty()) Fail(path, 0, "cannot resolve its folder");
@@ -836,12 +840,15 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   }
 
   // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
+  phase.Restart();
   ObjScan scan = ScanObj(path, text, options);
+  scene.seconds.validate = phase.Seconds();
 
   tinyobj::attrib_t attrib;
   std::vector<tinyobj::shape_t> shapes;
   std::vector<tinyobj::material_t> objMaterials;
   std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
+  phase.Restart();
   GuardedMaterialReader reader(scene, folders, scan, options);
   MemoryBuf buf(text);
   std::istream stream(&buf);
@@ -849,7 +856,9 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
                              /*triangulate=*/true, /*default_vcols_fallback=*/false);
   reader.RethrowPending();
   if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
+  scene.seconds.parse = phase.Seconds();
 
+  phase.Restart();
   AddMaterials(scene, path, folders, objMaterials, reader, scan, options);
   AddTriangles(scene, path, attrib, shapes, objMaterials.size());
 
@@ -858,6 +867,7 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   if (emitters == 0)
     Warn(scene, path, 0,
          "no emitters (no triangle has a material with Ke > 0); only an environment can light it: pass --env R,G,B");
+  scene.seconds.convert = phase.Seconds();
 
   std::string cameraPath = CameraPathFor(path);
   struct stat st;

@@ -71,6 +71,9 @@ struct SceneData {
   Camera camera;
   Vec3 environment;
   LightClusters clusters;  // empty until BuildLightClusters
+  // Seconds BuildSceneData spent after the BVH builds (shading, emitter, material and texture arrays), for the
+  // loading breakdown of --benchmark.
+  double arraysSeconds = 0.0;
 
   // Host pointers to every array of TRACER_SCENE_ARRAYS (core/scene_view.h), null for an empty one (as
   // DeviceScene's are); the tile guide's per-tile arrays are left empty.

@@ -39,6 +39,14 @@ struct CameraSpec {
   float fovY = 45.0f;
 };
 
+// Seconds LoadScene spent in each of its phases (tracer --benchmark prints them).
+struct LoadSeconds {
+  double read = 0.0;      // the OBJ read into memory
+  double validate = 0.0;  // our line-by-line checks of the text before tinyobjloader sees it
+  double parse = 0.0;     // tinyobjloader (with the MTL files it asks for)
+  double convert = 0.0;   // materials and textures; triangles re-checked and copied into the Scene's arrays
+};
+
 struct Scene {
   std::string path;
   std::vector<Vec3> positions;  // 3 per triangle
@@ -53,6 +61,7 @@ struct Scene {
   std::vector<std::string> warnings;
   Vec3 boundsMin, boundsMax;
   size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
+  LoadSeconds seconds;
 
   size_t NumTriangles() const { return triMaterial.size(); }
   std::string Summary() const;  // one line: triangles, materials per class, emitters
