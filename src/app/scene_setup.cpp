@@ -14,6 +14,7 @@ LoadOptions SceneLoadOptions(const CliOptions& cli) {
   LoadOptions options;
   options.allowOutsidePaths = cli.allowOutsidePaths;
   options.searchPaths = cli.texturePaths;
+  options.threads = cli.render.threads;
   return options;
 }
 

@@ -74,6 +74,9 @@ struct LoadOptions {
   // More folders (--texture-path) searched, in order, for textures and MTL files not found beside the scene:
   // the name as written, then its last component. A file found there must lie inside that folder.
   std::vector<std::string> searchPaths;
+  // Threads for the checks before and after tinyobjloader's parse (0 = every core; 1 = one pass in file order, the
+  // naive twin). The Scene is the same, byte for byte, for any number.
+  int threads = 0;
 };
 
 // Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
