@@ -12,6 +12,8 @@
 #include "tracer/core/light.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/huge_pages.h"
+#include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 #include "tracer/host/wide_bvh_build.h"
 
@@ -50,45 +52,44 @@ std::vector<AliasEntry> BuildAliasTable(const std::vector<double>& weights) {
 
 static Float4 F4(Vec3 v, float w) { return Float4{v.x, v.y, v.z, w}; }
 
-SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
-                         const BvhBuildOptions& bvhOptions) {
-  SceneData d;
-  if (bvhOptions.builder) {
-    d.bvhReport = bvhOptions.builder(scene.positions, bvhOptions, d.bvh, d.wide);
-  } else {
-    const Stopwatch clock;
-    d.bvh = BuildBvh(scene.positions, bvhOptions);
-    if (bvhOptions.wide) d.wide = BuildWideBvh(scene.positions, d.bvh, bvhOptions);
-    d.bvhReport.buildMs = clock.Seconds() * 1e3;
-  }
-  d.boundsMin = scene.boundsMin;
-  d.boundsMax = scene.boundsMax;
-  d.camera = camera;
-  d.environment = environment;
-
+void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
   const size_t n = scene.NumTriangles();
-  d.shading.resize(n);
-  d.triEmitter.assign(n, -1);
-  std::vector<double> power;
-  for (size_t k = 0; k < n; ++k) {
-    const size_t t = static_cast<size_t>(d.bvh.order[k]);
-    const Vec3* nn = &scene.normals[3 * t];
-    const float* uv = &scene.uvs[6 * t];
-    const int32_t mat = scene.triMaterial[t];
-    d.shading[k] = TriShading{F4(nn[0], FloatFromBits(static_cast<uint32_t>(mat))), F4(nn[1], uv[0]), F4(nn[2], uv[1]),
-                              Float4{uv[2], uv[3], uv[4], uv[5]}};
-    const HostMaterial& m = scene.materials[static_cast<size_t>(mat)];
-    if (m.IsEmissive()) {
-      const Vec3* p = &scene.positions[3 * t];
-      double area = TriangleArea(p[0], p[1], p[2]);
-      double pw = static_cast<double>(Luminance(m.ke)) * area * kPi;
-      if (area > 0.0 && pw > 0.0) {  // zero-area or black emitters are never sampled
-        d.triEmitter[k] = static_cast<int32_t>(d.emitterTri.size());
-        d.emitterTri.push_back(static_cast<int32_t>(k));
-        power.push_back(pw);
+  ResizeOnHugePages(d.shading, n);
+  ResizeOnHugePages(d.triEmitter, n);  // every entry is written below
+  // Each piece of BVH positions writes its shading and lists its emitters; joined in piece order, the lists number
+  // the emitters in BVH order, as one thread does.
+  struct Emitter {
+    int32_t k;
+    double power;
+  };
+  const size_t pieces = pool.PiecesFor(n, size_t(1) << 14);
+  std::vector<std::vector<Emitter>> emitters(pieces);
+  pool.ParallelForEach(pieces, [&](size_t piece) {
+    for (size_t k = n * piece / pieces; k < n * (piece + 1) / pieces; ++k) {
+      const size_t t = static_cast<size_t>(d.bvh.order[k]);
+      const Vec3* nn = &scene.normals[3 * t];
+      const float* uv = &scene.uvs[6 * t];
+      const int32_t mat = scene.triMaterial[t];
+      d.shading[k] = TriShading{F4(nn[0], FloatFromBits(static_cast<uint32_t>(mat))), F4(nn[1], uv[0]),
+                                F4(nn[2], uv[1]), Float4{uv[2], uv[3], uv[4], uv[5]}};
+      d.triEmitter[k] = -1;
+      const HostMaterial& m = scene.materials[static_cast<size_t>(mat)];
+      if (m.IsEmissive()) {
+        const Vec3* p = &scene.positions[3 * t];
+        double area = TriangleArea(p[0], p[1], p[2]);
+        double pw = static_cast<double>(Luminance(m.ke)) * area * kPi;
+        if (area > 0.0 && pw > 0.0)  // zero-area or black emitters are never sampled
+          emitters[piece].push_back(Emitter{static_cast<int32_t>(k), pw});
       }
     }
-  }
+  });
+  std::vector<double> power;
+  for (const std::vector<Emitter>& list : emitters)
+    for (const Emitter& e : list) {
+      d.triEmitter[static_cast<size_t>(e.k)] = static_cast<int32_t>(d.emitterTri.size());
+      d.emitterTri.push_back(e.k);
+      power.push_back(e.power);
+    }
   d.emitterPower = power;
   if (!power.empty()) d.lightAlias = BuildAliasTable(power);
 
@@ -104,6 +105,28 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
     d.textures.push_back(TextureInfo{static_cast<int32_t>(d.texels.size()), t.width, t.height, 0});
     d.texels.insert(d.texels.end(), t.texels.begin(), t.texels.end());
   }
+}
+
+SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
+                         const BvhBuildOptions& bvhOptions) {
+  SceneData d;
+  if (bvhOptions.builder) {
+    d.bvhReport = bvhOptions.builder(scene.positions, bvhOptions, d.bvh, d.wide);
+  } else {
+    const Stopwatch clock;
+    d.bvh = BuildBvh(scene.positions, bvhOptions);
+    if (bvhOptions.wide) d.wide = BuildWideBvh(scene.positions, d.bvh, bvhOptions);
+    d.bvhReport.buildMs = clock.Ms();
+  }
+  d.boundsMin = scene.boundsMin;
+  d.boundsMax = scene.boundsMax;
+  d.camera = camera;
+  d.environment = environment;
+  const Stopwatch arraysClock;
+
+  ThreadPool pool(ThreadPool::ThreadsFor(0));
+  BuildSceneArrays(scene, d, pool);
+  d.arraysSeconds = arraysClock.Seconds();
   return d;
 }
 

@@ -28,6 +28,10 @@
 #include <streambuf>
 #include <string_view>
 
+#include "tracer/host/huge_pages.h"
+#include "tracer/host/thread_pool.h"
+#include "tracer/host/timing.h"
+
 namespace tracer {
 namespace {
 
@@ -70,7 +74,7 @@ std::string ReadRegularFile(const std::string& path, size_t maxBytes, std::strin
   } else if (size_t(st.st_size) > maxBytes) {
     why = "is " + std::to_string(st.st_size) + " bytes; the limit is " + std::to_string(maxBytes);
   } else {
-    out->resize(size_t(st.st_size));
+    ResizeOnHugePages(*out, size_t(st.st_size));
     size_t got = 0;
     while (got < out->size()) {
       ssize_t n = read(fd, &(*out)[got], out->size() - got);
@@ -185,7 +189,8 @@ class MemoryBuf : public std::streambuf {
 // each end a line), so that our line numbers and vertex counts agree with what it parses.
 class LineReader {
  public:
-  explicit LineReader(std::string_view text) : text_(text) {}
+  // firstLine: the lines before text, when it is a piece of a file (numbers then count on from there).
+  explicit LineReader(std::string_view text, size_t firstLine = 0) : text_(text), number_(firstLine) {}
   bool Next(std::string_view* line) {
     if (pos_ >= text_.size()) return false;
     size_t end = text_.find_first_of("\r\n", pos_);
@@ -211,8 +216,8 @@ bool HasHugeExponent(std::string_view line);
 // skipped; Number() is the current line's number.
 class ContentLines {
  public:
-  ContentLines(const std::string& path, std::string_view text, const char* kind)
-      : path_(path), kind_(kind), lines_(text) {}
+  ContentLines(const std::string& path, std::string_view text, const char* kind, size_t firstLine = 0)
+      : path_(path), kind_(kind), lines_(text, firstLine) {}
   bool Next(std::string_view* line, std::vector<std::string_view>* tokens) {
     while (lines_.Next(line)) {
       if (line->find('\0') != std::string_view::npos)
@@ -327,10 +332,34 @@ std::string CheckIndex(std::string_view s, int64_t count, const char* what) {
   return "";
 }
 
-ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options) {
+// Lines and vertex records (v, vt, vn) of a piece of an OBJ, counted as ScanObjPiece counts them.
+struct ObjCounts {
+  size_t lines = 0;
+  int64_t v = 0, vt = 0, vn = 0;
+};
+
+ObjCounts CountObjPiece(std::string_view text) {
+  ObjCounts counts;
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) {
+    size_t i = line.find_first_not_of(" \t");  // the first token, as Tokenize finds it
+    if (i == std::string_view::npos) continue;
+    const std::string_view key = line.substr(i, line.find_first_of(" \t", i) - i);
+    if (key == "v") counts.v++;
+    if (key == "vt") counts.vt++;
+    if (key == "vn") counts.vn++;
+  }
+  counts.lines = lines.Number();
+  return counts;
+}
+
+// Checks one piece of an OBJ, which starts a line; `before` counts the lines and vertex records before it.
+ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCounts& before,
+                     const LoadOptions& options) {
   ObjScan scan;
-  int64_t numV = 0, numVt = 0, numVn = 0;
-  ContentLines lines(path, text, "OBJ");
+  int64_t numV = before.v, numVt = before.vt, numVn = before.vn;
+  ContentLines lines(path, text, "OBJ", before.lines);
   std::string_view line;
   std::vector<std::string_view> tokens;
   while (lines.Next(&line, &tokens)) {
@@ -385,6 +414,41 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
     } else if (key == "usemtl") {
       scan.usemtl.emplace_back(lineNo, tokens.size() > 1 ? std::string(tokens[1]) : std::string());
     }
+  }
+  return scan;
+}
+
+// Checks the OBJ in pieces cut at line ends, in parallel: the lines and vertex records of each piece are counted
+// first, so that each piece knows its first line number and the vertices defined before it. The first error in file
+// order is thrown, the same as a scan of the whole text (one piece, on a pool of one thread) throws.
+ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options, ThreadPool& pool) {
+  const size_t pieces = pool.PiecesFor(text.size(), size_t(1) << 12);
+  std::vector<size_t> cut(pieces + 1, text.size());
+  cut[0] = 0;
+  for (size_t i = 1; i < pieces; ++i) {
+    const size_t newline = text.find('\n', std::max(cut[i - 1], text.size() / pieces * i));
+    cut[i] = newline == std::string::npos ? text.size() : newline + 1;  // after '\n': "\r\n" stays whole
+  }
+  auto piece = [&](size_t i) { return std::string_view(text).substr(cut[i], cut[i + 1] - cut[i]); };
+  std::vector<ObjCounts> before(pieces);
+  if (pieces > 1) {
+    std::vector<ObjCounts> counts(pieces);
+    pool.ParallelForEach(pieces, [&](size_t i) { counts[i] = CountObjPiece(piece(i)); });
+    for (size_t i = 1; i < pieces; ++i) {
+      before[i] = before[i - 1];
+      before[i].lines += counts[i - 1].lines;
+      before[i].v += counts[i - 1].v;
+      before[i].vt += counts[i - 1].vt;
+      before[i].vn += counts[i - 1].vn;
+    }
+  }
+  std::vector<ObjScan> scans(pieces);
+  pool.ParallelForEach(pieces, [&](size_t i) { scans[i] = ScanObjPiece(path, piece(i), before[i], options); });
+  ObjScan scan = std::move(scans[0]);
+  for (size_t i = 1; i < pieces; ++i) {
+    scan.mtllibLine.insert(scans[i].mtllibLine.begin(), scans[i].mtllibLine.end());  // the first naming stays
+    scan.mtllibWritten.insert(scans[i].mtllibWritten.begin(), scans[i].mtllibWritten.end());
+    scan.usemtl.insert(scan.usemtl.end(), scans[i].usemtl.begin(), scans[i].usemtl.end());
   }
   return scan;
 }
@@ -731,53 +795,111 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
       Warn(scene, path, line, "usemtl " + Quote(name) + " names an undefined material; using grey diffuse (0.5)");
 }
 
+// The corners and face normal of a triangle; false when it is not finite or has zero area (also once rounded to
+// float: light sampling divides by it).
+bool FaceGeometry(const tinyobj::attrib_t& attrib, const tinyobj::index_t* idx, Vec3 p[3], Vec3* ng) {
+  bool finite = true;
+  double dp[3][3];
+  for (int k = 0; k < 3; ++k) {
+    p[k] = ToVec3(&attrib.vertices[3 * size_t(idx[k].vertex_index)]);
+    finite = finite && IsFinite(p[k]);
+    for (int c = 0; c < 3; ++c) dp[k][c] = p[k][c];
+  }
+  // Face normal in double: float cross products overflow for coordinates near 1e30.
+  double e1[3], e2[3];
+  for (int c = 0; c < 3; ++c) e1[c] = dp[1][c] - dp[0][c], e2[c] = dp[2][c] - dp[0][c];
+  double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2], cz = e1[0] * e2[1] - e1[1] * e2[0];
+  float area = float(0.5 * std::sqrt(cx * cx + cy * cy + cz * cz));
+  return finite && area > 0.0f && NormalizeChecked(cx, cy, cz, ng);
+}
+
+// A run of one shape's faces, converted as one task.
+struct FacePiece {
+  size_t shape, begin, end;
+  size_t kept = 0, firstOut = 0;  // triangles kept, and where the first of them goes in the Scene's arrays
+  bool needsDefault = false;      // a kept face has no (defined) material
+  size_t badNormals = 0;
+  Vec3 lo{kInf}, hi{-kInf};
+};
+
 // Triangles, re-checking every index tinyobjloader returned (defence in depth); degenerate or non-finite ones
 // are dropped and counted, and faces without a (defined) material get a grey default appended on first use.
+// Two passes over pieces of faces: count what each piece keeps, then write each piece from its offset, so that the
+// arrays hold the same bytes for any number of threads (one piece on a pool of one thread).
 void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t& attrib,
-                  const std::vector<tinyobj::shape_t>& shapes, size_t numObjMaterials) {
-  int defaultMaterial = -1;
+                  const std::vector<tinyobj::shape_t>& shapes, size_t numObjMaterials, ThreadPool& pool) {
   size_t numV = attrib.vertices.size() / 3, numN = attrib.normals.size() / 3, numT = attrib.texcoords.size() / 2;
-  size_t badNormals = 0;
-  Vec3 lo(kInf), hi(-kInf);
+  size_t numFaces = 0;
   for (const tinyobj::shape_t& shape : shapes) {
     const tinyobj::mesh_t& mesh = shape.mesh;
-    size_t numFaces = mesh.num_face_vertices.size();
-    if (mesh.indices.size() != 3 * numFaces || mesh.material_ids.size() != numFaces)
+    if (mesh.indices.size() != 3 * mesh.num_face_vertices.size() ||
+        mesh.material_ids.size() != mesh.num_face_vertices.size())
       Fail(path, 0, "internal: tinyobjloader returned a mesh that is not triangulated");
-    for (size_t f = 0; f < numFaces; ++f) {
-      const tinyobj::index_t* idx = &mesh.indices[3 * f];
+    numFaces += mesh.num_face_vertices.size();
+  }
+  const size_t numPieces = pool.PiecesFor(numFaces, 1024);
+  const size_t perPiece = std::max<size_t>(1, (numFaces + numPieces - 1) / numPieces);
+  std::vector<FacePiece> pieces;
+  for (size_t s = 0; s < shapes.size(); ++s)
+    for (size_t f = 0; f < shapes[s].mesh.num_face_vertices.size(); f += perPiece)
+      pieces.push_back(FacePiece{s, f, std::min(f + perPiece, shapes[s].mesh.num_face_vertices.size())});
+  auto material = [&](const FacePiece& piece, size_t f) {
+    int m = shapes[piece.shape].mesh.material_ids[f];
+    return m < 0 || size_t(m) >= numObjMaterials ? -1 : m;
+  };
+
+  // Pass 1: check the indices, count the triangles kept.
+  pool.ParallelForEach(pieces.size(), [&](size_t i) {
+    FacePiece& piece = pieces[i];
+    const tinyobj::shape_t& shape = shapes[piece.shape];
+    for (size_t f = piece.begin; f < piece.end; ++f) {
+      const tinyobj::index_t* idx = &shape.mesh.indices[3 * f];
       for (int k = 0; k < 3; ++k) {
         if (idx[k].vertex_index < 0 || size_t(idx[k].vertex_index) >= numV || idx[k].normal_index < -1 ||
             (idx[k].normal_index >= 0 && size_t(idx[k].normal_index) >= numN) || idx[k].texcoord_index < -1 ||
             (idx[k].texcoord_index >= 0 && size_t(idx[k].texcoord_index) >= numT))
           Fail(path, 0, "internal: an index out of range after parsing (shape " + Quote(shape.name) + ")");
       }
-      Vec3 p[3];
-      double dp[3][3];
-      bool finite = true;
-      for (int k = 0; k < 3; ++k) {
-        p[k] = ToVec3(&attrib.vertices[3 * size_t(idx[k].vertex_index)]);
-        finite = finite && IsFinite(p[k]);
-        for (int c = 0; c < 3; ++c) dp[k][c] = p[k][c];
-      }
-      // Face normal in double: float cross products overflow for coordinates near 1e30.
-      double e1[3], e2[3];
-      for (int c = 0; c < 3; ++c) e1[c] = dp[1][c] - dp[0][c], e2[c] = dp[2][c] - dp[0][c];
-      double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2], cz = e1[0] * e2[1] - e1[1] * e2[0];
-      // Zero area, also once rounded to float (light sampling divides by it).
-      float area = float(0.5 * std::sqrt(cx * cx + cy * cy + cz * cz));
-      Vec3 ng;
-      if (!finite || !(area > 0.0f) || !NormalizeChecked(cx, cy, cz, &ng)) {
-        scene.droppedTriangles++;
-        continue;
-      }
+      Vec3 p[3], ng;
+      if (!FaceGeometry(attrib, idx, p, &ng)) continue;
+      piece.kept++;
+      piece.needsDefault = piece.needsDefault || material(piece, f) < 0;
+    }
+  });
+  size_t kept = 0;
+  bool needsDefault = false;
+  for (FacePiece& piece : pieces) {
+    piece.firstOut = kept;
+    kept += piece.kept;
+    needsDefault = needsDefault || piece.needsDefault;
+  }
+  scene.droppedTriangles = numFaces - kept;
+  const int defaultMaterial = needsDefault ? int(scene.materials.size()) : -1;
+  if (needsDefault) {
+    HostMaterial grey;  // HostMaterial's defaults: diffuse, Kd 0.5
+    grey.name = "default";
+    scene.materials.push_back(grey);
+  }
+  ResizeOnHugePages(scene.positions, 3 * kept);
+  ResizeOnHugePages(scene.normals, 3 * kept);
+  ResizeOnHugePages(scene.uvs, 6 * kept);
+  ResizeOnHugePages(scene.triMaterial, kept);
+
+  // Pass 2: write the kept triangles.
+  pool.ParallelForEach(pieces.size(), [&](size_t i) {
+    FacePiece& piece = pieces[i];
+    size_t out = piece.firstOut;
+    for (size_t f = piece.begin; f < piece.end; ++f) {
+      const tinyobj::index_t* idx = &shapes[piece.shape].mesh.indices[3 * f];
+      Vec3 p[3], ng;
+      if (!FaceGeometry(attrib, idx, p, &ng)) continue;
       for (int k = 0; k < 3; ++k) {
         Vec3 n = ng;
         if (idx[k].normal_index >= 0) {
           const tinyobj::real_t* fn = &attrib.normals[3 * size_t(idx[k].normal_index)];
           if (!NormalizeChecked(fn[0], fn[1], fn[2], &n)) {
             n = ng;
-            badNormals++;
+            piece.badNormals++;
           }
         }
         float u = 0.0f, v = 0.0f;
@@ -785,25 +907,23 @@ void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t
           u = attrib.texcoords[2 * size_t(idx[k].texcoord_index)];
           v = attrib.texcoords[2 * size_t(idx[k].texcoord_index) + 1];
         }
-        scene.positions.push_back(p[k]);
-        scene.normals.push_back(n);
-        scene.uvs.push_back(u);
-        scene.uvs.push_back(v);
-        lo = Min(lo, p[k]);
-        hi = Max(hi, p[k]);
+        scene.positions[3 * out + size_t(k)] = p[k];
+        scene.normals[3 * out + size_t(k)] = n;
+        scene.uvs[6 * out + 2 * size_t(k)] = u;
+        scene.uvs[6 * out + 2 * size_t(k) + 1] = v;
+        piece.lo = Min(piece.lo, p[k]);
+        piece.hi = Max(piece.hi, p[k]);
       }
-      int material = mesh.material_ids[f];
-      if (material < 0 || size_t(material) >= numObjMaterials) {
-        if (defaultMaterial < 0) {
-          HostMaterial grey;  // HostMaterial's defaults: diffuse, Kd 0.5
-          grey.name = "default";
-          scene.materials.push_back(grey);
-          defaultMaterial = int(scene.materials.size()) - 1;
-        }
-        material = defaultMaterial;
-      }
-      scene.triMaterial.push_back(material);
+      const int m = material(piece, f);
+      scene.triMaterial[out++] = m < 0 ? defaultMaterial : m;
     }
+  });
+  size_t badNormals = 0;
+  Vec3 lo(kInf), hi(-kInf);
+  for (const FacePiece& piece : pieces) {  // in file order: Min and Max keep the later of equal values, as before
+    badNormals += piece.badNormals;
+    lo = Min(lo, piece.lo);
+    hi = Max(hi, piece.hi);
   }
   if (scene.droppedTriangles)
     Warn(scene, path, 0,
@@ -821,9 +941,11 @@ void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t
 Scene LoadScene(const std::string& path, const LoadOptions& options) {
   Scene scene;
   scene.path = path;
+  Stopwatch phase;
   std::string text;
   std::string why = ReadRegularFile(path, options.maxFileBytes, &text);
   if (!why.empty()) Fail(path, 0, why);
+  scene.seconds.read = phase.Seconds();
   AssetFolders folders;
   folders.scene = RealPath(DirectoryOf(path));
   if (folders.scene.empty()) Fail(path, 0, "cannot resolve its folder");
@@ -836,12 +958,16 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   }
 
   // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
-  ObjScan scan = ScanObj(path, text, options);
+  phase.Restart();
+  ThreadPool pool(ThreadPool::ThreadsFor(options.threads));
+  ObjScan scan = ScanObj(path, text, options, pool);
+  scene.seconds.validate = phase.Seconds();
 
   tinyobj::attrib_t attrib;
   std::vector<tinyobj::shape_t> shapes;
   std::vector<tinyobj::material_t> objMaterials;
   std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
+  phase.Restart();
   GuardedMaterialReader reader(scene, folders, scan, options);
   MemoryBuf buf(text);
   std::istream stream(&buf);
@@ -849,15 +975,18 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
                              /*triangulate=*/true, /*default_vcols_fallback=*/false);
   reader.RethrowPending();
   if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
+  scene.seconds.parse = phase.Seconds();
 
+  phase.Restart();
   AddMaterials(scene, path, folders, objMaterials, reader, scan, options);
-  AddTriangles(scene, path, attrib, shapes, objMaterials.size());
+  AddTriangles(scene, path, attrib, shapes, objMaterials.size(), pool);
 
   size_t emitters = 0;
   for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();
   if (emitters == 0)
     Warn(scene, path, 0,
          "no emitters (no triangle has a material with Ke > 0); only an environment can light it: pass --env R,G,B");
+  scene.seconds.convert = phase.Seconds();
 
   std::string cameraPath = CameraPathFor(path);
   struct stat st;

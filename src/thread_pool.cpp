@@ -2,6 +2,7 @@
 #include "tracer/host/thread_pool.h"
 
 #include <algorithm>
+#include <exception>
 
 namespace tracer {
 
@@ -63,6 +64,26 @@ void ThreadPool::ParallelFor(size_t n, size_t chunk, const std::function<void(si
   RunChunks();
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return busy_ == 0; });
+}
+
+void ThreadPool::ParallelForEach(size_t n, const std::function<void(size_t)>& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  ParallelFor(n, 1, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+size_t ThreadPool::PiecesFor(size_t n, size_t minPiece) const {
+  if (Size() == 1) return 1;
+  return std::max<size_t>(1, std::min(static_cast<size_t>(Size()) * 8, n / std::max<size_t>(minPiece, 1)));
 }
 
 }  // namespace tracer

@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -576,6 +578,105 @@ TEST_F(LoaderTest, SceneCameraFileIsPickedUpAndChecked) {
   EXPECT_EQ(scene.camera.fovY, 30.0f);
   Write("cam.camera", "eye 0 0 5\n");
   EXPECT_TRUE(Contains(LoadError(obj), "cam.camera: 'look_at' is required"));
+}
+
+// ---- the checks before and after tinyobjloader, in parallel -------------------------------------------
+
+// An OBJ of rows x cols quads, lines as a list (line n is element n - 1): rows of v/vt/vn interleaved with faces,
+// absolute indices in even rows and relative ones in odd rows, a material per row (every third one undefined),
+// every 13th normal zero and a degenerate triangle after every 17th quad, so that each tally of the loader's
+// parallel passes (kept and dropped triangles, bad normals, the default material, bounds) has something to count.
+std::vector<std::string> GridObjLines(int rows, int cols, int* degenerate) {
+  std::vector<std::string> lines = {"mtllib m.mtl"};
+  auto number = [](double v) { return std::to_string(v); };
+  int vertices = 0, quads = 0;
+  *degenerate = 0;
+  for (int r = 0; r <= rows; ++r) {
+    for (int c = 0; c <= cols; ++c) {
+      const double x = c * 0.5, z = r * 0.5, y = std::sin(0.3 * c) * std::cos(0.2 * r);
+      lines.push_back("v " + number(x) + " " + number(y) + " " + number(z));
+      lines.push_back("vt " + number(c / double(cols)) + " " + number(r / double(rows)));
+      lines.push_back(++vertices % 13 ? "vn " + number(-y) + " 1 0.1" : "vn 0 0 0");
+    }
+    if (r == 0) continue;
+    lines.push_back(r % 3 == 2 ? "usemtl undefined" : r % 3 ? "usemtl a" : "usemtl b");
+    auto index = [&](int row, int col) {
+      const int absolute = row * (cols + 1) + col + 1;
+      const int written = r % 2 ? absolute - (vertices + 1) : absolute;  // odd rows: relative to the end
+      const std::string i = std::to_string(written);
+      return i + "/" + i + "/" + i;
+    };
+    for (int c = 0; c < cols; ++c) {
+      lines.push_back("f " + index(r - 1, c) + " " + index(r, c) + " " + index(r, c + 1) + " " + index(r - 1, c + 1));
+      if (++quads % 17 == 0) {
+        lines.push_back("f " + index(r, c) + " " + index(r, c) + " " + index(r, c + 1));
+        ++*degenerate;
+      }
+    }
+  }
+  return lines;
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  return text;
+}
+
+template <typename T>
+bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+TEST_F(LoaderTest, ParallelChecksGiveTheSceneOfOnePass) {
+  Write("m.mtl", "newmtl a\nKd 0.5 0.5 0.5\nnewmtl b\nKd 0.2 0.2 0.2\nKe 1 1 1\n");
+  int degenerate = 0;
+  const std::string path = Write("grid.obj", Join(GridObjLines(120, 90, &degenerate)));
+  LoadOptions one, many;
+  one.threads = 1;
+  many.threads = 5;  // more than the cores of CI: pieces then run in any order
+  const Scene a = LoadScene(path, one), b = LoadScene(path, many);
+  EXPECT_EQ(a.NumTriangles(), 2u * 120 * 90);
+  EXPECT_EQ(a.droppedTriangles, static_cast<size_t>(degenerate));
+  EXPECT_EQ(a.materials.size(), 3u) << "a, b and the default for the undefined one";
+  EXPECT_TRUE(HasWarning(a, "vertex normals are zero"));
+  EXPECT_TRUE(SameBytes(a.positions, b.positions));
+  EXPECT_TRUE(SameBytes(a.normals, b.normals));
+  EXPECT_TRUE(SameBytes(a.uvs, b.uvs));
+  EXPECT_TRUE(SameBytes(a.triMaterial, b.triMaterial));
+  EXPECT_EQ(a.materials.size(), b.materials.size());
+  EXPECT_EQ(a.droppedTriangles, b.droppedTriangles);
+  EXPECT_EQ(a.warnings, b.warnings);
+  EXPECT_EQ(std::memcmp(&a.boundsMin, &b.boundsMin, sizeof(Vec3)), 0);
+  EXPECT_EQ(std::memcmp(&a.boundsMax, &b.boundsMax, sizeof(Vec3)), 0);
+}
+
+TEST_F(LoaderTest, ParallelChecksReportTheFirstErrorWithItsLineAndCount) {
+  int degenerate = 0;
+  const std::vector<std::string> grid = GridObjLines(100, 80, &degenerate);
+  // The vertices defined before line n (1-based), counted here from the lines themselves.
+  auto verticesBefore = [&](size_t n) {
+    return std::count_if(grid.begin(), grid.begin() + static_cast<long>(n - 1),
+                         [](const std::string& l) { return l.rfind("v ", 0) == 0; });
+  };
+  const size_t early = grid.size() / 4, late = grid.size() * 4 / 5;  // line numbers of the inserted bad lines
+  for (bool both : {true, false}) {
+    std::vector<std::string> lines = grid;
+    lines.insert(lines.begin() + static_cast<long>(late - 1), "f 1 2 999999999");
+    if (both) lines.insert(lines.begin() + static_cast<long>(early - 1), "v 1 nan 2");
+    const std::string path = Write("bad.obj", Join(lines));
+    LoadOptions one, many;
+    one.threads = 1;
+    many.threads = 5;
+    const std::string error = LoadError(path, many);
+    EXPECT_EQ(error, LoadError(path, one));
+    if (both) {
+      EXPECT_TRUE(Contains(error, "bad.obj:" + std::to_string(early) + ":")) << error;
+    } else {
+      EXPECT_TRUE(Contains(error, "bad.obj:" + std::to_string(late) + ":")) << error;
+      EXPECT_TRUE(Contains(error, std::to_string(verticesBefore(late)) + " vertices defined so far")) << error;
+    }
+  }
 }
 
 // ---- the shared third-party scenes --------------------------------------------------------------------

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "test_util.h"
 #include "tracer/host/scene_loader.h"
+#include "tracer/host/thread_pool.h"
 #include "tracer/host/tile_guide.h"
 
 namespace tracer {
@@ -137,6 +139,56 @@ TEST(SceneData, ContentHashTellsWhereOneArrayEndsAndTheNextBegins) {
   moved.triEmitter.insert(moved.triEmitter.begin(), moved.emitterTri.back());
   moved.emitterTri.pop_back();
   EXPECT_NE(SceneContentHash(moved), SceneContentHash(base));
+}
+
+// A strip of n triangles over three materials (diffuse, emissive, emissive in red only), every 11th triangle of
+// zero area: emitters are scattered over every piece of BuildSceneArrays, some of them never sampled.
+Scene StripScene(size_t n) {
+  Scene scene;
+  scene.materials.resize(3);
+  scene.materials[1].ke = Vec3(2.0f, 1.0f, 0.5f);
+  scene.materials[2].ke = Vec3(3.0f, 0.0f, 0.0f);
+  for (size_t t = 0; t < n; ++t) {
+    const float x = static_cast<float>(t % 1000), z = static_cast<float>(t / 1000);
+    const float h = t % 11 == 0 ? 0.0f : 1.0f + 0.001f * static_cast<float>(t % 7);
+    scene.positions.insert(scene.positions.end(), {Vec3(x, 0.0f, z), Vec3(x + h, 0.0f, z), Vec3(x, 0.1f * h, z + h)});
+    for (int k = 0; k < 3; ++k) scene.normals.push_back(Normalize(Vec3(0.1f * static_cast<float>(k), 1.0f, 0.0f)));
+    for (int k = 0; k < 6; ++k) scene.uvs.push_back(0.25f * static_cast<float>(k) + 1e-6f * static_cast<float>(t));
+    scene.triMaterial.push_back(static_cast<int32_t>(t % 5 == 0 ? 1 : t % 3 == 0 ? 2 : 0));
+  }
+  scene.boundsMin = Vec3(0.0f);
+  scene.boundsMax = Vec3(1000.0f, 1.0f, static_cast<float>(n / 1000 + 2));
+  return scene;
+}
+
+TEST(SceneData, ArraysAreTheSameBytesOnAnyNumberOfThreads) {
+  const Scene scene = StripScene(150000);
+  BvhBuildOptions binary;
+  binary.wide = false;
+  const SceneData built = BuildSceneData(scene, Camera{}, Vec3(0.0f), binary);  // every core
+  auto arrays = [&](int threads) {
+    SceneData d;
+    d.bvh = built.bvh;
+    ThreadPool pool(threads);
+    BuildSceneArrays(scene, d, pool);
+    return d;
+  };
+  const SceneData one = arrays(1), many = arrays(5);
+  EXPECT_EQ(SceneContentHash(many), SceneContentHash(one));
+  EXPECT_EQ(SceneContentHash(built), SceneContentHash(one));
+  EXPECT_EQ(many.emitterPower, one.emitterPower);  // not part of the hash
+
+  // Independently of the code under test: the emitters are the emissive triangles of non-zero area, in BVH order.
+  std::vector<int32_t> expected;
+  for (size_t k = 0; k < scene.NumTriangles(); ++k) {
+    const size_t t = static_cast<size_t>(one.bvh.order[k]);
+    if (scene.triMaterial[t] != 0 && t % 11 != 0) expected.push_back(static_cast<int32_t>(k));
+  }
+  EXPECT_EQ(many.emitterTri, expected);
+  for (size_t e = 0; e < expected.size(); ++e)
+    EXPECT_EQ(many.triEmitter[static_cast<size_t>(expected[e])], static_cast<int32_t>(e));
+  EXPECT_EQ(std::count(many.triEmitter.begin(), many.triEmitter.end(), -1),
+            static_cast<long>(scene.NumTriangles() - expected.size()));
 }
 
 }  // namespace

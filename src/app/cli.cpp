@@ -92,7 +92,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("clamp", "firefly clamp: cap each contribution's max component (0 = off)", cxxopts::value<float>()->default_value("0"))
     ("time", "stop at the first pass boundary after this many seconds of rendering (0 = no limit)", cxxopts::value<double>()->default_value("0"))
     ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
-    ("threads", "CPU renderer threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("threads", "CPU threads for rendering and for the checks that loading a scene does (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
     ("check-nan", "stop at the first non-finite (NaN or Inf) sample and report its pixel and depth; writes no image")
     ("q,quiet", "no progress bar, summary or warnings on stderr; errors only")

@@ -154,11 +154,17 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   // it fixes the triangle order, and the tile guide traces it).
   const BvhBuildOptions bvhOptions =
       SceneBvhOptions(cli, !cli.render.binaryBvh || cli.command != CliCommand::kRender, builder);
+  LoadClock clock;
+  Stopwatch part;
   loaded.data =
       BuildSceneData(loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height),
                      cli.env, bvhOptions);
+  clock.build = part.Seconds();
+  part.Restart();
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
-  ReportBuilt(cli, loaded.data, loadClock.Seconds());
+  clock.clusters = part.Seconds();
+  clock.total = loadClock.Seconds();
+  ReportBuilt(cli, loaded.scene, loaded.data, clock);
   return loaded;
 }
 

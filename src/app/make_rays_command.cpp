@@ -27,10 +27,14 @@ int MakeRays(CliOptions& cli) {
   Stopwatch load;
   const Scene scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, false);  // the generator traces the binary BVH
+  const Stopwatch build;
+  LoadClock clock;
   const SceneData data =
       BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
+  clock.build = build.Seconds();
   if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
-  ReportBuilt(cli, data, load.Seconds());
+  clock.total = load.Seconds();
+  ReportBuilt(cli, scene, data, clock);
 
   const RayKind kind = cli.makeRaysKind;
   const std::vector<RayRecord> rays = MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads);

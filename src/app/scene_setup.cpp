@@ -1,9 +1,12 @@
 // @file scene_setup.cpp: see scene_setup.h.
 #include "scene_setup.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+
+#include "tracer/host/timing.h"
 
 namespace tracer {
 
@@ -11,6 +14,7 @@ LoadOptions SceneLoadOptions(const CliOptions& cli) {
   LoadOptions options;
   options.allowOutsidePaths = cli.allowOutsidePaths;
   options.searchPaths = cli.texturePaths;
+  options.threads = cli.render.threads;
   return options;
 }
 
@@ -22,7 +26,7 @@ BvhBuildOptions SceneBvhOptions(const CliOptions& cli, bool wide, BvhBuilderFn b
   return options;
 }
 
-void ReportBuilt(const CliOptions& cli, const SceneData& data, double seconds) {
+void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& data, const LoadClock& clock) {
   if (cli.render.quiet) return;
   const BvhBuildReport& r = data.bvhReport;
   if (!r.note.empty()) std::fprintf(stderr, "tracer: note: GPU BVH builder: %s\n", r.note.c_str());
@@ -32,7 +36,40 @@ void ReportBuilt(const CliOptions& cli, const SceneData& data, double seconds) {
                   r.iterations, r.transferMs);
   else
     std::snprintf(how, sizeof how, "built on the CPU in %.0f ms", r.buildMs);
-  std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s; %s)\n", seconds, how, DescribeBvhs(data).c_str());
+  std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s; %s)\n", clock.total, how, DescribeBvhs(data).c_str());
+  const LoadSeconds& s = scene.seconds;
+  struct Part {
+    const char* name;
+    double seconds;
+    const char* what;
+  };
+  const Part parts[] = {
+      {"read", s.read, "the OBJ into memory"},
+      {"validation", s.validate, "line checks before tinyobjloader"},
+      {"parse", s.parse, "tinyobjloader"},
+      {"conversion", s.convert, "into the scene's arrays, indices and areas re-checked"},
+      {"BVH build", clock.build - data.arraysSeconds, "binary and wide"},
+      {"arrays", data.arraysSeconds, "shading, emitters and materials in BVH order"},
+      {"light clusters", clock.clusters, "for tile guiding"},
+  };
+  const double peak = static_cast<double>(PeakHostBytes());
+  const double perTriangle = peak / static_cast<double>(std::max<size_t>(scene.NumTriangles(), 1));
+  if (cli.command == CliCommand::kRender) {
+    std::fprintf(stderr, "  load:");
+    for (const Part& p : parts) std::fprintf(stderr, " %s %.2fs,", p.name, p.seconds);
+    std::fprintf(stderr, " peak host memory %.2f GiB = %.0f bytes/triangle\n", peak / 1073741824.0, perTriangle);
+    return;
+  }
+  double accounted = 0.0;
+  std::fprintf(stderr, "loading on the host (%zu triangles):\n", scene.NumTriangles());
+  for (const Part& p : parts) {
+    std::fprintf(stderr, "  %-18s %8.2f s  (%s)\n", p.name, p.seconds, p.what);
+    accounted += p.seconds;
+  }
+  std::fprintf(stderr, "  %-18s %8.2f s  (camera, warnings, the rest)\n", "other", clock.total - accounted);
+  std::fprintf(stderr, "  %-18s %8.2f s\n", "total", clock.total);
+  std::fprintf(stderr, "  %-18s %8.2f GiB = %.0f bytes/triangle (peak resident set of the process)\n",
+               "peak host memory", peak / 1073741824.0, perTriangle);
 }
 
 int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli) {

@@ -7,15 +7,24 @@
 
 namespace tracer {
 
-// --allow-outside-paths and --texture-path, for LoadScene.
+// --allow-outside-paths, --texture-path and --threads, for LoadScene.
 LoadOptions SceneLoadOptions(const CliOptions& cli);
 
 // The BVH build options of the flags: spatial splits unless --no-spatial-splits; the wide BVH when `wide`; `builder`
 // (ChooseBvhBuilder's) in place of the host builders unless null.
 BvhBuildOptions SceneBvhOptions(const CliOptions& cli, bool wide, BvhBuilderFn builder = nullptr);
 
-// "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)" on stderr, unless --quiet.
-void ReportBuilt(const CliOptions& cli, const SceneData& data, double seconds);
+// What loading took beyond the parts the Scene (LoadSeconds) and SceneData (arraysSeconds) record themselves.
+struct LoadClock {
+  double build = 0.0;     // BuildSceneData as a whole (the BVH builds are this less arraysSeconds)
+  double clusters = 0.0;  // BuildLightClusters, when tile guiding may need it
+  double total = 0.0;     // from the start of loading to the end of the build
+};
+
+// On stderr unless --quiet: "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)", then the seconds of
+// each part of loading (read, validation, parse, conversion, BVH build, arrays, clusters) and the peak host memory
+// per triangle: one line each under --benchmark and --profile, all on one line otherwise.
+void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& data, const LoadClock& clock);
 
 // Runs a single-process command; any exception ends it with "tracer: error: WHAT" on stderr and exit code 1.
 // (Render and profile, which may run under MPI, have their own in commands.cpp: they end the job first.)

@@ -27,9 +27,13 @@ int TraceRays(CliOptions& cli) {
   const Camera camera = Camera::LookAt(Vec3(0.0f, 0.0f, 1.0f), Vec3(0.0f), Vec3(0.0f, 1.0f, 0.0f), 45.0f, 1, 1);
   const BvhBuildOptions bvhOptions =
       SceneBvhOptions(cli, !cli.render.binaryBvh, ChooseBvhBuilder(cli.bvhBuilder, backend));
+  const Stopwatch build;
+  LoadClock clock;
   const SceneData data = BuildSceneData(scene, camera, cli.env, bvhOptions);
+  clock.build = build.Seconds();
   if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
-  ReportBuilt(cli, data, load.Seconds());
+  clock.total = load.Seconds();
+  ReportBuilt(cli, scene, data, clock);
 
   TraceRaysOptions options;
   options.anyHit = cli.anyHit;

@@ -92,6 +92,9 @@ struct SceneData {
   Vec3 environment;
   LightClusters clusters;  // empty until BuildLightClusters
   BvhBuildReport bvhReport;
+  // Seconds BuildSceneData spent after the BVH builds (shading, emitter, material and texture arrays), for the
+  // loading breakdown of --benchmark.
+  double arraysSeconds = 0.0;
 
   // Host pointers to every array of TRACER_SCENE_ARRAYS (core/scene_view.h), null for an empty one (as
   // DeviceScene's are); the tile guide's per-tile arrays are left empty.
@@ -114,6 +117,12 @@ uint64_t SceneContentHash(const SceneData& data);
 
 SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
                          const BvhBuildOptions& bvhOptions = {});
+
+class ThreadPool;
+
+// What BuildSceneData fills after the BVH builds, given d.bvh.order: the shading and emitter arrays (over the pool's
+// threads, the same bytes for any number of them), the materials and the textures. BuildSceneData uses every core.
+void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool);
 
 // Reorders the emitters (and their tables) by a permutation, for clustering: newOrder[i] = old emitter.
 void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);

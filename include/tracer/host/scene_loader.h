@@ -39,6 +39,14 @@ struct CameraSpec {
   float fovY = 45.0f;
 };
 
+// Seconds LoadScene spent in each of its phases (tracer --benchmark prints them).
+struct LoadSeconds {
+  double read = 0.0;      // the OBJ read into memory
+  double validate = 0.0;  // our line-by-line checks of the text before tinyobjloader sees it
+  double parse = 0.0;     // tinyobjloader (with the MTL files it asks for)
+  double convert = 0.0;   // materials and textures; triangles re-checked and copied into the Scene's arrays
+};
+
 struct Scene {
   std::string path;
   std::vector<Vec3> positions;  // 3 per triangle
@@ -53,6 +61,7 @@ struct Scene {
   std::vector<std::string> warnings;
   Vec3 boundsMin, boundsMax;
   size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
+  LoadSeconds seconds;
 
   size_t NumTriangles() const { return triMaterial.size(); }
   std::string Summary() const;  // one line: triangles, materials per class, emitters
@@ -65,6 +74,9 @@ struct LoadOptions {
   // More folders (--texture-path) searched, in order, for textures and MTL files not found beside the scene:
   // the name as written, then its last component. A file found there must lie inside that folder.
   std::vector<std::string> searchPaths;
+  // Threads for the checks before and after tinyobjloader's parse (0 = every core; 1 = one pass in file order, the
+  // naive twin). The Scene is the same, byte for byte, for any number.
+  int threads = 0;
 };
 
 // Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.

@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,14 @@ class ThreadPool {
 
   // Calls fn(begin, end) over chunks of [0, n) on all threads (the caller included) and waits.
   void ParallelFor(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn);
+
+  // Calls fn(i) for each i in [0, n), one index per task, and waits. An exception thrown by fn is held until every
+  // index has run; then the one of the lowest i is rethrown, the one a serial loop would have met first.
+  void ParallelForEach(size_t n, const std::function<void(size_t)>& fn);
+
+  // How many pieces to cut n items into, for ParallelForEach: one on a pool of one thread (the serial order, the
+  // naive twin), else up to 8 per thread (for balance), each of at least minPiece items.
+  size_t PiecesFor(size_t n, size_t minPiece) const;
 
  private:
   void Work();

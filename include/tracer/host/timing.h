@@ -1,6 +1,7 @@
-// @file timing.h: host-side timing helpers: a steady-clock stopwatch and the median of repeats.
+// @file timing.h: host-side measuring helpers: a steady-clock stopwatch, the median of repeats, peak host memory.
 #pragma once
 #include <chrono>
+#include <cstddef>
 #include <vector>
 
 namespace tracer {
@@ -18,5 +19,8 @@ class Stopwatch {
 
 // Median of timed repeats (0 for none).
 double Median(std::vector<double> v);
+
+// The process's peak resident host memory so far, in bytes (getrusage's ru_maxrss; 0 where unavailable).
+size_t PeakHostBytes();
 
 }  // namespace tracer
