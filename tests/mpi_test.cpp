@@ -147,6 +147,20 @@ TEST(Mpi, TwoAndThreeRanksRenderTheImageOfOneProcessByteForByte) {
   EXPECT_NE(ReadFile(dir + "/mpi2.pfm"), ReadFile(dir + "/spp14.pfm"));
 }
 
+// The films are summed 128K values (1 MiB) at a time: a 320x240 film is 230,400 values, a full chunk and a part.
+TEST(Mpi, FilmLargerThanOneReductionChunkIsSummedByteForByte) {
+  const std::string dir = MakeTempDir();
+  const std::string base =
+      Scene("cornell.obj") + " --backend cpu --width 320 --height 240 --spp 4 --seed 5 --paths-in-flight 20000";
+  ASSERT_EQ(test::RunTracer(base + " -o " + dir + "/one.pfm").exitCode, 0);
+  for (int ranks : {2, 3}) {
+    const std::string out = dir + "/mpi" + std::to_string(ranks) + ".pfm";
+    CommandResult r = RunJob(Mpi(ranks, base + " -o " + out));
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(ReadFile(out) == ReadFile(dir + "/one.pfm")) << ranks << " ranks";  // (not the 900-KB files)
+  }
+}
+
 // Tile-guided light selection: each rank computes the statistics of its share of the tiles, combined with
 // MPI_Allreduce at every refresh, and the refreshes come at the same passes as for one process. The image is
 // deterministic for a fixed number of ranks; it is even the image of one process (whose unbiasedness
