@@ -6,13 +6,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <future>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <streambuf>
@@ -82,64 +85,127 @@ void ReduceSum(unsigned long long* data, size_t n, bool root, MPI_Comm comm) {
 }
 
 // ---- the scene broadcast --------------------------------------------------------------------------------------
-// Everything of SceneData that is not an array: the sizes of the arrays, the scalars, and the content hash that
-// each rank checks what it received against.
+// Rank 0 sends the scene through a communicator of its own, from a thread, so that its main thread can render
+// meanwhile: a header (the arrays' sizes and the scalars), the arrays of ForEachSceneArray in pieces of 4 MiB, and
+// last rank 0's SceneContentHash, computed on another thread while the arrays go out. A receiving rank hashes each
+// piece on a thread of its own while the next one arrives, and compares before it renders. The hash guards the
+// transfer and the layout (the ranks have already checked that they run one build with one command line and,
+// where they can read it, one scene file), at the cost of the last piece's hashing only.
+constexpr size_t kScenePiece = size_t(4) << 20;
+
 struct SceneHeader {
-  uint64_t arrays[kNumSceneArrays];
-  uint64_t order, emitterPower;
+  uint64_t arrays[kNumSceneArrays + 2];  // element counts, in ForEachSceneArray's order
   int32_t bvhDepth, wideDepth;
   Vec3 boundsMin, boundsMax, environment;
   Camera camera;
-  uint64_t contentHash;
 };
 // Broadcast as bytes: plain data, whose vectors are three packed floats each (core/math.h asserts it; GLM declares
 // their copy constructor, so the header is standard-layout but not formally trivially copyable).
 static_assert(std::is_standard_layout<SceneHeader>::value, "SceneHeader is broadcast as bytes");
 
-// Rank 0's data to every rank: the header, then each array of TRACER_SCENE_ARRAYS and the two outside it
-// (the BVH's triangle order, the emitters' power). Returns the bytes broadcast.
-size_t BroadcastScene(SceneData& d, bool root, MPI_Comm comm) {
+// The arrays' bytes, piece by piece, on rank 0 and the others alike; arrived(n) after each piece of n bytes.
+template <typename Data, typename Arrived>
+void BcastSceneArrays(Data& d, MPI_Comm comm, Arrived&& arrived) {
+  ForEachSceneArray(d, [&](auto& v, bool) {
+    char* p = const_cast<char*>(reinterpret_cast<const char*>(v.data()));  // rank 0 only reads
+    const size_t bytes = v.size() * sizeof(v[0]);
+    for (size_t off = 0; off < bytes; off += kScenePiece) {
+      const size_t n = std::min(kScenePiece, bytes - off);
+      BcastBytes(p + off, n, comm);
+      arrived(n);
+    }
+  });
+}
+
+// Rank 0's side. Returns the bytes sent.
+size_t SendScene(const SceneData& d, MPI_Comm comm) {
+  std::future<uint64_t> hash = std::async(std::launch::async, [&d] { return SceneContentHash(d); });
   SceneHeader h{};
   int i = 0;
-  if (root) {
-#define TRACER_SIZE_OF(T, name, dataMember, viewMember, what) h.arrays[i++] = d.dataMember.size();
-    TRACER_SCENE_ARRAYS(TRACER_SIZE_OF)
-#undef TRACER_SIZE_OF
-    h.order = d.bvh.order.size();
-    h.emitterPower = d.emitterPower.size();
-    h.bvhDepth = d.bvh.depth;
-    h.wideDepth = d.wide.depth;
-    h.boundsMin = d.boundsMin;
-    h.boundsMax = d.boundsMax;
-    h.environment = d.environment;
-    h.camera = d.camera;
-    h.contentHash = SceneContentHash(d);
-  }
+  ForEachSceneArray(d, [&](const auto& v, bool) { h.arrays[i++] = v.size(); });
+  h.bvhDepth = d.bvh.depth;
+  h.wideDepth = d.wide.depth;
+  h.boundsMin = d.boundsMin;
+  h.boundsMax = d.boundsMax;
+  h.environment = d.environment;
+  h.camera = d.camera;
   BcastBytes(&h, sizeof h, comm);
-  size_t bytes = sizeof h;
-  auto share = [&](auto& v, uint64_t n) {
-    if (!root) v.resize(static_cast<size_t>(n));
-    const size_t b = static_cast<size_t>(n) * sizeof(v[0]);
-    BcastBytes(v.data(), b, comm);
-    bytes += b;
-  };
-  i = 0;
-#define TRACER_SHARE_ARRAY(T, name, dataMember, viewMember, what) share(d.dataMember, h.arrays[i++]);
-  TRACER_SCENE_ARRAYS(TRACER_SHARE_ARRAY)
-#undef TRACER_SHARE_ARRAY
-  share(d.bvh.order, h.order);
-  share(d.emitterPower, h.emitterPower);
-  if (!root) {
-    d.bvh.depth = h.bvhDepth;
-    d.wide.depth = h.wideDepth;
-    d.boundsMin = h.boundsMin;
-    d.boundsMax = h.boundsMax;
-    d.environment = h.environment;
-    d.camera = h.camera;
-    if (SceneContentHash(d) != h.contentHash)
-      throw std::runtime_error("the scene received from rank 0 differs from the one it sent (content hash)");
+  size_t bytes = 0;
+  BcastSceneArrays(d, comm, [&](size_t n) { bytes += n; });
+  uint64_t digest = hash.get();
+  BcastBytes(&digest, sizeof digest, comm);
+  return sizeof h + bytes + sizeof digest;
+}
+
+// Hashes a scene's stream on a thread of its own as its bytes arrive: Arrived(n) after each n bytes; the destructor
+// returns once everything that arrived is hashed.
+class HashFollower {
+ public:
+  explicit HashFollower(SceneHashStream& stream) : stream_(stream), thread_([this] { Run(); }) {}
+  ~HashFollower() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
   }
-  return bytes;
+  void Arrived(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      arrived_ += bytes;
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  void Run() {
+    for (size_t hashed = 0;;) {
+      size_t upTo = 0;
+      bool last = false;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return arrived_ > hashed || stop_; });
+        upTo = arrived_;
+        last = stop_;  // nothing arrives after the stop
+      }
+      stream_.HashUpTo(upTo);
+      hashed = upTo;
+      if (last) return;
+    }
+  }
+
+  SceneHashStream& stream_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  size_t arrived_ = 0;
+  bool stop_ = false;
+  std::thread thread_;  // last: it starts once the members above exist
+};
+
+// Every other rank's side: fills `d` and checks it against rank 0's hash. Returns the bytes received.
+size_t ReceiveScene(SceneData& d, MPI_Comm comm) {
+  SceneHeader h{};
+  BcastBytes(&h, sizeof h, comm);
+  int i = 0;
+  ForEachSceneArray(d, [&](auto& v, bool) { v.resize(static_cast<size_t>(h.arrays[i++])); });
+  d.bvh.depth = h.bvhDepth;
+  d.wide.depth = h.wideDepth;
+  d.boundsMin = h.boundsMin;
+  d.boundsMax = h.boundsMax;
+  d.environment = h.environment;
+  d.camera = h.camera;
+  SceneHashStream stream(d);
+  uint64_t digest = 0;
+  {
+    HashFollower follower(stream);
+    BcastSceneArrays(d, comm, [&](size_t n) { follower.Arrived(n); });
+    BcastBytes(&digest, sizeof digest, comm);
+  }
+  stream.HashUpTo(stream.Bytes());  // empty arrays at the end, if no byte came after them
+  if (stream.Digest() != digest)
+    throw std::runtime_error("the scene received from rank 0 differs from the one it sent (content hash)");
+  return sizeof h + stream.Bytes() + sizeof digest;
 }
 
 // ---- the inputs each rank sees --------------------------------------------------------------------------------
@@ -378,6 +444,8 @@ class Dispatcher {
 struct RankSummary {
   int32_t passes = 0, spp = 0;
   double busySeconds = 0.0;
+  double sceneSeconds = 0.0;  // from the end of rank 0's load: when this rank had the scene (rank 0: had sent it)
+  double startSeconds = 0.0;  // and when it began to render
   char backend[96] = {};
 };
 
@@ -416,7 +484,7 @@ class MpiPassSchedule final : public PassSchedule {
   bool begun_ = false, finished_ = false;
   Stopwatch renderClock_, passClock_;
   int sppDone_ = 0, passes_ = 0, spp_ = 0;
-  double busySeconds_ = 0.0;
+  double busySeconds_ = 0.0, startSeconds_ = 0.0;
 };
 
 // The ranks of the MPI job (MPI is initialised; more than one rank).
@@ -426,9 +494,11 @@ class MpiJob final : public Job {
     TRACER_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
     TRACER_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &ranks_));
     // Requests and replies go through `work` (rank 0's dispatcher thread and every main thread), the steps
-    // all ranks take together through `together` (main threads only), so the two never match each other.
+    // all ranks take together through `together` (main threads only), the scene through `scene` (rank 0's
+    // sending thread, the other ranks' main threads), so that none matches another's messages.
     TRACER_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &work));
     TRACER_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &together));
+    TRACER_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &scene_));
     MPI_Comm node;
     TRACER_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
     TRACER_MPI_CHECK(MPI_Comm_rank(node, &localRank_));
@@ -447,9 +517,11 @@ class MpiJob final : public Job {
     }
   }
   ~MpiJob() override {
+    SceneSent();  // (the commands wait for it while the scene exists; this is for a path that did not)
     if (savedCerr_) std::cerr.rdbuf(savedCerr_);
     MPI_Comm_free(&work);
     MPI_Comm_free(&together);
+    MPI_Comm_free(&scene_);
     MPI_Finalize();
   }
 
@@ -516,6 +588,7 @@ class MpiJob final : public Job {
     return BcastInt(verdict, together);
   }
 
+  // Rank 0 returns as soon as it starts sending, and renders while its thread sends (SceneSent waits for it).
   int ShareScene(const std::function<int()>& load, SceneData& data) override {
     int code = kCliContinue;
     if (IsRoot()) {
@@ -530,11 +603,28 @@ class MpiJob final : public Job {
     }
     code = BcastInt(code, together);
     if (code != kCliContinue) return code;
-    const Stopwatch clock;
-    sceneBytes_ = BroadcastScene(data, IsRoot(), together);
-    broadcastSeconds_ = clock.Seconds();
+    frameClock_.Restart();
+    if (IsRoot()) {
+      sender_ = std::thread([this, &data] {
+        try {
+          sceneBytes_ = SendScene(data, scene_);
+          sceneSeconds_ = frameClock_.Seconds();
+        } catch (const std::exception& e) {
+          Abort(std::string("sending the scene: ") + e.what());
+        }
+      });
+      return kCliContinue;
+    }
+    sceneBytes_ = ReceiveScene(data, scene_);
+    sceneSeconds_ = frameClock_.Seconds();
     return kCliContinue;
   }
+  void SceneSent() override {
+    if (sender_.joinable()) sender_.join();
+  }
+  // Seconds since rank 0 finished loading (every rank's clock starts as the ranks agree that it did).
+  double FrameSeconds() const { return frameClock_.Seconds(); }
+  double SceneSeconds() const { return sceneSeconds_; }
 
   std::unique_ptr<PassSchedule> MakeSchedule(const RenderOptions& options, const ProgressFn& bar,
                                              const std::function<int()>& signal) override {
@@ -549,14 +639,18 @@ class MpiJob final : public Job {
     int passes = 0, spp = 0;
     for (const RankSummary& s : record.ranks) passes += s.passes, spp += s.spp;
     std::fprintf(stderr,
-                 "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s); render %.2fs (%d "
-                 "passes, %d spp); film reduction %.3fs (%s); write %.3fs\n",
-                 ranks_, loadSeconds_, broadcastSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
-                 record.reduceSeconds, Bytes(record.filmBytes).c_str(), writeSeconds);
+                 "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s, rank 0 rendering "
+                 "meanwhile); render %.2fs (%d passes, %d spp); film reduction %.3fs (%s); frame %.3fs (from the end "
+                 "of the build to the summed film); write %.3fs\n",
+                 ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
+                 record.reduceSeconds, Bytes(record.filmBytes).c_str(), record.frameSeconds, writeSeconds);
     for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
       const RankSummary& s = record.ranks[static_cast<size_t>(r)];
-      std::fprintf(stderr, "  %s, %s: %d passes, %d spp, busy %.2fs (%.0f%%), %.2f M samples/s\n", Who(r).c_str(),
-                   s.backend, s.passes, s.spp, s.busySeconds,
+      char scene[64] = "";
+      if (r > 0) std::snprintf(scene, sizeof scene, " (scene received at %.3fs)", s.sceneSeconds);
+      std::fprintf(stderr,
+                   "  %s, %s: rendering from %.3fs%s, %d passes, %d spp, busy %.2fs (%.0f%%), %.2f M samples/s\n",
+                   Who(r).c_str(), s.backend, s.startSeconds, scene, s.passes, s.spp, s.busySeconds,
                    100.0 * s.busySeconds / std::max(record.renderSeconds, 1e-9),
                    static_cast<double>(pixels_) * s.spp / std::max(s.busySeconds, 1e-9) / 1e6);
     }
@@ -567,8 +661,9 @@ class MpiJob final : public Job {
     TRACER_MPI_CHECK(MPI_Gather(&samplesPerSecond, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, together));
     if (!IsRoot()) return;
     double total = 0.0;
+    std::printf("\nscene broadcast %.3fs (%s), before the measurement\n", sceneSeconds_, Bytes(sceneBytes_).c_str());
     std::printf(
-        "\nper rank (every rank ran the whole measurement at the same time; ranks that share a device slow each "
+        "per rank (every rank ran the whole measurement at the same time; ranks that share a device slow each "
         "other down):\n");
     for (int r = 0; r < ranks_; ++r) {
       std::printf("  %-40s %10.1f M samples/s\n", Who(r).c_str(), all[static_cast<size_t>(r)] / 1e6);
@@ -590,7 +685,7 @@ class MpiJob final : public Job {
   MPI_Comm work = MPI_COMM_NULL, together = MPI_COMM_NULL;
   struct RenderRecord {
     int signal = 0;
-    double renderSeconds = 0.0, reduceSeconds = 0.0;
+    double renderSeconds = 0.0, reduceSeconds = 0.0, frameSeconds = 0.0;
     size_t filmBytes = 0;
     std::vector<RankSummary> ranks;  // rank 0 only
   } record;
@@ -612,7 +707,10 @@ class MpiJob final : public Job {
   std::vector<std::string> hosts_;
   std::unique_ptr<LinePrefixBuffer> prefix_;
   std::streambuf* savedCerr_ = nullptr;
-  double loadSeconds_ = 0.0, broadcastSeconds_ = 0.0;
+  MPI_Comm scene_ = MPI_COMM_NULL;
+  std::thread sender_;  // rank 0: sends the scene
+  Stopwatch frameClock_;
+  double loadSeconds_ = 0.0, sceneSeconds_ = 0.0;
   size_t sceneBytes_ = 0;
   long long pixels_ = 0;
   bool quiet_ = false;
@@ -634,6 +732,7 @@ void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
   if (begun_) throw std::logic_error("an MPI rank cannot restart its render on another backend");
   begun_ = true;
   backendName_ = backend.Name();
+  startSeconds_ = job_.FrameSeconds();
   renderClock_.Restart();
   if (!job_.IsRoot()) return;
   DispatchPlan plan;
@@ -706,6 +805,7 @@ bool MpiPassSchedule::CombineFilm(HostFilm& film) {
   ReduceSum(&film.dropped, 1, root, job_.together);
   film.sppDone = sppDone_;
   job_.record.reduceSeconds = clock.Seconds();
+  job_.record.frameSeconds = job_.FrameSeconds();
   job_.record.filmBytes = film.sum.size() * sizeof(film.sum[0]);
   return root;
 }
@@ -720,6 +820,8 @@ void MpiPassSchedule::CombineStats(RenderStats& st, unsigned long long& firstBad
   mine.passes = passes_;
   mine.spp = spp_;
   mine.busySeconds = busySeconds_;
+  mine.sceneSeconds = job_.SceneSeconds();
+  mine.startSeconds = startSeconds_;
   std::snprintf(mine.backend, sizeof mine.backend, "%s", backendName_.c_str());
   std::vector<RankSummary> all(root ? static_cast<size_t>(job_.Ranks()) : 1);
   TRACER_MPI_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, job_.together));

@@ -199,18 +199,37 @@ std::string DescribeBvhs(const SceneData& d) {
 }
 
 uint64_t SceneContentHash(const SceneData& d) {
-  Hasher h;
-  // The byte count before each array's bytes, so moving bytes from one array to the next changes the hash.
-  auto add = [&h](const auto& v) {
-    const uint64_t bytes = static_cast<uint64_t>(v.size()) * sizeof(v[0]);
-    h.Update(&bytes, sizeof bytes);
-    if (bytes > 0) h.Update(v.data(), static_cast<size_t>(bytes));
-  };
-#define TRACER_HASH_ARRAY(T, name, dataMember, viewMember, what) \
-  if (!IsDerivedSceneArray(#name)) add(d.dataMember);
-  TRACER_SCENE_ARRAYS(TRACER_HASH_ARRAY)
-#undef TRACER_HASH_ARRAY
-  return h.Digest();
+  SceneHashStream stream(d);
+  stream.HashUpTo(stream.Bytes());
+  return stream.Digest();
+}
+
+SceneHashStream::SceneHashStream(const SceneData& data) {
+  ForEachSceneArray(data, [this](const auto& v, bool hashed) {
+    parts_.push_back(Part{reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(v[0]), hashed});
+    bytes_ += parts_.back().bytes;
+  });
+}
+
+void SceneHashStream::HashUpTo(size_t streamBytes) {
+  for (; part_ < parts_.size(); start_ += parts_[part_].bytes, ++part_, offset_ = 0) {
+    const Part& p = parts_[part_];
+    const size_t at = start_ + offset_, n = std::min(p.bytes - offset_, streamBytes > at ? streamBytes - at : 0);
+    // The byte count before each hashed array's bytes, so moving bytes from one array to the next changes the
+    // hash: once, with the first of them (or at once for an empty array).
+    if (p.hashed && offset_ == 0 && (n > 0 || p.bytes == 0)) {
+      const uint64_t bytes = p.bytes;
+      hasher_.Update(&bytes, sizeof bytes);
+    }
+    if (p.hashed && n > 0) hasher_.Update(p.data + offset_, n);
+    offset_ += n;
+    if (offset_ < p.bytes) return;
+  }
+}
+
+uint64_t SceneHashStream::Digest() const {
+  if (part_ < parts_.size()) throw std::logic_error("SceneHashStream: the scene's bytes were not all hashed");
+  return hasher_.Digest();
 }
 
 }  // namespace tracer

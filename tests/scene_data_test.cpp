@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,34 @@ TEST(SceneData, ArraysAreTheSameBytesOnAnyNumberOfThreads) {
     EXPECT_EQ(many.triEmitter[static_cast<size_t>(expected[e])], static_cast<int32_t>(e));
   EXPECT_EQ(std::count(many.triEmitter.begin(), many.triEmitter.end(), -1),
             static_cast<long>(scene.NumTriangles() - expected.size()));
+}
+
+// An MPI rank hashes the scene as its pieces arrive (mpi_driver.cpp): any cut of the stream into pieces, at array
+// boundaries or inside them, gives SceneContentHash; an empty array keeps its place (its size is hashed).
+TEST(SceneData, HashStreamInPiecesIsTheContentHash) {
+  SceneData d = FullScene();
+  d.texels.clear();  // empty arrays among full ones (the hash does not care what refers to them)
+  d.textures.clear();
+  const uint64_t whole = SceneContentHash(d);
+  size_t arrays = 0, bytes = 0;
+  ForEachSceneArray(d, [&](const auto& v, bool) { ++arrays, bytes += v.size() * sizeof(v[0]); });
+  EXPECT_EQ(arrays, static_cast<size_t>(kNumSceneArrays) + 2);
+  for (size_t piece : {size_t(1), size_t(7), size_t(4096), size_t(100003), bytes}) {
+    SceneHashStream stream(d);
+    ASSERT_EQ(stream.Bytes(), bytes);
+    for (size_t at = 0; at < bytes;) {
+      at = std::min(bytes, at + piece);
+      stream.HashUpTo(at);
+      stream.HashUpTo(at);  // the same point twice hashes nothing more
+      if (at < bytes) EXPECT_THROW(stream.Digest(), std::logic_error);
+    }
+    EXPECT_EQ(stream.Digest(), whole) << "pieces of " << piece << " bytes";
+  }
+  // What the stream reads is the scene's: a byte changed after the stream was made is seen.
+  SceneHashStream changed(d);
+  FlipByte(d.shading, 5);
+  changed.HashUpTo(changed.Bytes());
+  EXPECT_NE(changed.Digest(), whole);
 }
 
 }  // namespace

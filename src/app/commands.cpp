@@ -347,6 +347,7 @@ int Render(CliOptions& cli, Job& job) {
       cli.dumpRaysDir.empty()
           ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get())
           : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
+  job.SceneSent();  // (rank 0 rendered while it sent the scene)
   if (showBar) std::fprintf(stderr, "\n");
   if (!job.IsRoot()) return job.FinalCode(kCliContinue);                      // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
@@ -380,6 +381,7 @@ int Profile(CliOptions& cli, Job& job) {
       },
       loaded.data);
   if (loadCode != kCliContinue) return loadCode;
+  job.SceneSent();  // before any rank measures: the ranks measure at the same time
   ProfileSettings ps;
   ps.sceneName = cli.scenePath.substr(cli.scenePath.find_last_of('/') + 1);
   ps.jsonPath = RankReportPath(cli.reportPath, job);

@@ -34,10 +34,14 @@ class Job {
   }
   // The root runs `load` (which fills `data` and returns kCliContinue or an exit code; its exceptions end every
   // rank with exit code 1 after the root printed them); then every rank holds the root's `data`. Alone: load().
+  // The root may still be sending `data` when ShareScene returns, so that it can start rendering: until
+  // SceneSent() returns, it only reads `data`, and it calls SceneSent() before `data` goes away.
   virtual int ShareScene(const std::function<int()>& load, SceneData& data) {
     (void)data;
     return load();
   }
+  // Waits until the root has sent the scene (ShareScene); at once elsewhere.
+  virtual void SceneSent() {}
   // The schedule of a render's passes: null alone (RunPasses's own). `bar` draws the progress of the whole
   // job on the root; `signal` says which signal this process received (0: none).
   virtual std::unique_ptr<PassSchedule> MakeSchedule(const RenderOptions& options, const ProgressFn& bar,

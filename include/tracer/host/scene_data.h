@@ -8,6 +8,7 @@
 
 #include "tracer/core/scene_view.h"
 #include "tracer/core/wide_bvh.h"
+#include "tracer/host/checkpoint.h"  // Hasher
 #include "tracer/host/scene_loader.h"
 
 namespace tracer {
@@ -110,10 +111,45 @@ double BvhBytesPerTriangle(const SceneData& data, bool wide);
 // "binary BVH: N nodes, depth D, B bytes/triangle; wide BVH: ..." for messages (the wide part when built).
 std::string DescribeBvhs(const SceneData& data);
 
+// Every array of the scene, in the one order that SceneContentHash reads them and an MPI job sends them in: each
+// of TRACER_SCENE_ARRAYS, then two that the list leaves out because no kernel reads them (the binary BVH's triangle
+// order, the emitters' power). Calls visit(vector, hashed) for each; `hashed`: SceneContentHash covers it.
+template <typename Data, typename Visit>  // Data: SceneData or const SceneData
+void ForEachSceneArray(Data& data, Visit&& visit) {
+#define TRACER_VISIT_ARRAY(T, name, dataMember, viewMember, what) visit(data.dataMember, !IsDerivedSceneArray(#name));
+  TRACER_SCENE_ARRAYS(TRACER_VISIT_ARRAY)
+#undef TRACER_VISIT_ARRAY
+  visit(data.bvh.order, false);
+  visit(data.emitterPower, false);
+}
+
 // A 64-bit hash of every array of TRACER_SCENE_ARRAYS, size and bytes, in list order: any change to one byte
 // or one size changes it. Scalars (camera, environment, bounds) and emitterPower are not part of it, nor are the
 // arrays IsDerivedSceneArray names (the wide BVH).
 uint64_t SceneContentHash(const SceneData& data);
+
+// SceneContentHash of a scene whose bytes arrive piece by piece, so that a process receiving it can hash what it
+// has while the rest is on its way. The arrays of ForEachSceneArray, laid end to end, form one stream of Bytes();
+// HashUpTo(n) hashes the stream up to byte n; once the whole stream is hashed, Digest() is SceneContentHash.
+// The arrays must have their final sizes when the stream is made and stay where they are.
+class SceneHashStream {
+ public:
+  explicit SceneHashStream(const SceneData& data);
+  size_t Bytes() const { return bytes_; }
+  void HashUpTo(size_t streamBytes);  // streamBytes beyond what was hashed before: the bytes in between
+  uint64_t Digest() const;            // throws std::logic_error before the whole stream was hashed
+
+ private:
+  struct Part {
+    const unsigned char* data;
+    size_t bytes;
+    bool hashed;
+  };
+  std::vector<Part> parts_;
+  size_t bytes_ = 0;
+  size_t part_ = 0, start_ = 0, offset_ = 0;  // hashed: parts_[0, part_) (start_ bytes) and offset_ bytes more
+  Hasher hasher_;
+};
 
 SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environment,
                          const BvhBuildOptions& bvhOptions = {});
