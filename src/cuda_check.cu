@@ -50,6 +50,7 @@ int UseCudaDevice(int localRank) {
   TRACER_CUDA_CHECK(cudaGetDeviceCount(&n));
   const int device = localRank % (n > 0 ? n : 1);
   TRACER_CUDA_CHECK(cudaSetDevice(device));
+  TRACER_CUDA_CHECK(cudaFree(nullptr));  // creates the context here, not at the first allocation
   return device;
 }
 

@@ -238,13 +238,19 @@ std::string NonFiniteReport(const RenderResult& result) {
   return buf;
 }
 
-void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved) {
+// `frameSeconds` > 0: the time from the end of the build to the film on the host (the renderer's set-up and the
+// scene's upload included), which an MPI job's summary gives for the whole job.
+void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved,
+                  double frameSeconds) {
   const RenderStats& st = result.stats;
   double samples = static_cast<double>(result.width) * result.height * std::max(0, result.sppDone - startSpp);
-  const std::string resumedNote = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+  std::string notes = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+  char frame[80] = "";
+  if (frameSeconds > 0.0) std::snprintf(frame, sizeof frame, " (%.2fs from the end of the build)", frameSeconds);
   std::fprintf(stderr,
-               "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M shadow)\n",
-               result.backend.c_str(), result.sppDone, resumedNote.c_str(), st.seconds, samples / st.seconds / 1e6,
+               "rendered on %s: %d spp%s in %.2fs%s, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M "
+               "shadow)\n",
+               result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
   std::fprintf(stderr, "wrote %s\n", cli.outPath.c_str());
@@ -255,7 +261,7 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
 // After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map
 // what happened to the exit code (1 error, 128 + signal when `signal` interrupted the render, else 0).
 int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
-                 int signal) {
+                 int signal, double frameSeconds) {
   const RenderOptions& opt = cli.render;
   if (cli.checkNan) {
     std::string nf = NonFiniteReport(result);
@@ -278,7 +284,8 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
     }
   }
   WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure);
-  if (!opt.quiet) PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty());
+  if (!opt.quiet)
+    PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), frameSeconds);
   if (!opt.quiet && std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
     std::fprintf(stderr,
                  "tracer: warning: the image is entirely black: no pixel received any light. Check the camera printed "
@@ -306,7 +313,10 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
 int Render(CliOptions& cli, Job& job) {
   BackendChoice backend;
   if (int code = job.Agree(SelectBackend(cli.backend, false, backend, job.IsRoot())); code != kCliContinue) return code;
-  if (job.Ranks() > 1) backend.rankDevice = job.LocalRank();
+  if (job.Ranks() > 1) {
+    backend.rankDevice = job.LocalRank();
+    PrepareRankDevice(backend);  // while rank 0 loads, so that a rank renders as soon as it has the scene
+  }
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
 
@@ -333,6 +343,7 @@ int Render(CliOptions& cli, Job& job) {
       },
       loaded.data);
   if (loadCode != kCliContinue) return loadCode;
+  const Stopwatch frameClock;
 
   // Long renders: the resumed film (above) and regular saves, on the rank that writes.
   if (job.IsRoot() && !cli.checkpointPath.empty())
@@ -347,12 +358,13 @@ int Render(CliOptions& cli, Job& job) {
       cli.dumpRaysDir.empty()
           ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get())
           : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
-  job.SceneSent();  // (rank 0 rendered while it sent the scene)
+  const double frameSeconds = schedule ? 0.0 : frameClock.Seconds();  // (an MPI job's is in job.Report)
+  job.SceneSent();                                                    // (rank 0 rendered while it sent the scene)
   if (showBar) std::fprintf(stderr, "\n");
   if (!job.IsRoot()) return job.FinalCode(kCliContinue);                      // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
   const Stopwatch writeClock;
-  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal);
+  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, frameSeconds);
   job.Report(writeClock.Seconds());
   return job.FinalCode(code);
 }

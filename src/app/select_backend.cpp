@@ -50,6 +50,14 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
   return kCliContinue;
 }
 
+void PrepareRankDevice(const BackendChoice& choice) {
+#if defined(TRACER_HAVE_CUDA)
+  if (choice.useCuda && choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);  // cudaSetDevice makes the context
+#else
+  (void)choice;
+#endif
+}
+
 BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choice) {
   if (flag == "cpu" || (flag == "auto" && !choice.useCuda)) return nullptr;
 #if defined(TRACER_HAVE_CUDA)
