@@ -447,7 +447,7 @@ __global__ void EmitPass(PlocTree t, int begin, int end, EmitTargets e) {
 // runs them all instead, its threads striding over the clusters, with __syncthreads() between the steps that the
 // passes above make separate kernels (Nearest, Flags and the scan, Merge, CountWideNodes). It makes the same tree.
 constexpr int kTailThreads = 1024;     // MergeCluster needs at most 64 registers (checked by __launch_bounds__)
-constexpr int kTailClusters = 8192;    // a pass with at most this many clusters runs in the tail (TailClusters())
+constexpr int kTailClusters = 8192;    // a pass with at most this many clusters runs in the tail
 constexpr int kEmitTailThreads = 512;  // EmitNode needs more registers
 constexpr int kEmitTailNodes = 4096;   // passes that made at most this many nodes are emitted in one block
 
@@ -525,12 +525,6 @@ __global__ void WriteWideTriangles(const int* src, int n, const Float4* tris, Fl
 }
 
 // kPlocRadius, or TRACER_PLOC_RADIUS (8 or 32) when set: for measuring the radius's effect on quality and speed.
-// kTailClusters, or TRACER_PLOC_TAIL when set (0: no tail): for measuring where the tail pays.
-int TailClusters() {
-  const char* e = std::getenv("TRACER_PLOC_TAIL");
-  return e ? std::max(0, std::atoi(e)) : kTailClusters;
-}
-
 int PlocRadius() {
   const char* e = std::getenv("TRACER_PLOC_RADIUS");
   const int r = e ? std::atoi(e) : kPlocRadius;
@@ -689,10 +683,10 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.stuck, 0, sizeof(int), st));
   PinnedBuffer<PassState> hostState(2);
   CudaEvent groupDone[2];
-  const int radius = PlocRadius(), tailClusters = std::max(1, TailClusters());
+  const int radius = PlocRadius();
   const MergeCosts costs{options.maxLeafSize, options.intersectCost, options.traversalCost};
   int c = n, queued = 0;
-  for (int group = 0; c > tailClusters; ++group) {
+  for (int group = 0; c > kTailClusters; ++group) {
     const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
     for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
       const int cur = queued & 1;
@@ -724,7 +718,6 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     const int seen = hostState.Get()[(group - 1) & 1].clusters;
     if (seen >= c && group > 1) throw std::logic_error("GPU BVH builder: clustering passes merged nothing");
     c = seen;  // the device has at most this many left
-    if (c <= 1) break;
   }
   if (c > 1) {
     auto tail = [&](auto kernel) {
@@ -756,7 +749,7 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   // Pass p made nodes [passBegin[p], passBegin[p + 1]). The last passes, while they are small, in one block.
   const EmitTargets targets{options.wide, a.binOut, a.wideOut, a.wideTriSrc, a.status};
   int split = passes;
-  while (tailClusters > 1 && split > 0 &&
+  while (split > 0 &&
          passBegin[static_cast<size_t>(split)] - passBegin[static_cast<size_t>(split) - 1] <= kEmitTailNodes)
     --split;
   if (split < passes) {
