@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <stdexcept>
@@ -160,22 +159,7 @@ __device__ bool NearerPair(float a, int i, int j, float b, int k) {
   return hj != hk ? hj < hk : mj < mk;
 }
 
-// Cluster i's nearest neighbour (NearerPair) within kRadius positions, among c clusters whose boxes are lo[j - at],
-// hi[j - at] (a block's window in shared memory, or all of them).
-template <int kRadius>
-__device__ int NearestNeighbour(const Float4* lo, const Float4* hi, int at, int i, int c) {
-  const Float4 myLo = lo[i - at], myHi = hi[i - at];
-  float best = kInf;
-  int bestJ = -1;
-  for (int d = -kRadius; d <= kRadius; ++d) {
-    const int j = i + d;
-    if (d == 0 || j < 0 || j >= c) continue;
-    const float a = UnionHalfArea(myLo, myHi, lo[j - at], hi[j - at]);
-    if (bestJ < 0 || NearerPair(a, i, j, best, bestJ)) best = a, bestJ = j;
-  }
-  return bestJ;
-}
-
+// Each cluster's nearest neighbour (NearerPair) within kRadius positions.
 template <int kRadius>
 __global__ void PlocNearest(const Float4* cLo, const Float4* cHi, const PassState* state, int* nn) {
   const int c = state->clusters;
@@ -188,17 +172,23 @@ __global__ void PlocNearest(const Float4* cLo, const Float4* cHi, const PassStat
   }
   __syncthreads();
   const int i = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
-  if (i < c) nn[i] = NearestNeighbour<kRadius>(sLo, sHi, base, i, c);
+  if (i >= c) return;
+  const int me = static_cast<int>(threadIdx.x) + kRadius;
+  const Float4 lo = sLo[me], hi = sHi[me];
+  float best = kInf;
+  int bestJ = -1;
+  for (int d = -kRadius; d <= kRadius; ++d) {
+    const int j = i + d;
+    if (d == 0 || j < 0 || j >= c) continue;
+    const float a = UnionHalfArea(lo, hi, sLo[me + d], sHi[me + d]);
+    if (bestJ < 0 || NearerPair(a, i, j, best, bestJ)) best = a, bestJ = j;
+  }
+  nn[i] = bestJ;
 }
 
 // Per cluster: bit 32 when it merges with its mutual nearest neighbour (the lower of the two makes the node), bit 0
 // when it survives the pass (all but the higher of a mutual pair). An exclusive sum gives both the new node's
 // number and the survivor's new position.
-__device__ unsigned long long MergeFlags(const int* nn, int i) {
-  const int j = nn[i];
-  const bool mutual = nn[j] == i;
-  return (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
-}
 __global__ void PlocFlags(const int* nn, const PassState* state, int capacity, unsigned long long* flags) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters;
   if (i >= capacity) return;
@@ -206,30 +196,23 @@ __global__ void PlocFlags(const int* nn, const PassState* state, int capacity, u
     flags[i] = 0;
     return;
   }
-  flags[i] = MergeFlags(nn, i);
+  const int j = nn[i];
+  const bool mutual = nn[j] == i;
+  flags[i] =
+      (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
 }
 
-// The clusters of a pass and where the survivors go (cur and 1 - cur of the double buffers).
-struct ClusterBuffers {
-  const int* node;
-  const Float4 *lo, *hi;
-  int* outNode;
-  Float4 *outLo, *outHi;
-};
-
-// The options the merge step needs.
-struct MergeCosts {
-  int maxLeaf;
-  double ci, ct;
-};
-
-// Cluster i of c (pass state `state`): merges it with its mutual nearest neighbour into a new node (with both
-// layouts' bottom-up choices) when it is the lower of the pair, or moves it to its survivor's place. The last
-// cluster writes the next pass's state.
-__device__ void MergeCluster(const PlocTree& t, int i, const PassState& state, PassState* next, int* passBegin,
-                             int* passes, const int* nn, const unsigned long long* flags,
-                             const unsigned long long* scanned, const ClusterBuffers& b, const MergeCosts& mc) {
-  const int c = state.clusters, nodeBase = state.nodeBase;
+// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors.
+__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int* passBegin, int* passes,
+                          const int* nn, const unsigned long long* flags, const unsigned long long* scanned,
+                          const int* cNode, const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo,
+                          Float4* outHi, int maxLeaf, double ci, double ct) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
+  if (c <= 1) {  // done: a queued pass only carries the state over
+    if (i == 0) *next = *state;
+    return;
+  }
+  if (i >= c) return;
   const unsigned long long f = flags[i], s = scanned[i];
   if (i == c - 1) {
     const int survivors = static_cast<int>((s + f) & 0xffffffffu), merged = c - survivors;
@@ -239,32 +222,32 @@ __device__ void MergeCluster(const PlocTree& t, int i, const PassState& state, P
   if (!(f & 1u)) return;
   const int pos = static_cast<int>(s & 0xffffffffu);
   if (!(f >> 32)) {
-    b.outNode[pos] = b.node[i], b.outLo[pos] = b.lo[i], b.outHi[pos] = b.hi[i];
+    outNode[pos] = cNode[i], outLo[pos] = cLo[i], outHi[pos] = cHi[i];
     return;
   }
-  const int j = nn[i], a = b.node[i], bb = b.node[j];
+  const int j = nn[i], a = cNode[i], b = cNode[j];
   const int k = nodeBase + static_cast<int>(s >> 32), x = k - t.n;
-  const Float4 alo = b.lo[i], ahi = b.hi[i], blo = b.lo[j], bhi = b.hi[j];
+  const Float4 alo = cLo[i], ahi = cHi[i], blo = cLo[j], bhi = cHi[j];
   const Float4 lo{Fminf(alo.x, blo.x), Fminf(alo.y, blo.y), Fminf(alo.z, blo.z), 0.0f};
   const Float4 hi{Fmaxf(ahi.x, bhi.x), Fmaxf(ahi.y, bhi.y), Fmaxf(ahi.z, bhi.z), 0.0f};
-  t.lo[k] = b.outLo[pos] = lo;
-  t.hi[k] = b.outHi[pos] = hi;
-  b.outNode[pos] = k;
-  t.kids[x] = make_int2(a, bb);
-  const int count = t.Count(a) + t.Count(bb);
+  t.lo[k] = outLo[pos] = lo;
+  t.hi[k] = outHi[pos] = hi;
+  outNode[pos] = k;
+  t.kids[x] = make_int2(a, b);
+  const int count = t.Count(a) + t.Count(b);
   t.count[x] = count;
   const double area = BoxHalfArea(t.Lo(k), t.Hi(k));
   // The binary BVH's SAH: a leaf of the whole subtree, or a node over the children's best.
-  auto costOf = [&](int q) { return q < t.n ? mc.ci * BoxHalfArea(t.Lo(q), t.Hi(q)) : t.binCost[q - t.n]; };
-  const double split = mc.ct * area + costOf(a) + costOf(bb);
-  const double leaf = count <= mc.maxLeaf ? mc.ci * count * area : kWideInfCost;
+  auto costOf = [&](int q) { return q < t.n ? ci * BoxHalfArea(t.Lo(q), t.Hi(q)) : t.binCost[q - t.n]; };
+  const double split = ct * area + costOf(a) + costOf(b);
+  const double leaf = count <= maxLeaf ? ci * count * area : kWideInfCost;
   const bool isLeaf = leaf <= split;
   t.binLeaf[x] = isLeaf;
   t.binCost[x] = isLeaf ? leaf : split;
-  t.binNodes[x] = isLeaf ? 0 : 1 + t.BinNodes(a) + t.BinNodes(bb);
+  t.binNodes[x] = isLeaf ? 0 : 1 + t.BinNodes(a) + t.BinNodes(b);
   // The wide BVH's dynamic programming, then how many wide nodes the subtree has when this node is one.
   double costs[2][kWideSlots];
-  const int ab[2] = {a, bb};
+  const int ab[2] = {a, b};
   for (int h = 0; h < 2; ++h) {
     const int q = ab[h];
     if (q < t.n) {
@@ -276,19 +259,6 @@ __device__ void MergeCluster(const PlocTree& t, int i, const PassState& state, P
   WideChoice ch;
   SolveWideChoice(costs[0], costs[1], count, area, ch);
   t.choice[x] = ch;
-}
-
-// Merges mutual pairs into new nodes, and compacts the survivors.
-__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int* passBegin, int* passes,
-                          const int* nn, const unsigned long long* flags, const unsigned long long* scanned,
-                          ClusterBuffers b, MergeCosts mc) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const PassState now = *state;
-  if (now.clusters <= 1) {  // done: a queued pass only carries the state over
-    if (i == 0) *next = now;
-    return;
-  }
-  if (i < now.clusters) MergeCluster(t, i, now, next, passBegin, passes, nn, flags, scanned, b, mc);
 }
 
 // What one slot of a wide node holds: a subtree (node) as an inner child, or as a leaf of `tris` triangles starting
@@ -329,18 +299,16 @@ __device__ int CollectSlots(const PlocTree& t, int k, SlotRef* out) {
 }
 
 // After a pass's merges: the number of wide nodes below each new node (its inner slots' subtrees are older).
-__device__ void CountWideNodesOf(const PlocTree& t, int k) {
+__global__ void CountWideNodes(PlocTree t, const PassState* state, const PassState* next) {
+  if (state->clusters <= 1) return;
+  const int k = state->nodeBase + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= next->nodeBase) return;
   SlotRef slots[kWideSlots];
   const int m = CollectSlots(t, k, slots);
   int w = 1;
   for (int j = 0; j < m; ++j)
     if (slots[j].inner) w += t.wideNodes[slots[j].node - t.n];
   t.wideNodes[k - t.n] = w;
-}
-__global__ void CountWideNodes(PlocTree t, const PassState* state, const PassState* next) {
-  if (state->clusters <= 1) return;
-  const int k = state->nodeBase + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < next->nodeBase) CountWideNodesOf(t, k);
 }
 
 // The root's place in both layouts, and the node counts (out[0] binary, out[1] wide).
@@ -358,16 +326,10 @@ __global__ void InitRoot(PlocTree t, int* out) {
 // Depth-first positions of the children of one pass's nodes, and their binary and wide nodes. A pass's nodes have
 // their parents in later passes, which the sweep has already written. status: binary depth, wide depth, and a
 // quantisation failure.
-struct EmitTargets {
-  bool wide;
-  BvhNode* binNodes;
-  WideNode* wideNodes;
-  int* wideTriSrc;
-  int* status;
-};
-__device__ void EmitNode(const PlocTree& t, int k, const EmitTargets& e) {
-  BvhNode* binNodes = e.binNodes;
-  int *wideTriSrc = e.wideTriSrc, *status = e.status;
+__global__ void EmitPass(PlocTree t, int begin, int end, bool wide, BvhNode* binNodes, WideNode* wideNodes,
+                         int* wideTriSrc, int* status) {
+  const int k = begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= end) return;
   const int x = k - t.n;
   const int2 ab = t.kids[x];
   const int first = t.triFirst[k];
@@ -399,7 +361,7 @@ __device__ void EmitNode(const PlocTree& t, int k, const EmitTargets& e) {
     binNodes[at] = node;
   }
   const int4 w = t.wideAt[x];
-  if (!e.wide || w.x < 0) return;
+  if (!wide || w.x < 0) return;
   SlotRef slots[kWideSlots];
   const int m = CollectSlots(t, k, slots);
   Vec3 lo[kWideSlots], hi[kWideSlots];
@@ -417,7 +379,7 @@ __device__ void EmitNode(const PlocTree& t, int k, const EmitTargets& e) {
     status[2] = 1;
     return;
   }
-  e.wideNodes[w.x] = node;
+  wideNodes[w.x] = node;
   atomicMax(&status[1], w.w);
   // Inner children in slot order from childBase, each followed by its subtree's nodes; triangles: this node's
   // leaves in slot order, then each inner child's subtree in slot order (as the host collapse emits them).
@@ -433,70 +395,6 @@ __device__ void EmitNode(const PlocTree& t, int k, const EmitTargets& e) {
     } else {
       for (int q = 0; q < r.tris; ++q) wideTriSrc[offset++] = first + r.first + q;
     }
-  }
-}
-
-__global__ void EmitPass(PlocTree t, int begin, int end, EmitTargets e) {
-  const int k = begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < end) EmitNode(t, k, e);
-}
-
-// ---- the tail: the last passes in one block -------------------------------------------------------------------
-// Most passes of a build have few clusters left (on the conference room, about 65 of 76 have fewer than 8192), and
-// as separate launches each cost several microseconds of launch and idle time for microseconds of work. One block
-// runs them all instead, its threads striding over the clusters, with __syncthreads() between the steps that the
-// passes above make separate kernels (Nearest, Flags and the scan, Merge, CountWideNodes). It makes the same tree.
-constexpr int kTailThreads = 1024;     // MergeCluster needs at most 64 registers (checked by __launch_bounds__)
-constexpr int kTailClusters = 8192;    // a pass with at most this many clusters runs in the tail
-constexpr int kEmitTailThreads = 512;  // EmitNode needs more registers
-constexpr int kEmitTailNodes = 4096;   // passes that made at most this many nodes are emitted in one block
-
-template <int kRadius>
-__global__ void __launch_bounds__(kTailThreads)
-    PlocTail(PlocTree t, PassState* state, int cur, int* passBegin, int* passes, int* nn, unsigned long long* flags,
-             unsigned long long* scanned, ClusterBuffers b0, ClusterBuffers b1, MergeCosts mc, bool wide, int* stuck) {
-  using Scan = cub::BlockScan<unsigned long long, kTailThreads>;
-  __shared__ typename Scan::TempStorage scanTemp;
-  const int tid = static_cast<int>(threadIdx.x);
-  for (;; cur ^= 1) {
-    const PassState now = state[cur];
-    const int c = now.clusters;
-    if (c <= 1) return;
-    const ClusterBuffers& b = cur == 0 ? b0 : b1;
-    for (int i = tid; i < c; i += kTailThreads) nn[i] = NearestNeighbour<kRadius>(b.lo, b.hi, 0, i, c);
-    __syncthreads();
-    unsigned long long before = 0;  // the sum of the flags of the chunks before (every thread gets each total)
-    for (int base = 0; base < c; base += kTailThreads) {
-      const int i = base + tid;
-      const unsigned long long f = i < c ? MergeFlags(nn, i) : 0ull;
-      unsigned long long ex, total;
-      Scan(scanTemp).ExclusiveSum(f, ex, total);
-      if (i < c) flags[i] = f, scanned[i] = before + ex;
-      before += total;
-      __syncthreads();  // before the scan's storage is used again
-    }
-    for (int i = tid; i < c; i += kTailThreads)  // (each thread merges the clusters whose flags it wrote)
-      MergeCluster(t, i, now, state + (1 - cur), passBegin, passes, nn, flags, scanned, b, mc);
-    __syncthreads();
-    if (state[1 - cur].clusters >= c) {  // cannot happen (NearerPair): never loop for ever
-      if (tid == 0) *stuck = 1;
-      return;
-    }
-    if (wide) {
-      const int end = state[1 - cur].nodeBase;
-      for (int k = now.nodeBase + tid; k < end; k += kTailThreads) CountWideNodesOf(t, k);
-      __syncthreads();
-    }
-  }
-}
-
-// The top-down sweep over passes [first, last], last first, in one block (passBegin in device memory).
-__global__ void __launch_bounds__(kEmitTailThreads)
-    EmitTail(PlocTree t, const int* passBegin, int first, int last, EmitTargets e) {
-  for (int p = last; p >= first; --p) {
-    const int end = passBegin[p + 1];
-    for (int k = passBegin[p] + static_cast<int>(threadIdx.x); k < end; k += kEmitTailThreads) EmitNode(t, k, e);
-    __syncthreads();
   }
 }
 
@@ -558,17 +456,13 @@ struct BuildArrays {
   Float4 *cLo[2], *cHi[2];
   int* nn;
   PassState* state;
-  int *passBegin, *passes, *totals, *status, *stuck;
+  int *passBegin, *passes, *totals, *status;
   BvhNode* binOut;
   WideNode* wideOut;
   int* wideTriSrc;
   Float4* binTris;
   int32_t* order;
   Float4* wideTris;
-
-  ClusterBuffers Clusters(int cur) const {
-    return {cNode[cur], cLo[cur], cHi[cur], cNode[1 - cur], cLo[1 - cur], cHi[1 - cur]};
-  }
 };
 
 template <typename T>
@@ -626,7 +520,7 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     a.nn = c.Take<int>(numTris);
     a.state = c.Take<PassState>(2);
     a.passBegin = c.Take<int>(static_cast<size_t>(maxPasses) + 1), a.passes = c.Take<int>(1);
-    a.totals = c.Take<int>(2), a.status = c.Take<int>(3), a.stuck = c.Take<int>(1);
+    a.totals = c.Take<int>(2), a.status = c.Take<int>(3);
     a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
     a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
     a.binTris = c.Take<Float4>(3 * numTris), a.order = c.Take<int32_t>(numTris);
@@ -674,19 +568,16 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
 
   // PLOC passes, queued in groups without waiting for each other: each kernel reads the cluster count from the
   // device (grids are sized by a count read back earlier, an upper bound), and a pass over one cluster does nothing.
-  // The count after a group is read back while the next group runs, to stop and to shrink the grids. Once at most
-  // kTailClusters are left, one block (PlocTail) runs the remaining passes.
+  // The count after a group is read back while the next group runs, to stop and to shrink the grids.
   const PassState first{n, n};
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, &first, sizeof first, cudaMemcpyHostToDevice, st));
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.passBegin, &n, sizeof n, cudaMemcpyHostToDevice, st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(a.stuck, 0, sizeof(int), st));
   PinnedBuffer<PassState> hostState(2);
   CudaEvent groupDone[2];
   const int radius = PlocRadius();
-  const MergeCosts costs{options.maxLeafSize, options.intersectCost, options.traversalCost};
   int c = n, queued = 0;
-  for (int group = 0; c > kTailClusters; ++group) {
+  for (int group = 0;; ++group) {
     const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
     for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
       const int cur = queued & 1;
@@ -703,7 +594,9 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
       bytes = tempBytes;
       TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
       PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, a.state + (1 - cur), a.passBegin, a.passes, a.nn, a.flags,
-                                         a.scanned, a.Clusters(cur), costs);
+                                         a.scanned, a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur],
+                                         a.cLo[1 - cur], a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
+                                         options.traversalCost);
       TRACER_CHECK_LAUNCH("PlocMerge");
       if (options.wide) {
         CountWideNodes<<<GridFor(static_cast<size_t>(c / 2 + 1), kBlock), kBlock, 0, st>>>(tree, now, next);
@@ -716,27 +609,13 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     if (group == 0) continue;
     groupDone[(group - 1) & 1].Synchronize();  // the group before this one: this one runs meanwhile
     const int seen = hostState.Get()[(group - 1) & 1].clusters;
+    if (seen <= 1) break;
     if (seen >= c && group > 1) throw std::logic_error("GPU BVH builder: clustering passes merged nothing");
-    c = seen;  // the device has at most this many left
+    c = seen;
   }
-  if (c > 1) {
-    auto tail = [&](auto kernel) {
-      kernel<<<1, kTailThreads, 0, st>>>(tree, a.state, queued & 1, a.passBegin, a.passes, a.nn, a.flags, a.scanned,
-                                         a.Clusters(0), a.Clusters(1), costs, options.wide, a.stuck);
-    };
-    if (radius == 8)
-      tail(PlocTail<8>);
-    else if (radius == 32)
-      tail(PlocTail<32>);
-    else
-      tail(PlocTail<kPlocRadius>);
-    TRACER_CHECK_LAUNCH("PlocTail");
-  }
-  int passes = 0, stuck = 0;
+  int passes = 0;
   TRACER_CUDA_CHECK(cudaMemcpyAsync(&passes, a.passes, sizeof passes, cudaMemcpyDeviceToHost, st));
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(&stuck, a.stuck, sizeof stuck, cudaMemcpyDeviceToHost, st));
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-  if (stuck) throw std::logic_error("GPU BVH builder: a clustering pass merged nothing");
   std::vector<int> passBegin(static_cast<size_t>(passes) + 1);
   TRACER_CUDA_CHECK(
       cudaMemcpyAsync(passBegin.data(), a.passBegin, passBegin.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
@@ -746,19 +625,10 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   TRACER_CHECK_LAUNCH("InitRoot");
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 3 * sizeof(int), st));
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));  // passBegin
-  // Pass p made nodes [passBegin[p], passBegin[p + 1]). The last passes, while they are small, in one block.
-  const EmitTargets targets{options.wide, a.binOut, a.wideOut, a.wideTriSrc, a.status};
-  int split = passes;
-  while (split > 0 &&
-         passBegin[static_cast<size_t>(split)] - passBegin[static_cast<size_t>(split) - 1] <= kEmitTailNodes)
-    --split;
-  if (split < passes) {
-    EmitTail<<<1, kEmitTailThreads, 0, st>>>(tree, a.passBegin, split, passes - 1, targets);
-    TRACER_CHECK_LAUNCH("EmitTail");
-  }
-  for (int p = split; p-- > 0;) {
-    const int begin = passBegin[static_cast<size_t>(p)], end = passBegin[static_cast<size_t>(p) + 1];
-    EmitPass<<<GridFor(static_cast<size_t>(end - begin), kBlock), kBlock, 0, st>>>(tree, begin, end, targets);
+  for (size_t p = passBegin.size() - 1; p-- > 0;) {
+    const int begin = passBegin[p], end = passBegin[p + 1];
+    EmitPass<<<GridFor(static_cast<size_t>(end - begin), kBlock), kBlock, 0, st>>>(
+        tree, begin, end, options.wide, a.binOut, a.wideOut, a.wideTriSrc, a.status);
     TRACER_CHECK_LAUNCH("EmitPass");
   }
   WriteTriangles<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.pos, a.binTris, a.order);
