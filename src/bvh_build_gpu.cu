@@ -202,12 +202,64 @@ __global__ void PlocFlags(const int* nn, const PassState* state, int capacity, u
       (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
 }
 
-// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors.
-__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int* passBegin, int* passes,
-                          const int* nn, const unsigned long long* flags, const unsigned long long* scanned,
-                          const int* cNode, const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo,
-                          Float4* outHi, int maxLeaf, double ci, double ct) {
+// What one slot of a wide node holds: a subtree (node) as an inner child, or as a leaf of `tris` triangles starting
+// `first` positions after the wide node's first triangle in depth-first order.
+struct SlotRef {
+  int node, first, tris;
+  bool inner;
+};
+
+// The slots of node k as a wide node, in the host collapse's order (its Collect, depth first, left first).
+__device__ int CollectSlots(const PlocTree& t, int k, SlotRef* out) {
+  struct Entry {
+    int node, budget, first;
+  };
+  Entry stack[2 * kWideSlots];
+  int sp = 0, m = 0;
+  const int2 ab = t.kids[k - t.n];
+  const int left = t.choice[k - t.n].nodeSplit;
+  stack[sp++] = Entry{ab.y, kWideSlots - left, t.Count(ab.x)};
+  stack[sp++] = Entry{ab.x, left, 0};
+  while (sp > 0) {
+    const Entry e = stack[--sp];
+    if (e.node < t.n) {
+      out[m++] = SlotRef{e.node, e.first, 1, false};
+      continue;
+    }
+    const WideChoice& c = t.choice[e.node - t.n];
+    const int share = c.split[e.budget - 1];
+    if (share > 0) {
+      const int2 kk = t.kids[e.node - t.n];
+      stack[sp++] = Entry{kk.y, e.budget - share, e.first + t.Count(kk.x)};
+      stack[sp++] = Entry{kk.x, share, e.first};
+      continue;
+    }
+    out[m++] = SlotRef{e.node, e.first, t.Count(e.node), !c.leaf1};
+  }
+  return m;
+}
+
+// The number of wide nodes below node k when it is one (its inner slots' subtrees are older).
+__device__ void CountWideNodes(const PlocTree& t, int k) {
+  SlotRef slots[kWideSlots];
+  const int m = CollectSlots(t, k, slots);
+  int w = 1;
+  for (int j = 0; j < m; ++j)
+    if (slots[j].inner) w += t.wideNodes[slots[j].node - t.n];
+  t.wideNodes[k - t.n] = w;
+}
+
+// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors. With
+// `wide`, it also counts the wide nodes below each node the pass before made (`prev`: that pass's state), whose
+// children are older still: in the pass that merged them, their own choices were not yet made. (A separate
+// kernel after each pass cost 2.2 ms of the conference room's build under ncu, most of it launch latency.) At most
+// `now` clusters were made by the pass before, so the grid covers them.
+__global__ void PlocMerge(PlocTree t, const PassState* prev, const PassState* state, PassState* next, int* passBegin,
+                          int* passes, const int* nn, const unsigned long long* flags,
+                          const unsigned long long* scanned, const int* cNode, const Float4* cLo, const Float4* cHi,
+                          int* outNode, Float4* outLo, Float4* outHi, int maxLeaf, double ci, double ct, bool wide) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
+  if (wide && prev->nodeBase + i < nodeBase) CountWideNodes(t, prev->nodeBase + i);
   if (c <= 1) {  // done: a queued pass only carries the state over
     if (i == 0) *next = *state;
     return;
@@ -261,56 +313,6 @@ __global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, i
   t.choice[x] = ch;
 }
 
-// What one slot of a wide node holds: a subtree (node) as an inner child, or as a leaf of `tris` triangles starting
-// `first` positions after the wide node's first triangle in depth-first order.
-struct SlotRef {
-  int node, first, tris;
-  bool inner;
-};
-
-// The slots of node k as a wide node, in the host collapse's order (its Collect, depth first, left first).
-__device__ int CollectSlots(const PlocTree& t, int k, SlotRef* out) {
-  struct Entry {
-    int node, budget, first;
-  };
-  Entry stack[2 * kWideSlots];
-  int sp = 0, m = 0;
-  const int2 ab = t.kids[k - t.n];
-  const int left = t.choice[k - t.n].nodeSplit;
-  stack[sp++] = Entry{ab.y, kWideSlots - left, t.Count(ab.x)};
-  stack[sp++] = Entry{ab.x, left, 0};
-  while (sp > 0) {
-    const Entry e = stack[--sp];
-    if (e.node < t.n) {
-      out[m++] = SlotRef{e.node, e.first, 1, false};
-      continue;
-    }
-    const WideChoice& c = t.choice[e.node - t.n];
-    const int share = c.split[e.budget - 1];
-    if (share > 0) {
-      const int2 kk = t.kids[e.node - t.n];
-      stack[sp++] = Entry{kk.y, e.budget - share, e.first + t.Count(kk.x)};
-      stack[sp++] = Entry{kk.x, share, e.first};
-      continue;
-    }
-    out[m++] = SlotRef{e.node, e.first, t.Count(e.node), !c.leaf1};
-  }
-  return m;
-}
-
-// After a pass's merges: the number of wide nodes below each new node (its inner slots' subtrees are older).
-__global__ void CountWideNodes(PlocTree t, const PassState* state, const PassState* next) {
-  if (state->clusters <= 1) return;
-  const int k = state->nodeBase + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k >= next->nodeBase) return;
-  SlotRef slots[kWideSlots];
-  const int m = CollectSlots(t, k, slots);
-  int w = 1;
-  for (int j = 0; j < m; ++j)
-    if (slots[j].inner) w += t.wideNodes[slots[j].node - t.n];
-  t.wideNodes[k - t.n] = w;
-}
-
 // The root's place in both layouts, and the node counts (out[0] binary, out[1] wide).
 __global__ void InitRoot(PlocTree t, int* out) {
   const int root = 2 * t.n - 2, x = root - t.n;
@@ -323,11 +325,13 @@ __global__ void InitRoot(PlocTree t, int* out) {
   out[1] = t.wideNodes[x];
 }
 
-// Depth-first positions of the children of one pass's nodes, and their binary and wide nodes. A pass's nodes have
-// their parents in later passes, which the sweep has already written. status: binary depth, wide depth, and a
-// quantisation failure.
-__global__ void EmitPass(PlocTree t, int begin, int end, bool wide, BvhNode* binNodes, WideNode* wideNodes,
-                         int* wideTriSrc, int* status) {
+// The top-down sweep writes both layouts in two parts. The binary one goes pass by pass, last first (a pass's nodes
+// have their parents in later passes): depth-first triangle positions of every node's children, and the binary
+// nodes. The wide one then goes level by level of the wide tree (each wide node places its inner children, which
+// make the next level): 14 steps on the conference room instead of 75 passes, each of them a chain of dependent
+// loads per node (ncu: the wide emission by passes took 5.4 ms of an 8.3-ms build there). status: binary depth,
+// wide depth, and a quantisation failure.
+__global__ void EmitBinaryPass(PlocTree t, int begin, int end, BvhNode* binNodes, int* status) {
   const int k = begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (k >= end) return;
   const int x = k - t.n;
@@ -360,8 +364,16 @@ __global__ void EmitPass(PlocTree t, int begin, int end, bool wide, BvhNode* bin
     node.kids = Int4{ref[0], ref[1], cnt[0], cnt[1]};
     binNodes[at] = node;
   }
+}
+
+// One level of the wide tree: nodes level[0, *count), each with its wideAt set; appends its inner children to
+// nextLevel (its order does not matter: every position comes from the parent's).
+__global__ void EmitWideLevel(PlocTree t, const int* level, const int* count, int* nextLevel, int* nextCount,
+                              WideNode* wideNodes, int* wideTriSrc, int* status) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= *count) return;
+  const int k = level[i], x = k - t.n, first = t.triFirst[k];
   const int4 w = t.wideAt[x];
-  if (!wide || w.x < 0) return;
   SlotRef slots[kWideSlots];
   const int m = CollectSlots(t, k, slots);
   Vec3 lo[kWideSlots], hi[kWideSlots];
@@ -390,6 +402,7 @@ __global__ void EmitPass(PlocTree t, int begin, int end, bool wide, BvhNode* bin
     const SlotRef& r = slots[j];
     if (r.inner) {
       t.wideAt[r.node - t.n] = make_int4(w.y + rank++, childBase, triBase, w.w + 1);
+      nextLevel[atomicAdd(nextCount, 1)] = r.node;
       childBase += t.wideNodes[r.node - t.n] - 1;
       triBase += r.tris;
     } else {
@@ -456,7 +469,7 @@ struct BuildArrays {
   Float4 *cLo[2], *cHi[2];
   int* nn;
   PassState* state;
-  int *passBegin, *passes, *totals, *status;
+  int *passBegin, *passes, *totals, *status, *levelCount;
   BvhNode* binOut;
   WideNode* wideOut;
   int* wideTriSrc;
@@ -518,9 +531,9 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     for (int h = 0; h < 2; ++h)
       a.cNode[h] = c.Take<int>(numTris), a.cLo[h] = c.Take<Float4>(numTris), a.cHi[h] = c.Take<Float4>(numTris);
     a.nn = c.Take<int>(numTris);
-    a.state = c.Take<PassState>(2);
+    a.state = c.Take<PassState>(3);
     a.passBegin = c.Take<int>(static_cast<size_t>(maxPasses) + 1), a.passes = c.Take<int>(1);
-    a.totals = c.Take<int>(2), a.status = c.Take<int>(3);
+    a.totals = c.Take<int>(2), a.status = c.Take<int>(3), a.levelCount = c.Take<int>(2);
     a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
     a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
     a.binTris = c.Take<Float4>(3 * numTris), a.order = c.Take<int32_t>(numTris);
@@ -568,9 +581,10 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
 
   // PLOC passes, queued in groups without waiting for each other: each kernel reads the cluster count from the
   // device (grids are sized by a count read back earlier, an upper bound), and a pass over one cluster does nothing.
-  // The count after a group is read back while the next group runs, to stop and to shrink the grids.
-  const PassState first{n, n};
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, &first, sizeof first, cudaMemcpyHostToDevice, st));
+  // The count after a group is read back while the next group runs, to stop and to shrink the grids. Pass q reads
+  // state[q % 3], writes state[(q + 1) % 3], and counts the wide nodes of the pass before from state[(q + 2) % 3].
+  const PassState first[3] = {{n, n}, {n, n}, {n, n}};
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, first, sizeof first, cudaMemcpyHostToDevice, st));
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.passBegin, &n, sizeof n, cudaMemcpyHostToDevice, st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
   PinnedBuffer<PassState> hostState(2);
@@ -580,8 +594,8 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   for (int group = 0;; ++group) {
     const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
     for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
-      const int cur = queued & 1;
-      const PassState *now = a.state + cur, *next = a.state + (1 - cur);
+      const int cur = queued & 1;  // the clusters' double buffers
+      PassState *now = a.state + queued % 3, *next = a.state + (queued + 1) % 3, *prev = a.state + (queued + 2) % 3;
       if (radius == 8)
         PlocNearest<8><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
       else if (radius == 32)
@@ -593,17 +607,13 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
       TRACER_CHECK_LAUNCH("PlocFlags");
       bytes = tempBytes;
       TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
-      PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, a.state + (1 - cur), a.passBegin, a.passes, a.nn, a.flags,
-                                         a.scanned, a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur],
-                                         a.cLo[1 - cur], a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
-                                         options.traversalCost);
+      PlocMerge<<<grid, kBlock, 0, st>>>(tree, prev, now, next, a.passBegin, a.passes, a.nn, a.flags, a.scanned,
+                                         a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur], a.cLo[1 - cur],
+                                         a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
+                                         options.traversalCost, options.wide);
       TRACER_CHECK_LAUNCH("PlocMerge");
-      if (options.wide) {
-        CountWideNodes<<<GridFor(static_cast<size_t>(c / 2 + 1), kBlock), kBlock, 0, st>>>(tree, now, next);
-        TRACER_CHECK_LAUNCH("CountWideNodes");
-      }
     }
-    TRACER_CUDA_CHECK(cudaMemcpyAsync(hostState.Get() + (group & 1), a.state + (queued & 1), sizeof(PassState),
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(hostState.Get() + (group & 1), a.state + queued % 3, sizeof(PassState),
                                       cudaMemcpyDeviceToHost, st));
     groupDone[group & 1].Record(st);
     if (group == 0) continue;
@@ -627,9 +637,31 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));  // passBegin
   for (size_t p = passBegin.size() - 1; p-- > 0;) {
     const int begin = passBegin[p], end = passBegin[p + 1];
-    EmitPass<<<GridFor(static_cast<size_t>(end - begin), kBlock), kBlock, 0, st>>>(
-        tree, begin, end, options.wide, a.binOut, a.wideOut, a.wideTriSrc, a.status);
-    TRACER_CHECK_LAUNCH("EmitPass");
+    EmitBinaryPass<<<GridFor(static_cast<size_t>(end - begin), kBlock), kBlock, 0, st>>>(tree, begin, end, a.binOut,
+                                                                                         a.status);
+    TRACER_CHECK_LAUNCH("EmitBinaryPass");
+  }
+  if (options.wide) {
+    // The levels' lists in two arrays the clustering no longer needs; the size of each read back for the next.
+    int* lists[2] = {a.nn, a.ids};
+    PinnedBuffer<int> levelSize(2);
+    levelSize.Get()[0] = 2 * n - 2;  // the root
+    levelSize.Get()[1] = 1;
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(lists[0], levelSize.Get(), sizeof(int), cudaMemcpyHostToDevice, st));
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(a.levelCount, levelSize.Get() + 1, sizeof(int), cudaMemcpyHostToDevice, st));
+    for (int d = 0, size = 1; size > 0; ++d) {
+      if (d > kWideMaxDepth + 1) throw std::logic_error("GPU BVH builder: the wide tree has no end");
+      const int cur = d & 1;
+      TRACER_CUDA_CHECK(cudaMemsetAsync(a.levelCount + (1 - cur), 0, sizeof(int), st));
+      EmitWideLevel<<<GridFor(static_cast<size_t>(size), kBlock), kBlock, 0, st>>>(
+          tree, lists[cur], a.levelCount + cur, lists[1 - cur], a.levelCount + (1 - cur), a.wideOut, a.wideTriSrc,
+          a.status);
+      TRACER_CHECK_LAUNCH("EmitWideLevel");
+      TRACER_CUDA_CHECK(
+          cudaMemcpyAsync(levelSize.Get(), a.levelCount + (1 - cur), sizeof(int), cudaMemcpyDeviceToHost, st));
+      TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+      size = levelSize.Get()[0];
+    }
   }
   WriteTriangles<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.pos, a.binTris, a.order);
   TRACER_CHECK_LAUNCH("WriteTriangles");
