@@ -312,6 +312,9 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
     << "camera-up=" << Fmt(c.v) << "\n"
     << "camera-forward=" << Fmt(c.w) << "\n"
     << "camera-tan-half-fov=" << Fmt(c.tanHalfFovY) << "\n";
+  if (c.lensRadius > 0.0f)  // (a pinhole's settings stay as they were, so its old checkpoints still resume)
+    s << "camera-lens-radius=" << Fmt(c.lensRadius) << "\n"
+      << "camera-focus-distance=" << Fmt(c.focusDistance) << "\n";
   s << "light-sampling=" << (opt.lightSampling == LightSampling::kTiles ? "tiles" : "power") << "\n";
   if (opt.lightSampling == LightSampling::kTiles)
     s << "light-clusters=" << opt.lightClusters << "\n"

@@ -722,6 +722,8 @@ std::string Scene::Summary() const {
 //   look_at X Y Z    required: a point the camera looks at
 //   up X Y Z         optional, default 0 1 0; must not be parallel to look_at - eye
 //   fov DEGREES      optional, default 45: the vertical field of view, in (0, 180)
+//   aperture R       optional, default 0 (a pinhole): the thin lens's radius, in scene units, >= 0
+//   focus_distance D optional, default |look_at - eye|: the distance of the sharp plane along the view, > 0
 CameraSpec LoadCameraFile(const std::string& path) {
   std::string text;
   std::string why = ReadRegularFile(path, kMaxCameraFileBytes, &text);
@@ -736,9 +738,11 @@ CameraSpec LoadCameraFile(const std::string& path) {
     Tokenize(line.substr(0, line.find('#')), &tokens);
     if (tokens.empty()) continue;
     std::string key(tokens[0]);
-    size_t count = key == "fov" ? 1 : 3;
-    if (key != "eye" && key != "look_at" && key != "up" && key != "fov")
-      Fail(path, lineNo, "unknown setting " + Quote(key) + " (expected eye, look_at, up or fov)");
+    const bool scalar = key == "fov" || key == "aperture" || key == "focus_distance";
+    size_t count = scalar ? 1 : 3;
+    if (key != "eye" && key != "look_at" && key != "up" && !scalar)
+      Fail(path, lineNo,
+           "unknown setting " + Quote(key) + " (expected eye, look_at, up, fov, aperture or focus_distance)");
     if (!seen.emplace(key, lineNo).second) Fail(path, lineNo, Quote(key) + " is given twice");
     if (tokens.size() - 1 != count)
       Fail(path, lineNo, Quote(key) + " needs " + std::to_string(count) + (count == 1 ? " number" : " numbers"));
@@ -751,7 +755,12 @@ CameraSpec LoadCameraFile(const std::string& path) {
     if (key == "look_at") camera.lookAt = v;
     if (key == "up") camera.up = v;
     if (key == "fov") camera.fovY = values[0];
+    if (key == "aperture") camera.aperture = values[0];
+    if (key == "focus_distance") camera.focusDistance = values[0];
   }
+  if (!(camera.aperture >= 0.0f)) Fail(path, seen["aperture"], "aperture (the lens radius) must not be negative");
+  if (seen.count("focus_distance") && !(camera.focusDistance > 0.0f))
+    Fail(path, seen["focus_distance"], "focus_distance must be positive");
   if (!seen.count("eye")) Fail(path, 0, "'eye' is required");
   if (!seen.count("look_at")) Fail(path, 0, "'look_at' is required");
   if (!(camera.fovY > 0.0f && camera.fovY < 180.0f)) Fail(path, seen["fov"], "fov must be in (0, 180) degrees");

@@ -54,10 +54,13 @@ TileCase TileRender(const std::string& file, int w, int h, int spp) {
 // test below caught it).
 // gpuBuilder: the GPU renders the scene with BVHs from the GPU builder (and its triangle order), the CPU with the
 // host-built ones.
-void ExpectAgreement(const std::string& path, int spp, bool gpuBuilder = false) {
+// lens > 0: a thin-lens camera of that radius, as a fraction of the focus distance (the look-at point's).
+void ExpectAgreement(const std::string& path, int spp, bool gpuBuilder = false, float lens = 0.0f) {
   const int w = 64, h = 64, seeds = 8;
   SceneData data = Data(path, w, h);
-  const SceneData gpuData = gpuBuilder ? Data(path, w, h, &BuildBvhsOnGpu) : SceneData{};
+  data.camera.lensRadius = lens * data.camera.focusDistance;
+  SceneData gpuData = gpuBuilder ? Data(path, w, h, &BuildBvhsOnGpu) : SceneData{};
+  gpuData.camera.lensRadius = data.camera.lensRadius;
   if (gpuBuilder) EXPECT_EQ(gpuData.bvhReport.builder, "gpu") << gpuData.bvhReport.note;
   RenderOptions opt;
   opt.width = w;
@@ -102,6 +105,11 @@ TEST(GpuAgreement, SphereBoxWithGpuBuiltBvh) {
   TRACER_REQUIRE_GPU();
   TRACER_SHARED_SCENE_OR_SKIP(path, "cornellbox/CornellBox-Sphere.obj");
   ExpectAgreement(path, 128, true);
+}
+// The thin lens is per-ray code that both renderers run: the blurred images agree too.
+TEST(GpuAgreement, CornellBoxThroughAThinLens) {
+  TRACER_REQUIRE_GPU();
+  ExpectAgreement(test::ProjectScenesDir() + "/cornell.obj", 128, false, 0.05f);
 }
 TEST(GpuAgreement, SphereBox) {
   TRACER_REQUIRE_GPU();

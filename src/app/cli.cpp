@@ -81,6 +81,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("look-at", "point the camera looks at x,y,z", cxxopts::value<std::string>())
     ("up", "up vector x,y,z", cxxopts::value<std::string>()->default_value("0,1,0"))
     ("fov", "vertical field of view in degrees", cxxopts::value<float>())
+    ("aperture", "thin-lens radius in scene units, for depth of field (0 = pinhole; default 0 or the .camera file's)", cxxopts::value<float>())
+    ("focus-distance", "distance of the sharp plane along the view (default: from the eye to the look-at point)", cxxopts::value<float>())
     ("width", "image width in pixels", cxxopts::value<int>()->default_value("512"))
     ("height", "image height in pixels", cxxopts::value<int>()->default_value("512"));
   cli.add_options("Rendering")
@@ -345,10 +347,11 @@ void ReadMakeRays(const cxxopts::ParseResult& r, const MakeRaysArgs& m, CliOptio
       !o.resumePath.empty())
     throw UsageError(
         "--make-rays excludes --trace-rays, --profile, --benchmark, --checkpoint, --resume and --dump-rays");
-  if (r.count("eye") || r.count("look-at") || r.count("up") || r.count("fov"))
+  if (r.count("eye") || r.count("look-at") || r.count("up") || r.count("fov") || r.count("aperture") ||
+      r.count("focus-distance"))
     throw UsageError(
-        "--make-rays uses the benchmark's camera (fixed by the scene's bounds); drop --eye, --look-at, "
-        "--up and --fov");
+        "--make-rays uses the benchmark's pinhole camera (fixed by the scene's bounds); drop --eye, --look-at, "
+        "--up, --fov, --aperture and --focus-distance");
   if (!r.count("width")) o.render.width = 1920;
   if (!r.count("height")) o.render.height = 1080;
   if (!o.otherRank) CheckWritablePath("--make-rays", o.makeRaysPath);
@@ -364,6 +367,16 @@ void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
   }
   o.up = ParseVec3("up", r["up"].as<std::string>());
   CheckUp(r["up"].as<std::string>(), o);
+  if (r.count("aperture")) {
+    o.aperture = r["aperture"].as<float>();
+    if (!(o.aperture >= 0.0f) || !std::isfinite(o.aperture))
+      throw UsageError("--aperture (the lens radius) must be a finite number >= 0");
+  }
+  if (r.count("focus-distance")) {
+    o.focusDistance = r["focus-distance"].as<float>();
+    if (!(o.focusDistance > 0.0f) || !std::isfinite(o.focusDistance))
+      throw UsageError("--focus-distance must be a finite number > 0");
+  }
   if (r.count("fov")) {
     o.fov = r["fov"].as<float>();
     o.haveFov = true;

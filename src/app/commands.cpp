@@ -75,6 +75,8 @@ CameraChoice ChooseCamera(const CliOptions& cli, const Scene& scene) {
     choice.source = "framed on the scene's bounds";
   }
   if (cli.haveFov) choice.spec.fovY = cli.fov;
+  if (cli.aperture >= 0.0f) choice.spec.aperture = cli.aperture;
+  if (cli.focusDistance > 0.0f) choice.spec.focusDistance = cli.focusDistance;
   return choice;
 }
 
@@ -101,6 +103,10 @@ void PrintBoundsAndCamera(const Scene& scene, const CameraChoice& camera) {
             << "camera (" << camera.source << "; these lines make a .camera file):\n"
             << CameraLine("eye", c.eye) << CameraLine("look_at", c.lookAt) << CameraLine("up", c.up) << "fov "
             << ShortFloat(c.fovY) << "\n";
+  if (c.aperture > 0.0f) {
+    std::cerr << "aperture " << ShortFloat(c.aperture) << "\n";
+    if (c.focusDistance > 0.0f) std::cerr << "focus_distance " << ShortFloat(c.focusDistance) << "\n";
+  }
 }
 
 // Without a line number, a warning repeated at many lines ("path:12: ...", "path:40: ...") is one text.
@@ -156,9 +162,10 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
       SceneBvhOptions(cli, !cli.render.binaryBvh || cli.command != CliCommand::kRender, builder);
   LoadClock clock;
   Stopwatch part;
-  loaded.data =
-      BuildSceneData(loaded.scene, Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height),
-                     cli.env, bvhOptions);
+  loaded.data = BuildSceneData(
+      loaded.scene,
+      Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height, c.aperture, c.focusDistance),
+      cli.env, bvhOptions);
   clock.build = part.Seconds();
   part.Restart();
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);

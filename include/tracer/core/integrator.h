@@ -19,7 +19,9 @@ TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t
   PathRng rng{rp.seed, pixel, sample};
   int px = static_cast<int>(pixel % static_cast<uint32_t>(rp.width));
   int py = static_cast<int>(pixel / static_cast<uint32_t>(rp.width));
-  ray = s.camera.Generate(px, py, rng.Get(kDimPixelX), rng.Get(kDimPixelY));
+  const bool lens = s.camera.lensRadius > 0.0f;
+  ray = s.camera.Generate(px, py, rng.Get(kDimPixelX), rng.Get(kDimPixelY), lens ? rng.Get(kDimLensU) : 0.5f,
+                          lens ? rng.Get(kDimLensV) : 0.5f);
   ps.throughput = Vec3(1.0f);
   ps.bsdfPdf = 0.0f;
   ps.pixel = pixel;

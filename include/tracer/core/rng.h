@@ -28,6 +28,10 @@ enum RandomDim : uint32_t {
   kDimsPerBounce = 8,  // one spare
 };
 
+// The thin lens's two dimensions, far from any bounce's (the counter hash takes any dimension), so that the pinhole's
+// paths keep their numbers.
+constexpr uint32_t kDimLensU = 0xfffffff0u, kDimLensV = 0xfffffff1u;
+
 TRACER_HD uint32_t BounceDim(uint32_t depth, uint32_t which) { return kDimBounceBase + depth * kDimsPerBounce + which; }
 
 // A uniform float in [0, 1) for (seed, pixel, sample, dim). 24 bits of mantissa, never exactly 1.

@@ -4,8 +4,9 @@
 
 namespace tracer {
 
-// Cosine-weighted hemisphere around +z by Malley's method on a concentric disk (Shirley and Chiu 1997).
-TRACER_HD Vec3 SampleCosineHemisphere(float u1, float u2) {
+// A uniform point (x, y) on the unit disk by the concentric mapping of the square (Shirley and Chiu 1997), which keeps
+// strata compact and has no discontinuity inside the disk.
+TRACER_HD void SampleConcentricDisk(float u1, float u2, float& x, float& y) {
   float a = 2.0f * u1 - 1.0f, b = 2.0f * u2 - 1.0f;
   float r, phi;
   if (a == 0.0f && b == 0.0f) {
@@ -18,7 +19,14 @@ TRACER_HD Vec3 SampleCosineHemisphere(float u1, float u2) {
     r = b;
     phi = (kPi / 2.0f) - (kPi / 4.0f) * (a / b);
   }
-  float x = r * cosf(phi), y = r * sinf(phi);
+  x = r * cosf(phi);
+  y = r * sinf(phi);
+}
+
+// Cosine-weighted hemisphere around +z by Malley's method: a concentric disk point lifted to the hemisphere.
+TRACER_HD Vec3 SampleCosineHemisphere(float u1, float u2) {
+  float x, y;
+  SampleConcentricDisk(u1, u2, x, y);
   return Vec3(x, y, SafeSqrt(1.0f - x * x - y * y));
 }
 TRACER_HD float CosineHemispherePdf(float cosTheta) { return cosTheta > 0.0f ? cosTheta * kInvPi : 0.0f; }

@@ -39,6 +39,7 @@ struct CliOptions {
   Vec3 eye, lookAt, up;
   bool haveFov = false;
   float fov = 0.0f;
+  float aperture = -1.0f, focusDistance = -1.0f;  // --aperture, --focus-distance; < 0: not given
   // Long renders
   std::string checkpointPath, resumePath;
   // --profile / --benchmark

@@ -37,6 +37,8 @@ struct CameraSpec {
   bool valid = false;
   Vec3 eye, lookAt, up{0.0f, 1.0f, 0.0f};
   float fovY = 45.0f;
+  float aperture = 0.0f;       // thin-lens radius in scene units; 0: pinhole
+  float focusDistance = 0.0f;  // along the view; 0: the distance from eye to look_at
 };
 
 // Seconds LoadScene spent in each of its phases (tracer --benchmark prints them).
