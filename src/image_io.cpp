@@ -1,10 +1,20 @@
-// @file image_io.cpp: PNG/HDR/PFM output, written atomically: PNG by a parallel zlib encoder (stb_image_write
-// when built without zlib), HDR by stb_image_write, PFM by a small writer here.
+// @file image_io.cpp: PNG/HDR/PFM/EXR output, written atomically: PNG by a parallel zlib encoder (stb_image_write
+// when built without zlib), HDR by stb_image_write, PFM by a small writer here, EXR by OpenEXR.
 #include "tracer/host/image_io.h"
 
 #include <stb_image_write.h>
 #if TRACER_HAVE_ZLIB
 #include <zlib.h>
+#endif
+#if TRACER_HAVE_OPENEXR
+#include <Imath/ImathBox.h>
+#include <Imath/half.h>
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfInputFile.h>
+#include <OpenEXR/ImfOutputFile.h>
+#include <OpenEXR/ImfStringAttribute.h>
 #endif
 
 #include <algorithm>
@@ -36,7 +46,76 @@ ImageFormat FormatFromPath(const std::string& path) {
   if (ends(".png")) return ImageFormat::kPng;
   if (ends(".hdr")) return ImageFormat::kHdr;
   if (ends(".pfm")) return ImageFormat::kPfm;
+  if (ends(".exr")) return ImageFormat::kExr;
   return ImageFormat::kUnknown;
+}
+
+bool ExrSupported() { return TRACER_HAVE_OPENEXR != 0; }
+
+#if TRACER_HAVE_OPENEXR
+namespace {
+
+const char* const kRgb[3] = {"R", "G", "B"};
+
+// Writes tmp or throws (OpenEXR reports failures as exceptions derived from std::exception).
+void WriteExr(const std::string& tmp, const std::vector<float>& rgb, int w, int h, const ImageExtras& extras) {
+  Imf::Header header(w, h);
+  header.compression() = Imf::ZIP_COMPRESSION;
+  const Imf::PixelType type = extras.half ? Imf::HALF : Imf::FLOAT;
+  for (const char* c : kRgb) header.channels().insert(c, Imf::Channel(type));
+  for (const auto& [name, value] : extras.attributes) header.insert(name, Imf::StringAttribute(value));
+  std::vector<Imath::half> halves;
+  Imf::FrameBuffer frame;
+  const size_t row = static_cast<size_t>(w) * 3;
+  if (extras.half) {
+    halves.resize(rgb.size());
+    for (size_t i = 0; i < rgb.size(); ++i) halves[i] = Imath::half(std::min(rgb[i], 65504.0f));
+    for (int c = 0; c < 3; ++c)
+      frame.insert(kRgb[c], Imf::Slice(Imf::HALF, reinterpret_cast<char*>(halves.data() + c), 3 * sizeof(Imath::half),
+                                       row * sizeof(Imath::half)));
+  } else {
+    for (int c = 0; c < 3; ++c)
+      frame.insert(kRgb[c], Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(rgb.data()) + c),
+                                       3 * sizeof(float), row * sizeof(float)));
+  }
+  Imf::OutputFile file(tmp.c_str(), header);
+  file.setFrameBuffer(frame);
+  file.writePixels(h);
+}
+
+}  // namespace
+#endif
+
+std::vector<float> ReadExr(const std::string& path, int& w, int& h, std::map<std::string, std::string>* attributes) {
+#if TRACER_HAVE_OPENEXR
+  try {
+    Imf::InputFile file(path.c_str());
+    const Imath::Box2i window = file.header().dataWindow();
+    w = window.max.x - window.min.x + 1;
+    h = window.max.y - window.min.y + 1;
+    std::vector<float> rgb(static_cast<size_t>(w) * h * 3);
+    const size_t row = static_cast<size_t>(w) * 3;
+    // The slices' base is where pixel (0, 0) would be, for a data window that need not start there.
+    char* base = reinterpret_cast<char*>(rgb.data()) -
+                 (static_cast<ptrdiff_t>(window.min.y) * static_cast<ptrdiff_t>(row) + window.min.x * 3) *
+                     static_cast<ptrdiff_t>(sizeof(float));
+    Imf::FrameBuffer frame;
+    for (int c = 0; c < 3; ++c)
+      frame.insert(kRgb[c], Imf::Slice(Imf::FLOAT, base + c * sizeof(float), 3 * sizeof(float), row * sizeof(float)));
+    file.setFrameBuffer(frame);
+    file.readPixels(window.min.y, window.max.y);
+    if (attributes)
+      for (auto it = file.header().begin(); it != file.header().end(); ++it)
+        if (const auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
+          (*attributes)[it.name()] = s->value();
+    return rgb;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": cannot read OpenEXR (" + e.what() + ")");
+  }
+#else
+  (void)w, (void)h, (void)attributes;
+  throw std::runtime_error(path + ": this build has no OpenEXR support (apt-get install libopenexr-dev, rebuild)");
+#endif
 }
 
 float LinearToSrgb(float v) {
@@ -220,10 +299,14 @@ std::vector<float> ReadPfm(const std::string& path, int& w, int& h) {
   return rgb;
 }
 
-size_t WriteImage(const std::string& path, const std::vector<float>& rgbIn, int w, int h, float exposure) {
+size_t WriteImage(const std::string& path, const std::vector<float>& rgbIn, int w, int h, float exposure,
+                  const ImageExtras& extras) {
+  (void)extras;  // (EXR only)
   ImageFormat fmt = FormatFromPath(path);
   if (fmt == ImageFormat::kUnknown)
-    throw std::runtime_error(path + ": unknown image extension (use .png, .hdr or .pfm)");
+    throw std::runtime_error(path + ": unknown image extension (use .png, .hdr, .pfm or .exr)");
+  if (fmt == ImageFormat::kExr && !ExrSupported())
+    throw std::runtime_error(path + ": this build has no OpenEXR support (apt-get install libopenexr-dev, rebuild)");
   if (rgbIn.size() != static_cast<size_t>(w) * h * 3) throw std::runtime_error("image size mismatch");
   // Copied only when a value must be replaced: at 8K the copy is 400 MB.
   const size_t nonFinite =
@@ -241,6 +324,16 @@ size_t WriteImage(const std::string& path, const std::vector<float>& rgbIn, int 
       ok = WritePng(tmp, rgb, w, h, exposure);
     } else if (fmt == ImageFormat::kHdr) {
       ok = stbi_write_hdr(tmp.c_str(), w, h, 3, rgb.data()) != 0;
+    } else if (fmt == ImageFormat::kExr) {
+#if TRACER_HAVE_OPENEXR
+      try {
+        WriteExr(tmp, rgb, w, h, extras);
+        ok = true;
+      } catch (const std::exception& e) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error(path + ": cannot write image (" + e.what() + ")");
+      }
+#endif
     } else {
       ok = WritePfm(tmp, rgb, w, h);
     }

@@ -67,14 +67,16 @@ std::ostream& NullStream() {
 }
 
 cxxopts::Options MakeOptionsSpec() {
-  cxxopts::Options cli("tracer",
-                       "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
-                       "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr or .pfm (linear).");
+  cxxopts::Options cli(
+      "tracer",
+      "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
+      "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr, .pfm or .exr (linear).");
   cli.positional_help("SCENE.obj").show_positional_help();
   // clang-format off
   cli.add_options()
     ("scene", "OBJ scene to render", cxxopts::value<std::string>())
-    ("o,output", "output image: .png, .hdr or .pfm (written atomically)", cxxopts::value<std::string>()->default_value("output/render.png"))
+    ("o,output", "output image: .png, .hdr, .pfm or .exr (written atomically; .exr keeps the settings in its header)", cxxopts::value<std::string>()->default_value("output/render.png"))
+    ("exr-half", "write .exr output as 16-bit floats instead of 32-bit")
     ("h,help", "print this help and exit");
   cli.add_options("Camera (default: SCENE.camera beside the OBJ, else framed on the scene's bounds)")
     ("eye", "camera position x,y,z", cxxopts::value<std::string>())
@@ -194,6 +196,7 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   opt.maxDepth = r["max-depth"].as<int>();
   if (opt.maxDepth < 0 || opt.maxDepth > 1000) throw UsageError("--max-depth must be between 0 and 1000");
   o.exposure = r["exposure"].as<float>();
+  o.exrHalf = r.count("exr-half") > 0;
   o.env = ParseVec3("env", r["env"].as<std::string>());
   if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");
   opt.clamp = r["clamp"].as<float>();
@@ -399,7 +402,12 @@ void MakeDefaultOutputFolder(const cxxopts::ParseResult& r, const CliOptions& o)
 void CheckOutputs(const CliOptions& o) {
   const bool measuring = o.command != CliCommand::kRender;
   if (!measuring && FormatFromPath(o.outPath) == ImageFormat::kUnknown)
-    throw UsageError("--output " + o.outPath + ": unknown extension (use .png, .hdr or .pfm)");
+    throw UsageError("--output " + o.outPath + ": unknown extension (use .png, .hdr, .pfm or .exr)");
+  if (!measuring && FormatFromPath(o.outPath) == ImageFormat::kExr && !ExrSupported())
+    throw UsageError("--output " + o.outPath +
+                     ": this build has no OpenEXR support (apt-get install libopenexr-dev and rebuild)");
+  if (o.exrHalf && (measuring || FormatFromPath(o.outPath) != ImageFormat::kExr))
+    throw UsageError("--exr-half applies to .exr output only");
   if (measuring && (!o.checkpointPath.empty() || !o.resumePath.empty()))
     throw UsageError("--checkpoint and --resume do not apply to --profile or --benchmark");
   if (measuring)

@@ -290,7 +290,14 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
       checkpointError = e.what();
     }
   }
-  WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure);
+  ImageExtras extras;  // (EXR keeps them: what the image is, and how it was made)
+  extras.half = cli.exrHalf;
+  extras.attributes = {{"tracer:version", TRACER_GIT_COMMIT},
+                       {"tracer:scene", cli.scenePath},
+                       {"tracer:spp", std::to_string(result.sppDone)},
+                       {"tracer:backend", result.backend},
+                       {"tracer:settings", settings}};
+  WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure, extras);
   if (!opt.quiet)
     PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), frameSeconds);
   if (!opt.quiet && std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))

@@ -5,9 +5,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${TRACER_BUILD_DIR:-$root/build}
 jobs=${TRACER_JOBS:-2}
-# libopenmpi-dev and openmpi-bin: the MPI driver (mpirun -np N tracer) and its tests.
+# libopenmpi-dev and openmpi-bin: the MPI driver (mpirun -np N tracer) and its tests. libopenexr-dev: .exr output.
 packages=(cmake g++ make libglm-dev libcxxopts-dev libstb-dev libtinyobjloader-dev libgtest-dev libembree-dev zlib1g-dev xz-utils
-  libopenmpi-dev openmpi-bin)
+  libopenmpi-dev openmpi-bin libopenexr-dev)
 
 source "$root/src/scripts/lib/deps.sh"
 tracer_apt_install "${packages[@]}"

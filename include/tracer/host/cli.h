@@ -28,6 +28,7 @@ struct CliOptions {
   std::string backend;    // auto, cpu or cuda
   bool sppGiven = false;  // else the backend picks the default --spp
   float exposure = 0.0f;
+  bool exrHalf = false;  // --exr-half
   Vec3 env;
   bool allowOutsidePaths = false;
   std::vector<std::string> texturePaths;  // --texture-path, in order

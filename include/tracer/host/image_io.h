@@ -1,13 +1,24 @@
-// @file image_io.h: writing images (PNG tone-mapped; Radiance .hdr and PFM linear), always atomically.
+// @file image_io.h: writing images (PNG tone-mapped; Radiance .hdr, PFM and OpenEXR linear), always atomically.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tracer {
 
-enum class ImageFormat { kPng, kHdr, kPfm, kUnknown };
+enum class ImageFormat { kPng, kHdr, kPfm, kExr, kUnknown };
 ImageFormat FormatFromPath(const std::string& path);
+
+// Whether this build writes OpenEXR (built with libopenexr-dev).
+bool ExrSupported();
+
+// What only some formats keep: OpenEXR's pixel type and its header's string attributes (name, value).
+struct ImageExtras {
+  bool half = false;  // EXR: 16-bit floats (values clamped to half's largest, 65504) instead of 32-bit
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
 
 // Writes rgb (linear, row 0 at the top) to path with AtomicWriteFile (file_util.h): a temporary file in the
 // same folder, synced to disk, then renamed, so path holds the previous file or the whole new one and a
@@ -15,10 +26,17 @@ ImageFormat FormatFromPath(const std::string& path);
 // (...)" or "<path>: cannot rename into place (...)").
 // exposure is in stops and applies to PNG only (ToneMapToSrgb8). Non-finite values are written as 0 (and counted in the
 // return value), so no image ever holds one.
-size_t WriteImage(const std::string& path, const std::vector<float>& rgb, int width, int height, float exposure = 0.0f);
+// .exr: R, G, B channels (ZIP compression) and extras.attributes as string attributes.
+size_t WriteImage(const std::string& path, const std::vector<float>& rgb, int width, int height, float exposure = 0.0f,
+                  const ImageExtras& extras = {});
 
 // Reads a PFM written by WriteImage (for tests and tools).
 std::vector<float> ReadPfm(const std::string& path, int& width, int& height);
+
+// Reads the R, G, B channels of an OpenEXR file (any pixel type, as floats, row 0 at the top) and, when
+// `attributes` is given, its string attributes. Throws std::runtime_error naming the file.
+std::vector<float> ReadExr(const std::string& path, int& width, int& height,
+                           std::map<std::string, std::string>* attributes = nullptr);
 
 // sRGB transfer function of a linear value in [0, 1].
 float LinearToSrgb(float v);
