@@ -306,6 +306,13 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
     << "roulette-depth=" << opt.rouletteDepth << "\n";
   s << "clamp=" << Fmt(opt.clamp) << "\n";
   s << "env=" << Fmt(data.environment) << "\n";
+  // The map's texels are in scene-content; its rotation, and the environment's share of light selection, here
+  // (only for scenes with an environment light, so that other checkpoints keep their settings).
+  const EnvParams& env = data.env.params;
+  if (env.width > 0) s << "env-map-rotation=" << Fmt(env.cosRot) << "," << Fmt(env.sinRot) << "\n";
+  if (env.pick > 0.0f)
+    s << "env-pick=" << Fmt(env.pick) << "\n"
+      << "env-sampling=" << (opt.envSampling == EnvSampling::kBsdfOnly ? "uniform" : "importance") << "\n";
   const Camera& c = data.camera;
   s << "camera-eye=" << Fmt(c.eye) << "\n"
     << "camera-right=" << Fmt(c.u) << "\n"

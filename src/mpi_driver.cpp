@@ -97,6 +97,7 @@ struct SceneHeader {
   uint64_t arrays[kNumSceneArrays + 2];  // element counts, in ForEachSceneArray's order
   int32_t bvhDepth, wideDepth;
   Vec3 boundsMin, boundsMax, environment;
+  EnvParams envParams;
   Camera camera;
 };
 // Broadcast as bytes: plain data, whose vectors are three packed floats each (core/math.h asserts it; GLM declares
@@ -128,6 +129,7 @@ size_t SendScene(const SceneData& d, MPI_Comm comm) {
   h.boundsMin = d.boundsMin;
   h.boundsMax = d.boundsMax;
   h.environment = d.environment;
+  h.envParams = d.env.params;
   h.camera = d.camera;
   BcastBytes(&h, sizeof h, comm);
   size_t bytes = 0;
@@ -194,6 +196,7 @@ size_t ReceiveScene(SceneData& d, MPI_Comm comm) {
   d.boundsMin = h.boundsMin;
   d.boundsMax = h.boundsMax;
   d.environment = h.environment;
+  d.env.params = h.envParams;
   d.camera = h.camera;
   SceneHashStream stream(d);
   uint64_t digest = 0;

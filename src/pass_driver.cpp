@@ -28,6 +28,7 @@ RenderParams MakeRenderParams(const RenderOptions& opt) {
   rp.maxDepth = opt.maxDepth;
   rp.rouletteDepth = opt.rouletteDepth;
   rp.clamp = opt.clamp;
+  rp.envBsdfOnly = opt.envSampling == EnvSampling::kBsdfOnly ? 1 : 0;
   return rp;
 }
 

@@ -173,22 +173,23 @@ std::string LiveList(const RenderStats& st, size_t maxEntries = 9) {
   return s;
 }
 
-// Light selection quality: RMSE against a reference rendered by power sampling at refFactor times the spp,
-// for power and tile-guided selection at equal spp; with their render times, so that equal-time quality
-// follows from variance x time (efficiency = 1 / (RMSE^2 t)).
-struct LightQuality {
-  double rmsePower = 0, rmseTiles = 0, msPower = 0, msTiles = 0;
-  double EqualTimeRatio() const {  // RMSE of tiles over RMSE of power at equal render time
-    return std::sqrt((rmseTiles * rmseTiles * msTiles) / (rmsePower * rmsePower * msPower));
+// The quality of a naive twin (e.g. light selection by power, or no next-event estimation of the environment) and
+// of its optimisation at equal spp: RMSE against a reference rendered as `ref` at refFactor times the spp, with their
+// render times, so that equal-time quality follows from variance x time (efficiency = 1 / (RMSE^2 t)).
+struct QualityPair {
+  double rmseNaive = 0, rmseOpt = 0, msNaive = 0, msOpt = 0;
+  double EqualTimeRatio() const {  // RMSE of the optimised over RMSE of the naive at equal render time
+    return std::sqrt((rmseOpt * rmseOpt * msOpt) / (rmseNaive * rmseNaive * msNaive));
   }
 };
-LightQuality MeasureLightQuality(const SceneData& data, RenderOptions o, int refFactor, int repeats) {
-  LightQuality q;
-  o.quiet = true;
-  o.collectStats = false;
-  RenderOptions ref = o;
-  ref.lightSampling = LightSampling::kPower;
-  ref.spp = o.spp * refFactor;
+QualityPair MeasureQuality(const SceneData& data, RenderOptions ref, RenderOptions naive, RenderOptions opt,
+                           int refFactor, int repeats) {
+  QualityPair q;
+  for (RenderOptions* o : {&ref, &naive, &opt}) {
+    o->quiet = true;
+    o->collectStats = false;
+  }
+  ref.spp = opt.spp * refFactor;
   ref.seed = 987654u;
   const std::vector<float> reference = RenderCuda(data, ref).rgb;
   auto rmse = [&](const std::vector<float>& img) {
@@ -196,13 +197,12 @@ LightQuality MeasureLightQuality(const SceneData& data, RenderOptions o, int ref
     for (size_t i = 0; i < img.size(); ++i) e += (img[i] - reference[i]) * (static_cast<double>(img[i]) - reference[i]);
     return std::sqrt(e / img.size());
   };
-  auto run = [&](LightSampling ls, double& err, double& ms) {
-    RenderOptions v = o;
-    v.lightSampling = ls;
+  auto run = [&](RenderOptions v, double& err, double& ms) {
+    const uint32_t seed = v.seed;
     RenderCuda(data, v);  // warm-up
     std::vector<double> times, errs;
     for (int r = 0; r < repeats; ++r) {
-      v.seed = o.seed + 17u * r;  // independent images; the error is averaged over them
+      v.seed = seed + 17u * r;  // independent images; the error is averaged over them
       RenderResult res = RenderCuda(data, v);
       times.push_back(res.stats.seconds * 1e3);
       errs.push_back(rmse(res.rgb));
@@ -212,9 +212,17 @@ LightQuality MeasureLightQuality(const SceneData& data, RenderOptions o, int ref
     for (double x : errs) sq += x * x;
     err = std::sqrt(sq / errs.size());
   };
-  run(LightSampling::kPower, q.rmsePower, q.msPower);
-  run(LightSampling::kTiles, q.rmseTiles, q.msTiles);
+  run(naive, q.rmseNaive, q.msNaive);
+  run(opt, q.rmseOpt, q.msOpt);
   return q;
+}
+
+// Light selection by power (naive) and by tiles, against a reference by power.
+QualityPair MeasureLightQuality(const SceneData& data, const RenderOptions& o, int refFactor, int repeats) {
+  RenderOptions power = o, tiles = o;
+  power.lightSampling = LightSampling::kPower;
+  tiles.lightSampling = LightSampling::kTiles;
+  return MeasureQuality(data, power, power, tiles, refFactor, repeats);
 }
 
 // Opens a report with the fields every report carries: the GPU, the commit, the scene and the settings.
@@ -390,11 +398,26 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
   }
   if (data.clusters.Count() > 0) {
     std::fprintf(stderr, "  measuring light selection quality (power vs tiles, reference at 16x spp)\n");
-    LightQuality q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
+    QualityPair q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
     std::snprintf(ev, sizeof ev, "RMSE at equal spp: power %.4g, tiles %.4g (%.2fx); at equal time tiles/power %.2fx",
-                  q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio());
+                  q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio());
     rows.push_back(
-        {"light selection (tiles vs power; time, and RMSE in evidence)", "render", nullptr, q.msPower, q.msTiles, ev});
+        {"light selection (tiles vs power; time, and RMSE in evidence)", "render", nullptr, q.msNaive, q.msOpt, ev});
+  }
+  if (data.env.params.pick > 0.0f) {
+    // Only with an environment light (--env or --env-map): without one the two renders are the same.
+    std::fprintf(stderr,
+                 "  measuring environment sampling quality (BSDF only vs importance + NEE, reference at 16x)\n");
+    RenderOptions bsdfOnly = o, importance = o;
+    bsdfOnly.envSampling = EnvSampling::kBsdfOnly;
+    importance.envSampling = EnvSampling::kImportance;
+    QualityPair q = MeasureQuality(data, importance, bsdfOnly, importance, 16, std::max(2, ps.repeats / 2));
+    std::snprintf(ev, sizeof ev,
+                  "environment's share of light selection %.3f; RMSE at equal spp: BSDF only %.4g, importance %.4g "
+                  "(%.2fx); at equal time importance/BSDF only %.2fx",
+                  data.env.params.pick, q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio());
+    rows.push_back({"environment sampling (importance + NEE vs BSDF only; time, RMSE in evidence)", "render", nullptr,
+                    q.msNaive, q.msOpt, ev});
   }
 }
 
@@ -574,7 +597,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   const Measurement& binaryM = o.binaryBvh ? opt : otherBvh;
   const RayRates& wideRr = o.binaryBvh ? rrOther : rr;
   const RayRates& binaryRr = o.binaryBvh ? rr : rrOther;
-  LightQuality q;
+  QualityPair q;
   if (data.clusters.Count() > 0) q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
 
   const double sec = opt.renderMs * 1e-3;
@@ -608,14 +631,14 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
     std::printf(
         "  light selection at %d spp (RMSE vs power at 16x spp): power %.4g, tiles %.4g = %.2fx; equal time %.2fx; "
         "render %.1f vs %.1f ms\n",
-        o.spp, q.rmsePower, q.rmseTiles, q.rmseTiles / q.rmsePower, q.EqualTimeRatio(), q.msPower, q.msTiles);
+        o.spp, q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio(), q.msNaive, q.msOpt);
     j.BeginObject("light_sampling");
-    j.Field("rmse_power", q.rmsePower);
-    j.Field("rmse_tiles", q.rmseTiles);
-    j.Field("rmse_ratio_equal_spp", q.rmseTiles / q.rmsePower);
+    j.Field("rmse_power", q.rmseNaive);
+    j.Field("rmse_tiles", q.rmseOpt);
+    j.Field("rmse_ratio_equal_spp", q.rmseOpt / q.rmseNaive);
     j.Field("rmse_ratio_equal_time", q.EqualTimeRatio());
-    j.Field("ms_power", q.msPower);
-    j.Field("ms_tiles", q.msTiles);
+    j.Field("ms_power", q.msNaive);
+    j.Field("ms_tiles", q.msOpt);
     j.EndObject();
   }
   j.Field("samples_per_s", opt.SamplesPerSecond());

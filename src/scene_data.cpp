@@ -12,6 +12,7 @@
 #include "tracer/core/light.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/env_map.h"
 #include "tracer/host/huge_pages.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
@@ -126,6 +127,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
 
   ThreadPool pool(ThreadPool::ThreadsFor(0));
   BuildSceneArrays(scene, d, pool);
+  UpdateEnvironmentShare(d);
   d.arraysSeconds = arraysClock.Seconds();
   return d;
 }
@@ -165,6 +167,7 @@ SceneView SceneData::View() const {
   v.numEmitters = static_cast<int32_t>(emitterTri.size());
   v.camera = camera;
   v.environment = environment;
+  v.env.p = env.params;
   v.tiles = TileGuideView{};
 #define TRACER_POINT_VIEW(T, name, dataMember, viewMember, what) v.viewMember = DataOrNull(dataMember);
   TRACER_SCENE_ARRAYS(TRACER_POINT_VIEW)

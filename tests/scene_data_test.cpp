@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "tracer/host/env_map.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/tile_guide.h"
@@ -18,7 +19,8 @@
 namespace tracer {
 namespace {
 
-// The many-light scene with a 2x2 texture added and light clusters built: no array of the list is empty.
+// The many-light scene with a 2x2 texture and a 4x2 environment map added and light clusters built: no array of
+// the list is empty.
 SceneData FullScene() {
   Scene scene = LoadScene(test::ProjectScenesDir() + "/manylights.obj");
   Texture tex;
@@ -30,6 +32,11 @@ SceneData FullScene() {
   Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 32, 32);
   SceneData d = BuildSceneData(scene, cam, Vec3(0.0f));
   BuildLightClusters(d, 8);
+  EnvImage map;
+  map.width = 4;
+  map.height = 2;
+  map.rgb = {1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8};
+  SetEnvironmentMap(d, map, 1.0f, 0.0f);
   return d;
 }
 
@@ -52,7 +59,10 @@ std::vector<const void*> AllViewPointers(const SceneView& v) {
           v.tiles.clusterAlias,
           v.tiles.emitterCluster,
           v.tiles.emitterInClusterPmf,
-          v.tiles.clusterPowerPmf};
+          v.tiles.clusterPowerPmf,
+          v.env.texels,
+          v.env.marginalCdf,
+          v.env.conditionalCdf};
 }
 
 TEST(SceneData, ViewPointsAtEveryArrayOfTheList) {

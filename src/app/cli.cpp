@@ -93,6 +93,10 @@ cxxopts::Options MakeOptionsSpec() {
     ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"))
     ("exposure", "exposure in stops, applied to PNG output", cxxopts::value<float>()->default_value("0"))
     ("env", "constant environment radiance r,g,b for rays that leave the scene", cxxopts::value<std::string>()->default_value("0,0,0"))
+    ("env-map", "environment map FILE: a lat-long (equirectangular) Radiance .hdr; +y is up, the top row is the zenith, the map's centre column looks along -z and its right half lies toward +x. Replaces --env", cxxopts::value<std::string>())
+    ("env-rotate", "turn the environment map by DEG degrees about +y (right-handed: at 90 what was at +x comes to -z)", cxxopts::value<float>()->default_value("0"))
+    ("env-scale", "multiply the environment map's radiance by S", cxxopts::value<float>()->default_value("1"))
+    ("env-sampling", "importance: next-event estimation of the environment (the map by its luminance, a constant --env uniformly over the sphere), MIS-weighted against BSDF sampling, with a share of light selection by power; uniform: its naive twin, no shadow rays to the environment (only BSDF-sampled rays that leave the scene see it)", cxxopts::value<std::string>()->default_value("importance"))
     ("clamp", "firefly clamp: cap each contribution's max component (0 = off)", cxxopts::value<float>()->default_value("0"))
     ("time", "stop at the first pass boundary after this many seconds of rendering (0 = no limit)", cxxopts::value<double>()->default_value("0"))
     ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
@@ -175,6 +179,25 @@ std::vector<char*> ExtractMakeRays(int argc, char** argv, MakeRaysArgs& out) {
 // The Read* functions below run in this order, so that with several bad flags the same one is reported first
 // as before the split.
 
+// --env-map, --env-rotate, --env-scale and --env-sampling (after --env). The map itself is read with the scene.
+void ReadEnvironmentMap(const cxxopts::ParseResult& r, CliOptions& o) {
+  const std::string sampling = r["env-sampling"].as<std::string>();
+  if (sampling != "importance" && sampling != "uniform")
+    throw UsageError("--env-sampling must be importance or uniform, not '" + sampling + "'");
+  o.render.envSampling = sampling == "uniform" ? EnvSampling::kBsdfOnly : EnvSampling::kImportance;
+  o.envRotate = r["env-rotate"].as<float>();
+  o.envScale = r["env-scale"].as<float>();
+  if (!std::isfinite(o.envRotate)) throw UsageError("--env-rotate must be a finite number of degrees");
+  if (!(o.envScale >= 0.0f) || !std::isfinite(o.envScale)) throw UsageError("--env-scale must be a finite number >= 0");
+  if (!r.count("env-map")) {
+    if (r.count("env-rotate") || r.count("env-scale"))
+      throw UsageError("--env-rotate and --env-scale go with --env-map");
+    return;
+  }
+  o.envMapPath = r["env-map"].as<std::string>();
+  if (r.count("env")) throw UsageError("--env and --env-map exclude each other (--env-scale scales the map)");
+}
+
 // Image size, samples, seed, depth, exposure, environment, clamp and time limit.
 void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   RenderOptions& opt = o.render;
@@ -199,6 +222,7 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   o.exrHalf = r.count("exr-half") > 0;
   o.env = ParseVec3("env", r["env"].as<std::string>());
   if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");
+  ReadEnvironmentMap(r, o);
   opt.clamp = r["clamp"].as<float>();
   if (!(opt.clamp >= 0.0f)) throw UsageError("--clamp must be >= 0");
   opt.timeLimit = r["time"].as<double>();

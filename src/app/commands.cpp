@@ -18,6 +18,7 @@
 #include "select_backend.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/cli.h"
+#include "tracer/host/env_map.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/job.h"
 #include "tracer/host/profile.h"
@@ -148,6 +149,8 @@ struct LoadedScene {
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder) {
   const Stopwatch loadClock;
   LoadedScene loaded;
+  // The environment map first: a bad one fails before the scene's (longer) load and BVH build.
+  const EnvImage envMap = cli.envMapPath.empty() ? EnvImage{} : ReadEnvImage(cli.envMapPath);
   loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   const CameraChoice camera = ChooseCamera(cli, loaded.scene);
   if (!cli.render.quiet) {
@@ -166,6 +169,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
       loaded.scene,
       Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height, c.aperture, c.focusDistance),
       cli.env, bvhOptions);
+  if (!cli.envMapPath.empty()) SetEnvironmentMap(loaded.data, envMap, cli.envScale, cli.envRotate);
   clock.build = part.Seconds();
   part.Restart();
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);

@@ -31,8 +31,15 @@ TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t
 }
 
 // ---- miss -----------------------------------------------------------------------------------------------
-TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps) {
-  FilmAdd(film, rp, ps.pixel, ps.depth, ps.throughput * s.environment);
+// The environment seen along direction d, MIS-weighted against next-event estimation of it when the path's last
+// bounce was not specular.
+TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps, Vec3 d) {
+  float pdfEnv;
+  const Vec3 le = EnvRadiance(s.env, s.environment, d, pdfEnv);
+  const float envPick = EnvPick(s, rp);
+  float w = 1.0f;
+  if (!(ps.flags & kPathSpecular) && envPick > 0.0f) w = PowerHeuristic(ps.bsdfPdf, envPick * pdfEnv);
+  FilmAdd(film, rp, ps.pixel, ps.depth, ps.throughput * le * w);
 }
 
 // ---- shade ----------------------------------------------------------------------------------------------
@@ -58,6 +65,7 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   const Vec3 wo = -ray.d;
   const PathRng rng{rp.seed, ps.pixel, ps.sample};
   const int tile = rp.guideLights ? TileOfPixel(s.tiles, ps.pixel, rp.width) : -1;
+  const float envPick = EnvPick(s, rp);
 
   // Emission reached by the previous BSDF sample, MIS-weighted against light sampling.
   if (!IsBlack(le) && Dot(sf.ng, wo) > 0.0f) {
@@ -68,7 +76,9 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
       LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
       float triArea = TriangleArea(v0, v1, v2);
       float cosL = Dot(sf.ng, wo);
-      float pdfLight = (e >= 0 && triArea > 0.0f) ? EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL : 0.0f;
+      float pdfLight = (e >= 0 && triArea > 0.0f)
+                           ? (1.0f - envPick) * EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL
+                           : 0.0f;
       w = PowerHeuristic(ps.bsdfPdf, pdfLight);
     }
     out.emitted = ps.throughput * le * w;
@@ -87,36 +97,52 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   const Vec3 woL = frame.ToLocal(wo);
   const uint32_t d = ps.depth;
 
-  // Next-event estimation: one point on one emitter, MIS-weighted against BSDF sampling.
-  if (!IsDeltaClass(bsdf.cls) && s.numEmitters > 0) {
-    LightSample ls =
-        SampleLight<kLdg>(s, tile, rng.Bounce(d, kDimLightPick), rng.Bounce(d, kDimLightU), rng.Bounce(d, kDimLightV));
-    Vec3 toL = ls.p - sf.p;
-    float dist2 = Dot(toL, toL);
-    if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
-      float dist = sqrtf(dist2);
-      Vec3 wi = toL / dist;
-      float cosL = -Dot(ls.n, wi);
-      Vec3 wiL = frame.ToLocal(wi);
-      if (cosL > 0.0f && Dot(wi, ng) > 0.0f) {
-        Vec3 f = BsdfEval(bsdf, woL, wiL);
-        if (!IsBlack(f)) {
-          float pdfLight = ls.pdfArea * dist2 / cosL;
-          float pdfBsdf = BsdfPdf(bsdf, woL, wiL);
-          float w = PowerHeuristic(pdfLight, pdfBsdf);
-          Vec3 c = ps.throughput * f * ls.le * (fabsf(wiL.z) * w / pdfLight);
-          if (!IsBlack(c)) {
-            out.hasShadow = true;
-            Ray& sr = out.shadow.ray;
-            sr.o = OffsetRayOrigin(sf.p, ng, wi);
-            Vec3 toL2 = ls.p - sr.o;
-            float d2 = Length(toL2);
+  // Next-event estimation: a direction toward one light, the environment with probability envPick or else a point
+  // on one emitter, MIS-weighted against BSDF sampling.
+  if (!IsDeltaClass(bsdf.cls) && (s.numEmitters > 0 || envPick > 0.0f)) {
+    const float uPick = rng.Bounce(d, kDimLightPick), u1 = rng.Bounce(d, kDimLightU), u2 = rng.Bounce(d, kDimLightV);
+    const bool toEnv = uPick < envPick;
+    Vec3 wi, le, target;
+    float pdfLight = 0.0f;  // solid angle, pick probability included
+    if (toEnv) {
+      const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
+      wi = es.wi;
+      le = es.le;
+      pdfLight = envPick * es.pdf;
+    } else {
+      const LightSample ls = SampleLight<kLdg>(s, tile, (uPick - envPick) / (1.0f - envPick), u1, u2);
+      const Vec3 toL = ls.p - sf.p;
+      const float dist2 = Dot(toL, toL);
+      if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
+        wi = toL / sqrtf(dist2);
+        const float cosL = -Dot(ls.n, wi);
+        if (cosL > 0.0f) pdfLight = (1.0f - envPick) * ls.pdfArea * dist2 / cosL;
+      }
+      le = ls.le;
+      target = ls.p;
+    }
+    if (pdfLight > 0.0f && Dot(wi, ng) > 0.0f) {
+      const Vec3 wiL = frame.ToLocal(wi);
+      const Vec3 f = BsdfEval(bsdf, woL, wiL);
+      if (!IsBlack(f)) {
+        const float w = PowerHeuristic(pdfLight, BsdfPdf(bsdf, woL, wiL));
+        const Vec3 c = ps.throughput * f * le * (fabsf(wiL.z) * w / pdfLight);
+        if (!IsBlack(c)) {
+          out.hasShadow = true;
+          Ray& sr = out.shadow.ray;
+          sr.o = OffsetRayOrigin(sf.p, ng, wi);
+          if (toEnv) {  // unoccluded to infinity
+            sr.d = wi;
+            sr.tmax = kInf;
+          } else {
+            const Vec3 toL2 = target - sr.o;
+            const float d2 = Length(toL2);
             sr.d = toL2 / d2;
             sr.tmax = d2 * (1.0f - 1e-4f);
-            sr.index = static_cast<int32_t>(ps.pixel);
-            out.shadow.contribution = c;
-            out.shadow.depth = d;
           }
+          sr.index = static_cast<int32_t>(ps.pixel);
+          out.shadow.contribution = c;
+          out.shadow.depth = d;
         }
       }
     }

@@ -1,6 +1,12 @@
 // @file light.h: picking an emitter and a point on it, and the pdf of doing so (for MIS).
 // Emitters are triangles with a positive Ke, one-sided: they emit on the side their winding faces.
+//
+// The environment (core/environment.h) is one more light: next-event estimation picks it with probability
+// EnvPick (its power share, SceneView::env.p.pick) and an emitter otherwise, so every emitter's pick
+// probability is (1 - EnvPick) times EmitterPmf. Under tile guiding the environment keeps that fixed share and the
+// tiles guide the choice among the emitters only (the tile statistics do not sample the environment).
 #pragma once
+#include "tracer/core/render_params.h"
 #include "tracer/core/scene_view.h"
 
 namespace tracer {
@@ -10,6 +16,9 @@ struct LightSample {
   float pdfArea;  // p(emitter) / area: the area density of the sampled point
   int32_t tri;
 };
+
+// Probability that next-event estimation samples the environment rather than an emitter.
+TRACER_HD float EnvPick(const SceneView& s, const RenderParams& rp) { return rp.envBsdfOnly ? 0.0f : s.env.p.pick; }
 
 // Index of the screen tile a pixel belongs to, for tile-guided light selection.
 TRACER_HD int TileOfPixel(const TileGuideView& g, uint32_t pixel, int width) {

@@ -12,6 +12,7 @@ struct RenderParams {
   float clamp;            // firefly clamp on each contribution's max component; <= 0 means off
   uint32_t sampleBase;    // first sample index of this pass
   int32_t guideLights;    // 1: tile-guided emitter choice (scene.tiles), 0: by power
+  int32_t envBsdfOnly;    // 1 (--env-sampling uniform, the naive twin): no next-event estimation of the environment
 };
 
 }  // namespace tracer

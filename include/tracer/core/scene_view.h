@@ -3,6 +3,7 @@
 #pragma once
 #include "tracer/core/bvh.h"
 #include "tracer/core/camera.h"
+#include "tracer/core/environment.h"
 #include "tracer/core/material.h"
 #include "tracer/core/wide_bvh.h"
 
@@ -46,7 +47,8 @@ struct SceneView {
   const int32_t* triEmitter;     // triangle (BVH order) -> emitter, or -1
   int32_t numEmitters;
   Camera camera;
-  Vec3 environment;  // constant radiance of rays that leave the scene
+  Vec3 environment;  // constant radiance of rays that leave the scene, when there is no map (env.p.width == 0)
+  EnvMapView env;    // the environment map (--env-map) and the environment's share of light selection
   TileGuideView tiles;
 };
 
@@ -106,7 +108,10 @@ void DispatchBvh(bool binary, F&& f) {
   X(AliasEntry, clusterAlias, clusters.clusterAlias, tiles.clusterAlias, "light clusters")                 \
   X(int32_t, emitterCluster, clusters.emitterCluster, tiles.emitterCluster, "light clusters")              \
   X(float, emitterInClusterPmf, clusters.emitterInClusterPmf, tiles.emitterInClusterPmf, "light clusters") \
-  X(float, clusterPowerPmf, clusters.clusterPowerPmf, tiles.clusterPowerPmf, "light clusters")
+  X(float, clusterPowerPmf, clusters.clusterPowerPmf, tiles.clusterPowerPmf, "light clusters")             \
+  X(Float4, envTexels, env.texels, env.texels, "environment map")                                          \
+  X(float, envMarginalCdf, env.marginalCdf, env.marginalCdf, "environment map distribution")               \
+  X(float, envConditionalCdf, env.conditionalCdf, env.conditionalCdf, "environment map distribution")
 
 // Arrays computed from others of the list and left out of SceneContentHash: the wide BVH is built from the
 // triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH.

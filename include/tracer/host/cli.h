@@ -30,6 +30,9 @@ struct CliOptions {
   float exposure = 0.0f;
   bool exrHalf = false;  // --exr-half
   Vec3 env;
+  // --env-map FILE (host/env_map.h), turned by envRotate degrees about +y, its radiance times envScale.
+  std::string envMapPath;
+  float envRotate = 0.0f, envScale = 1.0f;
   bool allowOutsidePaths = false;
   std::vector<std::string> texturePaths;  // --texture-path, in order
   bool checkNan = false;                  // render only: a profile must not stop at a NaN

@@ -10,6 +10,10 @@
 namespace tracer {
 
 enum class LightSampling { kPower, kTiles };
+// Next-event estimation of the environment (the default, kImportance: the map's 2D distribution, or the sphere for
+// a constant colour), or none (kBsdfOnly, --env-sampling uniform, its naive twin: only BSDF-sampled rays that leave
+// the scene see the environment).
+enum class EnvSampling { kImportance, kBsdfOnly };
 // The min-plus step of the tile guide: kBand over the banded dissimilarities (core/minplus.h; memory linear in
 // the tiles), or one of the dense kernels over the T x T matrix (the profile's teaching pairs; T^2 memory).
 enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx, kBand };
@@ -42,6 +46,7 @@ struct RenderOptions {
   bool sortRays = false;
   // light sampling
   LightSampling lightSampling = LightSampling::kPower;
+  EnvSampling envSampling = EnvSampling::kImportance;
   int lightClusters = 256;
   int tileSize = 16;
   float tileGuideMix = 0.5f;

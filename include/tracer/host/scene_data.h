@@ -77,6 +77,15 @@ struct LightClusters {
   int Count() const { return static_cast<int>(clusterPowerPmf.size()); }
 };
 
+// The environment map's arrays (core/environment.h), empty without --env-map, and the environment's scalars.
+struct EnvMap {
+  std::vector<Float4> texels;
+  std::vector<float> marginalCdf;
+  std::vector<float> conditionalCdf;
+  EnvParams params{0, 0, 1.0f, 0.0f, 0.0f};
+  double power = 0.0;  // its share of light selection is power / (power + the emitters' power); see host/env_map.h
+};
+
 struct SceneData {
   Bvh bvh;
   WideBvh wide;
@@ -91,6 +100,7 @@ struct SceneData {
   Vec3 boundsMin, boundsMax;
   Camera camera;
   Vec3 environment;
+  EnvMap env;              // host/env_map.h fills it
   LightClusters clusters;  // empty until BuildLightClusters
   BvhBuildReport bvhReport;
   // Seconds BuildSceneData spent after the BVH builds (shading, emitter, material and texture arrays), for the
@@ -124,8 +134,8 @@ void ForEachSceneArray(Data& data, Visit&& visit) {
 }
 
 // A 64-bit hash of every array of TRACER_SCENE_ARRAYS, size and bytes, in list order: any change to one byte
-// or one size changes it. Scalars (camera, environment, bounds) and emitterPower are not part of it, nor are the
-// arrays IsDerivedSceneArray names (the wide BVH).
+// or one size changes it. Scalars (camera, environment and its params, bounds) and emitterPower are not part of it, nor
+// are the arrays IsDerivedSceneArray names (the wide BVH).
 uint64_t SceneContentHash(const SceneData& data);
 
 // SceneContentHash of a scene whose bytes arrive piece by piece, so that a process receiving it can hash what it

@@ -1,0 +1,36 @@
+// @file env_map.h: the environment as a light on the host: reading a lat-long map, building its sampling
+// distribution (core/environment.h) and its share of light selection.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tracer/host/scene_data.h"
+
+namespace tracer {
+
+// A lat-long image in linear RGB, row 0 at the top.
+struct EnvImage {
+  int width = 0, height = 0;
+  std::vector<float> rgb;  // 3 per texel
+};
+
+// Reads an environment map by its extension: .hdr (Radiance RGBE, through stb_image). One reader per format
+// (ReadHdrEnvImage, ...): an EXR reader slots in beside it. Throws std::runtime_error naming the file for a file
+// that is missing, unreadable, of another format, empty, or holds negative or non-finite values.
+EnvImage ReadEnvImage(const std::string& path);
+
+// Gives the scene the environment map `image`, its radiance times `scale`, turned by `rotateDegrees` about +y:
+// the texels, the sampling distribution (rows by the marginal cdf, columns by each row's conditional cdf, in
+// proportion to luminance x sin(theta) of the row centre), the power and the pick probability. Replaces the
+// constant environment (set to black).
+void SetEnvironmentMap(SceneData& d, const EnvImage& image, float scale, float rotateDegrees);
+
+// The environment's power and its pick probability EnvParams::pick = power / (power + the emitters' power), from
+// the map (or else the constant environment), the scene's bounds and the emitters. The power estimate:
+// pi^2 R^2 L, where L is the environment's mean luminance over the sphere of directions and R the radius of the
+// scene's bounding sphere; it is the power an emitter would need to give a surface at distance R the irradiance
+// pi L that an unoccluded environment gives. Any positive share keeps the render unbiased; this one only
+// balances noise. BuildSceneData and SetEnvironmentMap call it.
+void UpdateEnvironmentShare(SceneData& d);
+
+}  // namespace tracer
