@@ -102,9 +102,18 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
     g.info = Int4{static_cast<int32_t>(m.cls), m.IsEmissive() ? 1 : 0, 0, 0};
     d.materials.push_back(g);
   }
+  // Each image's texels once; a TextureInfo per map (image and options) points at them.
+  std::vector<int32_t> imageOffset;
   for (const Texture& t : scene.textures) {
-    d.textures.push_back(TextureInfo{static_cast<int32_t>(d.texels.size()), t.width, t.height, 0});
+    imageOffset.push_back(static_cast<int32_t>(d.texels.size()));
     d.texels.insert(d.texels.end(), t.texels.begin(), t.texels.end());
+  }
+  for (const TextureMap& map : scene.textureMaps) {
+    const Texture& t = scene.textures[static_cast<size_t>(map.texture)];
+    const TextureOptions& o = map.options;
+    d.textures.push_back(TextureInfo{imageOffset[static_cast<size_t>(map.texture)], t.width, t.height, o.clamp ? 1 : 0,
+                                     o.scale[0], o.scale[1], o.offset[0], o.offset[1], o.base, o.gain, o.bumpMultiplier,
+                                     0.0f});
   }
 }
 

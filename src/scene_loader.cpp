@@ -23,10 +23,12 @@
 #include <exception>
 #include <istream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <streambuf>
 #include <string_view>
+#include <tuple>
 
 #include "tracer/host/huge_pages.h"
 #include "tracer/host/thread_pool.h"
@@ -462,17 +464,139 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
 
 // ---- the MTL pre-validation pass ---------------------------------------------------------------------
 
+// A texture statement of an MTL (map_Kd, map_Bump, bump, norm, ...): the file it names and its options, parsed here
+// rather than by tinyobjloader, which reports no line and reads an unknown option as part of the file name.
+struct TextureStatement {
+  std::string name;  // as written (a Windows path's backslashes kept; may hold spaces)
+  TextureOptions options;
+  size_t line = 0;
+};
+
 // What tinyobjloader's material_t cannot tell us: where a material is, and which keys it wrote.
 struct MtlOrigin {
   std::string path, name;
   size_t line = 0;
-  bool hasTf = false;  // tinyobjloader's Tf default is 0 0 0, which would read as "tinted glass"
-  bool hasD = false;   // without d, tinyobjloader reads Tr as 1 - d; we ignore Tr altogether
+  bool hasTf = false;    // tinyobjloader's Tf default is 0 0 0, which would read as "tinted glass"
+  bool hasD = false;     // without d, tinyobjloader reads Tr as 1 - d; we ignore Tr altogether
+  bool scanned = false;  // from our scan (else only path and name are known: see GuardedMaterialReader)
+  std::map<std::string, TextureStatement> maps;  // by keyword as written; the last statement of a keyword wins
 };
 
-// Checks that every number on a numeric MTL line is finite, and records one MtlOrigin per newmtl
-// with a name, in the order tinyobjloader appends materials.
-std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text) {
+bool IsTextureKey(std::string_view key) {
+  return key.substr(0, 4) == "map_" || key == "bump" || key == "norm" || key == "disp" || key == "decal" ||
+         key == "refl";
+}
+
+// Parses "KEY [-option values]... FILE NAME" (the file name is the rest of the line, as tinyobjloader reads it).
+// -s, -o, -clamp, -mm, -bm and -imfchan are kept; -blendu/-blendv (blending of several textures) are read and have
+// nothing to do; the other options of the format, and unknown ones, are skipped with one warning per option and
+// scene (`warned`). A malformed value of a known option is an error naming the line.
+class TextureStatementParser {
+ public:
+  TextureStatementParser(Scene& scene, const std::string& path, size_t line, std::set<std::string>& warned)
+      : scene_(scene), path_(path), line_(line), warned_(warned) {}
+
+  // false (after a warning) when the statement names no file.
+  bool Parse(std::string_view text, const std::vector<std::string_view>& tokens, TextureStatement* out) {
+    tokens_ = &tokens;
+    key_ = std::string(tokens[0]);
+    out->line = line_;
+    size_t i = 1;
+    while (i + 1 < tokens.size() && tokens[i].size() > 1 && tokens[i][0] == '-') {
+      const std::string option(tokens[i++]);
+      TextureOptions& o = out->options;
+      if (option == "-s" || option == "-o") {
+        float v[3] = {0.0f, 0.0f, 0.0f};
+        const size_t n = Numbers(option, &i, 1, 3, v);
+        float* dst = option == "-s" ? o.scale : o.offset;
+        dst[0] = v[0];
+        dst[1] = n > 1 ? v[1] : (option == "-s" ? 1.0f : 0.0f);  // the format's defaults for v: 1 and 0
+      } else if (option == "-mm") {
+        float v[2] = {0.0f, 1.0f};
+        Numbers(option, &i, 1, 2, v);
+        o.base = v[0];
+        o.gain = v[1];
+      } else if (option == "-bm") {
+        Numbers(option, &i, 1, 1, &o.bumpMultiplier);
+      } else if (option == "-clamp") {
+        o.clamp = OnOff(option, &i);
+      } else if (option == "-blendu" || option == "-blendv") {
+        OnOff(option, &i);
+      } else if (option == "-imfchan") {
+        const std::string_view c = tokens[i++];
+        if (c.size() != 1 || std::string_view("rgbmlz").find(c[0]) == std::string_view::npos)
+          Fail(path_, line_, key_ + " -imfchan " + Quote(c) + ": expected one of r, g, b, m, l, z");
+        o.channel = c[0];
+      } else if (option == "-cc") {
+        OnOff(option, &i);
+        WarnOnce(option, "(colour correction) is not supported; ignored");
+      } else if (option == "-boost" || option == "-texres" || option == "-t") {
+        float v[3];
+        Numbers(option, &i, 1, option == "-t" ? 3 : 1, v);
+        WarnOnce(option, "is not supported; ignored");
+      } else if (option == "-type" || option == "-colorspace") {
+        ++i;
+        WarnOnce(option, "is not supported; ignored");
+      } else {
+        // Unknown: its values cannot be told from the file name by their count, only by their look.
+        while (i + 1 < tokens.size() && (IsNumber(tokens[i]) || tokens[i] == "on" || tokens[i] == "off")) ++i;
+        WarnOnce(option, "is not a texture option of the MTL format; it and the numbers after it are ignored");
+      }
+    }
+    if (i >= tokens.size()) {
+      Warn(scene_, path_, line_, key_ + " names no file; ignored");
+      return false;
+    }
+    std::string_view name = text.substr(static_cast<size_t>(tokens[i].data() - text.data()));
+    out->name = std::string(name.substr(0, name.find_last_not_of(" \t") + 1));
+    return true;
+  }
+
+ private:
+  static bool IsNumber(std::string_view token) {
+    float v;
+    return ParseNumber(token, &v) != NumberKind::kNotNumber;
+  }
+  // Reads lo..hi numbers from *i on, leaving the last token for the file name.
+  size_t Numbers(const std::string& option, size_t* i, size_t lo, size_t hi, float* out) {
+    const std::vector<std::string_view>& tokens = *tokens_;
+    size_t n = 0;
+    for (; n < hi && *i + 1 < tokens.size(); ++n, ++*i) {
+      const NumberKind kind = ParseNumber(tokens[*i], &out[n]);
+      if (kind == NumberKind::kNotNumber) break;
+      if (kind == NumberKind::kNonFinite)
+        Fail(path_, line_, key_ + " " + option + ": " + Quote(tokens[*i]) + " is not finite");
+    }
+    if (n < lo)
+      Fail(path_, line_,
+           key_ + " " + option + " needs " +
+               (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+               (hi == 1 ? " number" : " numbers") + " before the file name");
+    return n;
+  }
+  bool OnOff(const std::string& option, size_t* i) {
+    const std::string_view v = (*tokens_)[*i];
+    if (v != "on" && v != "off") Fail(path_, line_, key_ + " " + option + " needs on or off, not " + Quote(v));
+    ++*i;
+    return v == "on";
+  }
+  void WarnOnce(const std::string& option, const std::string& what) {
+    if (warned_.insert(option).second)
+      Warn(scene_, path_, line_, key_ + ": texture option " + Quote(option) + " " + what + " (reported once)");
+  }
+
+  Scene& scene_;
+  const std::string& path_;
+  size_t line_;
+  std::set<std::string>& warned_;
+  const std::vector<std::string_view>* tokens_ = nullptr;
+  std::string key_;
+};
+
+// Checks that every number on a numeric MTL line is finite, parses texture statements, and records one MtlOrigin
+// per newmtl with a name, in the order tinyobjloader appends materials. `warned`: the texture options warned about.
+std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text, Scene& scene,
+                               std::set<std::string>& warned) {
   static const std::set<std::string_view> kNumericKeys = {
       "Ka", "Kd", "Ks", "Ke", "Kt", "Tf", "Ni", "Ns", "d", "Tr", "Pr", "Pm", "illum",
   };
@@ -492,7 +616,15 @@ std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text)
       origin.path = path;
       origin.name = std::string(rest.substr(1, last));
       origin.line = lineNo;
+      origin.scanned = true;
       origins.push_back(origin);
+      continue;
+    }
+    if (IsTextureKey(key)) {
+      TextureStatement statement;
+      TextureStatementParser parser(scene, path, lineNo, warned);
+      if (tokens.size() < 2) continue;  // "map_Kd" alone: tinyobjloader ignores it too
+      if (parser.Parse(line, tokens, &statement) && !origins.empty()) origins.back().maps[std::string(key)] = statement;
       continue;
     }
     if (!kNumericKeys.count(key)) continue;
@@ -531,7 +663,7 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
       return false;
     }
     try {
-      std::vector<MtlOrigin> found = ScanMtl(resolved, text);
+      std::vector<MtlOrigin> found = ScanMtl(resolved, text, scene_, warnedOptions_);
       size_t before = materials->size();
       MemoryBuf buf(text);
       std::istream stream(&buf);
@@ -539,7 +671,13 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
       // Pair our records with tinyobjloader's materials; if the counts disagree, keep only the path.
       for (size_t i = before; i < materials->size(); ++i) {
         bool aligned = materials->size() - before == found.size() && found[i - before].name == (*materials)[i].name;
-        MtlOrigin origin = aligned ? found[i - before] : MtlOrigin{resolved, (*materials)[i].name};
+        MtlOrigin origin;
+        if (aligned) {
+          origin = found[i - before];
+        } else {
+          origin.path = resolved;
+          origin.name = (*materials)[i].name;
+        }
         origins_.push_back(origin);
       }
     } catch (const SceneError&) {
@@ -561,54 +699,113 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
   const ObjScan& scan_;
   const LoadOptions& options_;
   std::vector<MtlOrigin> origins_;  // parallel to tinyobjloader's materials
+  std::set<std::string> warnedOptions_;
   std::exception_ptr error_;
 };
 
 float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
-// Loads map_Kd as linear RGB (alpha in w); returns the texture index or -1 after a warning.
-int LoadTexture(Scene& scene, std::map<std::string, int>& cache, const AssetFolders& folders, const std::string& name,
-                const MtlOrigin& origin, const LoadOptions& options) {
+// Decodes an image file as linear RGB (alpha in w). Returns an empty string, or why it cannot be used.
+std::string DecodeTexture(const std::string& bytes, Texture* texture) {
   static const std::array<float, 256> kSrgbTable = [] {
     std::array<float, 256> table;
     for (int i = 0; i < 256; ++i) table[i] = SrgbToLinear(float(i) / 255.0f);
     return table;
   }();
+  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+  int width, height, channels;
+  if (!stbi_info_from_memory(data, int(bytes.size()), &width, &height, &channels))
+    return std::string("cannot be decoded: ") + stbi_failure_reason();
+  if (width > kMaxTextureSide || height > kMaxTextureSide)
+    return "is " + std::to_string(width) + "x" + std::to_string(height) + "; the limit is " +
+           std::to_string(kMaxTextureSide) + " per side";
+  stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &width, &height, &channels, 4);
+  if (!pixels) return std::string("cannot be decoded: ") + stbi_failure_reason();
+  texture->width = width;
+  texture->height = height;
+  texture->texels.resize(size_t(width) * size_t(height));
+  for (size_t i = 0; i < texture->texels.size(); ++i) {
+    const stbi_uc* p = pixels + 4 * i;  // stb's row 0 is the top row, as we store it
+    texture->texels[i] = Float4{kSrgbTable[p[0]], kSrgbTable[p[1]], kSrgbTable[p[2]], float(p[3]) / 255.0f};
+  }
+  stbi_image_free(pixels);
+  return "";
+}
+
+// What the texture statements of a scene loaded so far: each file is read and decoded once, each (file, options)
+// pair is one TextureMap, and a file that cannot be used is reported once, with the number of statements naming it.
+struct TextureCache {
+  struct Failure {
+    size_t warning;   // index into Scene::warnings
+    size_t more = 0;  // later statements naming the same file
+  };
+  std::map<std::string, int> byName;          // name as written -> index into Scene::textures
+  std::map<std::string, int> byPath;          // real path -> index into Scene::textures
+  std::map<std::string, Failure> failedName;  // name as written -> its warning
+  std::map<std::tuple<int, std::array<float, 8>, bool, char>, int> maps;  // (image, options) -> TextureMap
+
+  // Amends each failure's warning with the count of the other statements that named the file.
+  void Finish(Scene& scene) const {
+    for (const auto& [name, failure] : failedName)
+      if (failure.more)
+        scene.warnings[failure.warning] += " (" + std::to_string(failure.more) + " more " +
+                                           (failure.more == 1 ? "statement names" : "statements name") + " it)";
+  }
+};
+
+// The image a statement names, read and decoded at most once; -1 after a warning.
+int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, const std::string& key,
+              const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options) {
+  const std::string& name = statement.name;
+  if (auto known = cache.byName.find(name); known != cache.byName.end()) return known->second;
+  if (auto failed = cache.failedName.find(name); failed != cache.failedName.end()) {
+    failed->second.more++;
+    return -1;
+  }
   std::string resolved, bytes;
   LoadOptions textureOptions = options;
   textureOptions.maxFileBytes = std::min<size_t>(options.maxFileBytes, INT_MAX);  // stb takes an int length
   std::string why = ReadSceneAsset(folders, {name}, textureOptions, &resolved, &bytes);
-  auto warnAndSkip = [&](const std::string& reason) {
-    Warn(scene, origin.path, origin.line,
-         "material " + Quote(origin.name) + ": map_Kd " + Quote(name) + " " + reason + "; using Kd without a texture");
-    return -1;
-  };
-  if (!why.empty()) return warnAndSkip(why);
-  auto cached = cache.find(resolved);
-  if (cached != cache.end()) return cached->second;
-  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
-  int width, height, channels;
-  if (!stbi_info_from_memory(data, int(bytes.size()), &width, &height, &channels))
-    return warnAndSkip(std::string("cannot be decoded: ") + stbi_failure_reason());
-  if (width > kMaxTextureSide || height > kMaxTextureSide)
-    return warnAndSkip("is " + std::to_string(width) + "x" + std::to_string(height) + "; the limit is " +
-                       std::to_string(kMaxTextureSide) + " per side");
-  stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &width, &height, &channels, 4);
-  if (!pixels) return warnAndSkip(std::string("cannot be decoded: ") + stbi_failure_reason());
-  Texture texture;
-  texture.path = resolved;
-  texture.width = width;
-  texture.height = height;
-  texture.texels.resize(size_t(width) * size_t(height));
-  for (size_t i = 0; i < texture.texels.size(); ++i) {
-    const stbi_uc* p = pixels + 4 * i;  // stb's row 0 is the top row, as we store it
-    texture.texels[i] = Float4{kSrgbTable[p[0]], kSrgbTable[p[1]], kSrgbTable[p[2]], float(p[3]) / 255.0f};
+  int index = -1;
+  if (why.empty()) {
+    if (auto known = cache.byPath.find(resolved); known != cache.byPath.end()) {
+      index = known->second;  // the same file under another name ("a.png", ".\a.png")
+    } else {
+      Texture texture;
+      texture.path = resolved;
+      why = DecodeTexture(bytes, &texture);
+      if (why.empty()) {
+        scene.textures.push_back(std::move(texture));
+        index = int(scene.textures.size()) - 1;
+        cache.byPath[resolved] = index;
+      }
+    }
   }
-  stbi_image_free(pixels);
-  scene.textures.push_back(std::move(texture));
-  int index = int(scene.textures.size()) - 1;
-  cache[resolved] = index;
+  if (index < 0) {
+    cache.failedName[name] = TextureCache::Failure{scene.warnings.size()};
+    Warn(scene, origin.path, statement.line,
+         "material " + Quote(origin.name) + ": " + key + " " + Quote(name) + " " + why + "; " +
+             (key == "map_Kd" ? "using Kd without a texture" : "ignored"));
+    return -1;
+  }
+  cache.byName[name] = index;
   return index;
+}
+
+// The TextureMap of a statement (an image and its options): index into Scene::textureMaps, or -1 after a warning.
+int LoadTexture(Scene& scene, TextureCache& cache, const AssetFolders& folders, const std::string& key,
+                const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options) {
+  const int image = LoadImage(scene, cache, folders, key, statement, origin, options);
+  if (image < 0) return -1;
+  const TextureOptions& o = statement.options;
+  const std::array<float, 8> values = {o.scale[0], o.scale[1], o.offset[0],      o.offset[1],
+                                       o.base,     o.gain,     o.bumpMultiplier, 0.0f};
+  auto [it, isNew] = cache.maps.emplace(std::make_tuple(image, values, o.clamp, o.channel), 0);
+  if (isNew) {
+    it->second = int(scene.textureMaps.size());
+    scene.textureMaps.push_back(TextureMap{image, o});
+  }
+  return it->second;
 }
 
 Vec3 ToVec3(const tinyobj::real_t* v) { return Vec3(v[0], v[1], v[2]); }
@@ -790,20 +987,32 @@ void WarnDuplicateMaterials(Scene& scene, const std::vector<MtlOrigin>& origins)
   }
 }
 
+// The statement of `key` in a material. For a material our scan could not pair with tinyobjloader's (origin not
+// scanned), the name tinyobjloader read, without options.
+std::optional<TextureStatement> FindTexture(const MtlOrigin& origin, const std::string& tinyobjName,
+                                            const std::string& key) {
+  if (!origin.scanned)
+    return tinyobjName.empty() ? std::nullopt
+                               : std::optional<TextureStatement>({tinyobjName, TextureOptions{}, origin.line});
+  auto it = origin.maps.find(key);
+  return it == origin.maps.end() ? std::nullopt : std::optional<TextureStatement>(it->second);
+}
+
 // Materials in file order (textures loaded once each), and undefined usemtl names reported at their line.
 void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& folders,
                   const std::vector<tinyobj::material_t>& objMaterials, const GuardedMaterialReader& reader,
                   const ObjScan& scan, const LoadOptions& options) {
   std::set<std::string> defined;
-  std::map<std::string, int> textureCache;
+  TextureCache textureCache;
   for (size_t i = 0; i < objMaterials.size(); ++i) {
     const MtlOrigin& origin = reader.Origins().at(i);
     HostMaterial m = ConvertMaterial(scene, objMaterials[i], origin);
-    if (!objMaterials[i].diffuse_texname.empty())
-      m.texture = LoadTexture(scene, textureCache, folders, objMaterials[i].diffuse_texname, origin, options);
+    if (const std::optional<TextureStatement> kd = FindTexture(origin, objMaterials[i].diffuse_texname, "map_Kd"))
+      m.texture = LoadTexture(scene, textureCache, folders, "map_Kd", *kd, origin, options);
     scene.materials.push_back(m);
     defined.insert(objMaterials[i].name);
   }
+  textureCache.Finish(scene);
   WarnDuplicateMaterials(scene, reader.Origins());
   std::set<std::string> reported;
   for (const auto& [line, name] : scan.usemtl)
@@ -1001,7 +1210,8 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();
   if (emitters == 0)
     Warn(scene, path, 0,
-         "no emitters (no triangle has a material with Ke > 0); only an environment can light it: pass --env R,G,B");
+         "no emitters (no triangle has a material with Ke > 0); only an environment can light it: pass --env R,G,B or "
+         "--env-map FILE.hdr");
   scene.seconds.convert = phase.Seconds();
 
   std::string cameraPath = CameraPathFor(path);

@@ -1,9 +1,11 @@
 // @file cli_test.cpp: the tracer executable as a user meets it: help, usage errors, outputs and exit codes.
 #include <gtest/gtest.h>
+#include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -218,4 +220,136 @@ TEST(Cli, PrintsBoundsAndTheCameraAsCameraFileLines) {
   ASSERT_EQ(fromFile.exitCode, 0) << fromFile.output;
   EXPECT_TRUE(Contains(fromFile.output, "camera (the scene's .camera file")) << fromFile.output;
   EXPECT_EQ(ReadFile(dir + "/framed.pfm"), ReadFile(dir + "/file.pfm")) << camera;
+}
+
+// ---- the camera and the image on a non-square frame -----------------------------------------------------------
+
+namespace {
+// An axis-aligned quad on the plane z = -1 facing +z (towards a camera at the origin), as OBJ lines; `first` is the
+// 1-based index of its first vertex.
+std::string QuadFacingPlusZ(double x0, double y0, double x1, double y1, int first) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "v %.9g %.9g -1\nv %.9g %.9g -1\nv %.9g %.9g -1\nv %.9g %.9g -1\nf %d %d %d %d\n", x0,
+                y0, x1, y0, x1, y1, x0, y1, first, first + 1, first + 2, first + 3);
+  return buf;
+}
+}  // namespace
+
+// A 64x32 frame (aspect 2) with a vertical fov of 40 degrees, from the origin looking down -z. On the plane z = -1 the
+// image spans |y| <= t and |x| <= 2t, t = tan(20 degrees), and pixel edges fall at y = (1 - 2r/32) t and
+// x = (2c/64 - 1) 2t. Two emitters have their edges on pixel edges: a band above y = 0.8125 t (rows 0-2 exactly)
+// and a strip right of x = 1.75 t between y = -0.25 t and 0.25 t (columns 60-63 of rows 12-19). Bottom-up rows, a
+// horizontal fov, a swapped aspect or a mirrored image each light other pixels. The PNG of the same render is read
+// back and compared, row by row, with the PFM tone-mapped.
+TEST(Cli, NonSquareFrameUsesTheVerticalFovWithRowZeroAtTheTop) {
+  const std::string dir = MakeTempDir();
+  const double t = std::tan(20.0 * 3.14159265358979323846 / 180.0);
+  WriteFile(dir + "/e.mtl", "newmtl lamp\nKd 0 0 0\nKe 1 1 1\n");
+  WriteFile(dir + "/e.obj", "mtllib e.mtl\nusemtl lamp\n" + QuadFacingPlusZ(-3.0, 0.8125 * t, 3.0, 3.0, 1) +
+                                QuadFacingPlusZ(1.75 * t, -0.25 * t, 3.0, 0.25 * t, 5));
+  const std::string args = dir +
+                           "/e.obj --backend cpu --width 64 --height 32 --spp 4 --seed 3 --eye 0,0,0 --look-at 0,0,-1 "
+                           "--up 0,1,0 --fov 40 -o " +
+                           dir;
+  for (const char* name : {"/e.pfm", "/e.png"}) {
+    CommandResult r = RunTracer(args + name);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+  }
+  int w = 0, h = 0;
+  const std::vector<float> pfm = tracer::ReadPfm(dir + "/e.pfm", w, h);
+  ASSERT_EQ(w, 64);
+  ASSERT_EQ(h, 32);
+  int wrong = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const bool lit = y <= 2 || (x >= 60 && y >= 12 && y <= 19);
+      const float v = pfm[3 * (static_cast<size_t>(y) * w + x)];
+      // Inside an emitter every sample sees Ke = 1; outside, nothing (no environment). 0.5 leaves room for a rare
+      // sample that lands on an edge and rounds to the other side.
+      if ((v > 0.5f) != lit && wrong++ < 10) ADD_FAILURE() << "pixel (" << x << ", " << y << ") = " << v;
+    }
+  EXPECT_EQ(wrong, 0);
+
+  int pw = 0, ph = 0, channels = 0;
+  unsigned char* png = stbi_load((dir + "/e.png").c_str(), &pw, &ph, &channels, 3);
+  ASSERT_NE(png, nullptr) << stbi_failure_reason();
+  ASSERT_EQ(pw, w);
+  ASSERT_EQ(ph, h);
+  for (int y = 0; y < h; ++y) {
+    std::vector<int> row(png + static_cast<size_t>(y) * w * 3, png + static_cast<size_t>(y + 1) * w * 3), expected;
+    for (int i = 0; i < 3 * w; ++i)
+      expected.push_back(tracer::ToneMapToSrgb8(pfm[static_cast<size_t>(y) * w * 3 + i], 1.0f));
+    EXPECT_EQ(row, expected) << "PNG row " << y;
+  }
+  stbi_image_free(png);
+}
+
+// A closed room seen from outside (the framed default camera): the probe says so before the render and suggests a
+// camera inside, which then renders the lit room with no such warning.
+TEST(Cli, CameraOutsideAClosedRoomIsToldToGoInside) {
+  const std::string dir = MakeTempDir();
+  // A cube with its faces wound to face inwards, and a lamp under the ceiling facing down.
+  WriteFile(dir + "/room.mtl", "newmtl wall\nKd 0.8 0.8 0.8\nnewmtl lamp\nKd 0 0 0\nKe 5 5 5\n");
+  WriteFile(dir + "/room.obj",
+            "mtllib room.mtl\nv -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
+            "usemtl wall\nf 1 2 3 4\nf 5 8 7 6\nf 1 4 8 5\nf 2 6 7 3\nf 1 5 6 2\nf 4 3 7 8\n"
+            "v -0.3 0.9 -0.3\nv 0.3 0.9 -0.3\nv 0.3 0.9 0.3\nv -0.3 0.9 0.3\nusemtl lamp\nf 9 10 11 12\n");
+  const std::string args = dir + "/room.obj --backend cpu --width 16 --height 16 --spp 2 ";
+  CommandResult outside = RunTracer(args + "-o " + dir + "/out.pfm");
+  ASSERT_EQ(outside.exitCode, 0) << outside.output;
+  EXPECT_TRUE(FileExists(dir + "/out.pfm")) << "a warning, not an error: the image is still written";
+  const std::string hint =
+      "the camera is most likely outside a closed room or inside an object, and the image may "
+      "be dark. To look from inside, try ";
+  const size_t at = outside.output.find(hint);
+  ASSERT_NE(at, std::string::npos) << outside.output;
+  const std::string flags = outside.output.substr(at + hint.size(), outside.output.find('\n', at) - at - hint.size());
+  EXPECT_EQ(flags.rfind("--eye 0,0,0 --look-at 0,0,-1.73", 0), 0u) << flags;
+
+  CommandResult inside = RunTracer(args + flags + " -o " + dir + "/in.pfm");
+  ASSERT_EQ(inside.exitCode, 0) << inside.output;
+  EXPECT_FALSE(Contains(inside.output, "back of a triangle")) << inside.output;
+  EXPECT_FALSE(Contains(inside.output, "entirely black")) << inside.output;
+  int w = 0, h = 0;
+  double sum = 0;
+  for (float v : tracer::ReadPfm(dir + "/in.pfm", w, h)) sum += v;
+  EXPECT_GT(sum, 0.0);
+  // The Cornell box, seen through its open side, draws no such warning.
+  CommandResult cornell = RunTracer(Cornell() + " --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/c.png");
+  EXPECT_FALSE(Contains(cornell.output, "back of a triangle")) << cornell.output;
+}
+
+// A texture named with Windows separators shows in the image: a red texture over a white Kd, lit by a white
+// environment, renders red (a missing texture would leave the quad white).
+TEST(Cli, WindowsPathTextureShowsInTheImage) {
+  const std::string dir = MakeTempDir();
+  ASSERT_EQ(system(("mkdir -p '" + dir + "/maps/red'").c_str()), 0);
+  const unsigned char red[] = {255, 0, 0};
+  ASSERT_NE(stbi_write_png((dir + "/maps/red/r.png").c_str(), 1, 1, 3, red, 3), 0);
+  WriteFile(dir + "/q.mtl", "newmtl q\nKd 1 1 1\nmap_Kd .\\maps\\red\\r.png\n");
+  WriteFile(dir + "/q.obj", "mtllib q.mtl\nusemtl q\n" + QuadFacingPlusZ(-2.0, -2.0, 2.0, 2.0, 1));
+  CommandResult r = RunTracer(dir +
+                              "/q.obj --backend cpu --width 8 --height 8 --spp 4 --env 1,1,1 --eye 0,0,0 --look-at "
+                              "0,0,-1 -o " +
+                              dir + "/q.pfm");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(Contains(r.output, "map_Kd")) << r.output;
+  int w = 0, h = 0;
+  const std::vector<float> px = tracer::ReadPfm(dir + "/q.pfm", w, h);
+  const size_t centre = 3 * (static_cast<size_t>(h / 2) * w + w / 2);
+  EXPECT_GT(px[centre], 0.5f);
+  EXPECT_EQ(px[centre + 1], 0.0f);
+  EXPECT_EQ(px[centre + 2], 0.0f);
+}
+
+// Errors found before rendering leave nothing behind, also under the default output path: no image, no output/.
+TEST(Cli, ErrorsBeforeRenderingMakeNoDefaultOutputFolder) {
+  const std::string cwd = MakeTempDir();
+  CommandResult missing = RunTracerIn(cwd, cwd + "/none.obj --backend cpu");
+  EXPECT_EQ(missing.exitCode, 1) << missing.output;
+  CommandResult up = RunTracerIn(cwd, Cornell() + " --backend cpu --spp 1 --up 0,0,0");
+  EXPECT_EQ(up.exitCode, 2) << up.output;
+  CommandResult parallel = RunTracerIn(cwd, Cornell() + " --backend cpu --spp 1 --eye 0,5,0 --look-at 0,0,0");
+  EXPECT_EQ(parallel.exitCode, 2) << parallel.output;
+  EXPECT_FALSE(FileExists(cwd + "/output")) << "nothing made for a run that failed";
 }

@@ -350,11 +350,13 @@ TEST(RobustProgress, BlackImageWarnsAndIsStillWritten) {
   CommandResult dark = RunTracer(args);
   ASSERT_EQ(dark.exitCode, 0) << dark.output;
   EXPECT_TRUE(FileExists(dir + "/x.pfm"));
-  EXPECT_TRUE(Contains(dark.output, "only an environment can light it: pass --env R,G,B")) << dark.output;
+  EXPECT_TRUE(Contains(dark.output, "only an environment can light it: pass --env R,G,B or --env-map FILE.hdr"))
+      << dark.output;
   EXPECT_TRUE(Contains(dark.output,
                        "tracer: warning: the image is entirely black: no pixel received any light. Check the camera "
-                       "printed above (an interior needs --eye/--look-at inside it); a scene without emitters needs "
-                       "--env R,G,B\n"))
+                       "printed above: an interior needs a camera inside it, such as --eye "))
+      << dark.output;
+  EXPECT_TRUE(Contains(dark.output, "; a scene without emitters needs --env R,G,B or --env-map FILE.hdr\n"))
       << dark.output;
   CommandResult lit = RunTracer(args + " --env 0.5,0.5,0.5");
   ASSERT_EQ(lit.exitCode, 0) << lit.output;

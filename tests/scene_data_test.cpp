@@ -28,6 +28,7 @@ SceneData FullScene() {
   tex.width = tex.height = 2;
   tex.texels = {Float4{1, 0, 0, 1}, Float4{0, 1, 0, 1}, Float4{0, 0, 1, 1}, Float4{1, 1, 1, 1}};
   scene.textures.push_back(tex);
+  scene.textureMaps.push_back(TextureMap{0, TextureOptions{}});
   scene.materials[0].texture = 0;
   Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 32, 32);
   SceneData d = BuildSceneData(scene, cam, Vec3(0.0f));

@@ -16,6 +16,7 @@
 
 #include "scene_setup.h"
 #include "select_backend.h"
+#include "tracer/host/camera_probe.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/cli.h"
 #include "tracer/host/env_map.h"
@@ -110,6 +111,28 @@ void PrintBoundsAndCamera(const Scene& scene, const CameraChoice& camera) {
   }
 }
 
+// A camera at the centre of the bounds, looking the way `camera` looks: the view from inside a room, as flags.
+std::string InteriorCameraFlags(const Scene& scene, const CameraSpec& camera) {
+  const Vec3 centre = (scene.boundsMin + scene.boundsMax) * 0.5f;
+  const Vec3 target =
+      centre + Normalize(camera.lookAt - camera.eye) * (0.5f * Length(scene.boundsMax - scene.boundsMin));
+  auto flag = [](const char* name, Vec3 v) {
+    return std::string(name) + " " + ShortFloat(v.x) + "," + ShortFloat(v.y) + "," + ShortFloat(v.z);
+  };
+  return flag("--eye", centre) + " " + flag("--look-at", target);
+}
+
+// Before rendering: when most primary rays see back faces, the camera is most likely outside a closed room.
+void WarnAboutBackFaces(const SceneData& data, const std::string& interiorFlags) {
+  const PrimaryRayProbe probe = ProbePrimaryRays(data);
+  if (!MostlyBackFaces(probe)) return;
+  std::fprintf(stderr,
+               "tracer: warning: %d of the %d primary rays that hit the scene (of %d traced) see the back of a "
+               "triangle: the camera is most likely outside a closed room or inside an object, and the image may be "
+               "dark. To look from inside, try %s\n",
+               probe.backFaces, probe.hits, probe.rays, interiorFlags.c_str());
+}
+
 // Without a line number, a warning repeated at many lines ("path:12: ...", "path:40: ...") is one text.
 std::string WithoutLineNumber(const std::string& warning) {
   const size_t colon = warning.find(':');
@@ -140,8 +163,9 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
 }
 
 struct LoadedScene {
-  Scene scene;     // as loaded: the checkpoint hashes it
-  SceneData data;  // what the backends render
+  Scene scene;                // as loaded: the checkpoint hashes it
+  SceneData data;             // what the backends render
+  std::string interiorFlags;  // a camera from inside the bounds (InteriorCameraFlags), for the warnings
 };
 
 // Loads the scene, builds the BVH with `builder` (ChooseBvhBuilder's; null: on the host) (and the emitter clusters
@@ -176,6 +200,8 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   clock.clusters = part.Seconds();
   clock.total = loadClock.Seconds();
   ReportBuilt(cli, loaded.scene, loaded.data, clock);
+  loaded.interiorFlags = InteriorCameraFlags(loaded.scene, c);
+  if (cli.command == CliCommand::kRender && !cli.render.quiet) WarnAboutBackFaces(loaded.data, loaded.interiorFlags);
   return loaded;
 }
 
@@ -272,7 +298,7 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
 // After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map
 // what happened to the exit code (1 error, 128 + signal when `signal` interrupted the render, else 0).
 int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
-                 int signal, double frameSeconds) {
+                 int signal, double frameSeconds, const std::string& interiorFlags) {
   const RenderOptions& opt = cli.render;
   if (cli.checkNan) {
     std::string nf = NonFiniteReport(result);
@@ -307,7 +333,9 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
   if (!opt.quiet && std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
     std::fprintf(stderr,
                  "tracer: warning: the image is entirely black: no pixel received any light. Check the camera printed "
-                 "above (an interior needs --eye/--look-at inside it); a scene without emitters needs --env R,G,B\n");
+                 "above: an interior needs a camera inside it, such as %s; a scene without emitters needs --env "
+                 "R,G,B or --env-map FILE.hdr\n",
+                 interiorFlags.c_str());
   if (result.stats.droppedSamples && !opt.quiet)
     std::fprintf(stderr, "tracer: warning: %llu non-finite samples were dropped\n",
                  static_cast<unsigned long long>(result.stats.droppedSamples));
@@ -382,7 +410,8 @@ int Render(CliOptions& cli, Job& job) {
   if (!job.IsRoot()) return job.FinalCode(kCliContinue);                      // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
   const Stopwatch writeClock;
-  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, frameSeconds);
+  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, frameSeconds,
+                                loaded.interiorFlags);
   job.Report(writeClock.Seconds());
   return job.FinalCode(code);
 }

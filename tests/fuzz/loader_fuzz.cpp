@@ -108,7 +108,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(Finite(m.kd) && Finite(m.ks) && Finite(m.ke), "non-finite material colour");
     Check(m.ke.x >= 0 && m.ke.y >= 0 && m.ke.z >= 0, "negative emission");
     Check(std::isfinite(m.alpha) && std::isfinite(m.ior) && m.ior > 0.0f, "bad roughness or index of refraction");
-    Check(m.texture >= -1 && m.texture < int(scene.textures.size()), "texture index out of range");
+    Check(m.texture >= -1 && m.texture < int(scene.textureMaps.size()), "texture index out of range");
+  }
+  for (const tracer::TextureMap& map : scene.textureMaps) {
+    Check(map.texture >= 0 && size_t(map.texture) < scene.textures.size(), "texture map names no image");
+    const tracer::TextureOptions& o = map.options;
+    for (float v : {o.scale[0], o.scale[1], o.offset[0], o.offset[1], o.base, o.gain, o.bumpMultiplier})
+      Check(std::isfinite(v), "non-finite texture option");
   }
   if (scene.camera.valid) {
     Check(Finite(scene.camera.eye) && Finite(scene.camera.lookAt) && Finite(scene.camera.up), "non-finite camera");

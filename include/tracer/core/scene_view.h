@@ -17,9 +17,17 @@ struct alignas(16) TriShading {
 };
 static_assert(sizeof(TriShading) == 64, "triangle shading record: four 16-byte loads");
 
+// A texture as a material samples it (48 bytes, three 16-byte loads): an image and the options of its MTL statement
+// (host/scene_loader.h's TextureOptions). Maps naming one image share its texels.
 struct alignas(16) TextureInfo {
-  int32_t offset, width, height, pad;  // texels [offset, offset + width*height), linear RGB in Float4
+  int32_t offset, width, height;  // texels [offset, offset + width*height), linear RGB in Float4, row 0 at the top
+  int32_t clamp;                  // -clamp on: 1 (uv clamped to [0, 1]); 0: the image repeats
+  float scaleU, scaleV, offsetU, offsetV;  // -s, -o: the lookup is at (scale * uv + offset)
+  float base, gain;                        // -mm: base + gain * texel
+  float bumpMultiplier;                    // -bm, for bump maps (not applied yet)
+  float pad;
 };
+static_assert(sizeof(TextureInfo) == 48, "texture record: three 16-byte loads");
 
 // Many-light sampling by screen tiles (see light_tiles.h); null when --light-sampling power.
 struct TileGuideView {
@@ -163,17 +171,44 @@ TRACER_HD Surface GetSurface(const SceneView& s, const HitRecord& hit) {
   return sf;
 }
 
-// Nearest-texel lookup with wrapping; v = 0 is the bottom row, as in OBJ.
-TRACER_HD Vec3 SampleTexture(const SceneView& s, int tex, float u, float v) {
-  TextureInfo ti = s.textures[tex];
-  u -= floorf(u);
-  v -= floorf(v);
-  int x = static_cast<int>(u * static_cast<float>(ti.width));
-  int y = static_cast<int>((1.0f - v) * static_cast<float>(ti.height));
-  x = x < 0 ? 0 : (x >= ti.width ? ti.width - 1 : x);
-  y = y < 0 ? 0 : (y >= ti.height ? ti.height - 1 : y);
+// One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.
+TRACER_HD Vec3 FetchTexel(const SceneView& s, const TextureInfo& ti, int x, int y) {
+  if (ti.clamp) {
+    x = x < 0 ? 0 : (x >= ti.width ? ti.width - 1 : x);
+    y = y < 0 ? 0 : (y >= ti.height ? ti.height - 1 : y);
+  } else {
+    x = x < 0 ? x + ti.width : (x >= ti.width ? x - ti.width : x);  // x is in [-1, width]: one step folds it
+    y = y < 0 ? y + ti.height : (y >= ti.height ? y - ti.height : y);
+  }
   Float4 t = s.texels[ti.offset + y * ti.width + x];
   return Vec3(t.x, t.y, t.z);
+}
+
+// Bilinear lookup at (u, v) after the texture's -s/-o/-clamp and -mm. OBJ's convention: (0, 0) is the image's
+// bottom-left corner and (1, 1) its top-right, so v = 0 is the bottom row (row height - 1 as stored). Texel (x, y)
+// has its centre at u = (x + 0.5) / width, v = 1 - (y + 0.5) / height; between centres the four nearest texels are
+// weighted by distance, and past the outer centres the image repeats (or, under -clamp, its edge texels extend).
+TRACER_HD Vec3 SampleTexture(const SceneView& s, int tex, float u, float v) {
+  const TextureInfo ti = s.textures[tex];
+  u = ti.scaleU * u + ti.offsetU;
+  v = ti.scaleV * v + ti.offsetV;
+  if (ti.clamp) {
+    u = Clamp(u, 0.0f, 1.0f);
+    v = Clamp(v, 0.0f, 1.0f);
+  } else {
+    u -= floorf(u);
+    v -= floorf(v);
+  }
+  if (!(u >= 0.0f && u <= 1.0f)) u = 0.0f;  // NaN or inf from a broken vt: any texel, not a wild read
+  if (!(v >= 0.0f && v <= 1.0f)) v = 0.0f;
+  const float x = u * static_cast<float>(ti.width) - 0.5f, y = (1.0f - v) * static_cast<float>(ti.height) - 0.5f;
+  const float fx = floorf(x), fy = floorf(y);  // in [-1, width - 1] and [-1, height - 1]
+  const float wx = x - fx, wy = y - fy;
+  const int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
+  const Vec3 top = FetchTexel(s, ti, x0, y0) * (1.0f - wx) + FetchTexel(s, ti, x0 + 1, y0) * wx;
+  const Vec3 bottom = FetchTexel(s, ti, x0, y0 + 1) * (1.0f - wx) + FetchTexel(s, ti, x0 + 1, y0 + 1) * wx;
+  const Vec3 t = top * (1.0f - wy) + bottom * wy;
+  return Vec3(ti.base) + t * ti.gain;
 }
 
 template <bool kLdg>

@@ -15,10 +15,29 @@ class SceneError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An image file as decoded, once per file however many materials and maps name it.
 struct Texture {
   std::string path;
   int width = 0, height = 0;
   std::vector<Float4> texels;  // linear RGB, row 0 at the top
+};
+
+// The options of an MTL texture statement ("map_Kd -s 2 2 -clamp on wall.png"), as the MTL format (Wavefront,
+// "Material Library File (.mtl)", Alias|Wavefront 1995) defines them.
+struct TextureOptions {
+  float scale[2] = {1.0f, 1.0f};   // -s u v: the lookup is at (s * uv + o); Blender's importer reads -s/-o this way
+  float offset[2] = {0.0f, 0.0f};  // -o u v
+  bool clamp = false;              // -clamp on: uv clamped to [0, 1] (the edge texels extend) instead of repeating
+  float base = 0.0f, gain = 1.0f;  // -mm base gain: a texel's value becomes base + gain * value
+  float bumpMultiplier = 1.0f;     // -bm: kept for bump maps, which do not use it yet
+  char channel = 0;                // -imfchan r|g|b|m|l|z, 0 when not given: kept, not yet applied
+};
+
+// A texture as a material uses it: an image (index into Scene::textures) and the options of the statement.
+// Statements naming the same file with the same options share one TextureMap.
+struct TextureMap {
+  int texture = -1;
+  TextureOptions options;
 };
 
 struct HostMaterial {
@@ -29,7 +48,7 @@ struct HostMaterial {
   Vec3 ke{0.0f, 0.0f, 0.0f};
   float alpha = 1.0f;  // GGX roughness
   float ior = 1.5f;
-  int texture = -1;  // index into Scene::textures for map_Kd
+  int texture = -1;  // map_Kd: index into Scene::textureMaps
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 
@@ -56,8 +75,9 @@ struct Scene {
   std::vector<float> uvs;       // 6 per triangle; zeros where the file has none
   std::vector<int32_t> triMaterial;
   std::vector<HostMaterial> materials;
-  std::vector<Texture> textures;
-  CameraSpec camera;  // from the scene's .camera file, if any
+  std::vector<Texture> textures;        // each image file once
+  std::vector<TextureMap> textureMaps;  // what materials index: an image and its options
+  CameraSpec camera;                    // from the scene's .camera file, if any
   // "path:line: message", in the order found. The loader does not print them: the caller decides (the
   // tracer prints each text once, with a count, unless --quiet).
   std::vector<std::string> warnings;
