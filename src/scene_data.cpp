@@ -98,8 +98,11 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
     Material g;
     g.kd = F4(m.kd, FloatFromBits(static_cast<uint32_t>(m.texture)));
     g.ks = F4(m.ks, m.alpha);
-    g.ke = F4(m.ke, m.ior);
-    g.info = Int4{static_cast<int32_t>(m.cls), m.IsEmissive() ? 1 : 0, 0, 0};
+    g.ke = F4(m.ke, m.cls == kGlossy ? m.f90 : m.ior);
+    const bool maps = m.cls == kGlossy && (m.specularTexture >= 0 || m.roughnessTexture >= 0);
+    g.info = Int4{static_cast<int32_t>(m.cls), m.IsEmissive() ? 1 : 0, static_cast<int32_t>(BitsFromFloat(m.opacity)),
+                  maps ? kMaterialHasMaps : 0};
+    g.maps = Int4{m.specularTexture, m.roughnessTexture, static_cast<int32_t>(BitsFromFloat(m.specularScale)), 0};
     d.materials.push_back(g);
   }
   // Each image's texels once; a TextureInfo per map (image and options) points at them.

@@ -478,6 +478,8 @@ struct MtlOrigin {
   size_t line = 0;
   bool hasTf = false;    // tinyobjloader's Tf default is 0 0 0, which would read as "tinted glass"
   bool hasD = false;     // without d, tinyobjloader reads Tr as 1 - d; we ignore Tr altogether
+  bool hasNs = false;    // tinyobjloader's Ns default is 1 (very rough); Blender reads "no Ns" by illum
+  bool hasNi = false;    // tinyobjloader's Ni default is 1 (no specular); Blender's IOR default is 1.5
   bool scanned = false;  // from our scan (else only path and name are known: see GuardedMaterialReader)
   std::map<std::string, TextureStatement> maps;  // by keyword as written; the last statement of a keyword wins
 };
@@ -630,6 +632,8 @@ std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text,
     if (!kNumericKeys.count(key)) continue;
     if (!origins.empty() && (key == "Tf" || key == "Kt")) origins.back().hasTf = true;
     if (!origins.empty() && key == "d") origins.back().hasD = true;
+    if (!origins.empty() && key == "Ns") origins.back().hasNs = true;
+    if (!origins.empty() && key == "Ni") origins.back().hasNi = true;
     // Words such as "spectral", "xyz" or "-halo" are legal here; numbers must be finite.
     for (size_t t = 1; t < tokens.size() && tokens[t][0] != '#'; ++t) {
       float value;
@@ -705,8 +709,12 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
 
 float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
-// Decodes an image file as linear RGB (alpha in w). Returns an empty string, or why it cannot be used.
-std::string DecodeTexture(const std::string& bytes, Texture* texture) {
+// How a texture's 8-bit values are read: colour (sRGB-decoded to linear RGB: map_Kd) or data (value / 255: the
+// scalar maps map_Ks and map_Ns, which Blender reads as non-colour data).
+enum class TexelEncoding { kSrgb, kData };
+
+// Decodes an image file as linear values (alpha in w). Returns an empty string, or why it cannot be used.
+std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, Texture* texture) {
   static const std::array<float, 256> kSrgbTable = [] {
     std::array<float, 256> table;
     for (int i = 0; i < 256; ++i) table[i] = SrgbToLinear(float(i) / 255.0f);
@@ -726,7 +734,10 @@ std::string DecodeTexture(const std::string& bytes, Texture* texture) {
   texture->texels.resize(size_t(width) * size_t(height));
   for (size_t i = 0; i < texture->texels.size(); ++i) {
     const stbi_uc* p = pixels + 4 * i;  // stb's row 0 is the top row, as we store it
-    texture->texels[i] = Float4{kSrgbTable[p[0]], kSrgbTable[p[1]], kSrgbTable[p[2]], float(p[3]) / 255.0f};
+    texture->texels[i] =
+        encoding == TexelEncoding::kSrgb
+            ? Float4{kSrgbTable[p[0]], kSrgbTable[p[1]], kSrgbTable[p[2]], float(p[3]) / 255.0f}
+            : Float4{float(p[0]) / 255.0f, float(p[1]) / 255.0f, float(p[2]) / 255.0f, float(p[3]) / 255.0f};
   }
   stbi_image_free(pixels);
   return "";
@@ -739,6 +750,7 @@ struct TextureCache {
     size_t warning;   // index into Scene::warnings
     size_t more = 0;  // later statements naming the same file
   };
+  // Keys are prefixed with the encoding ("srgb:", "data:"): a file read as colour and as data is two images.
   std::map<std::string, int> byName;          // name as written -> index into Scene::textures
   std::map<std::string, int> byPath;          // real path -> index into Scene::textures
   std::map<std::string, Failure> failedName;  // name as written -> its warning
@@ -753,12 +765,14 @@ struct TextureCache {
   }
 };
 
-// The image a statement names, read and decoded at most once; -1 after a warning.
+// The image a statement names, read and decoded at most once per encoding; -1 after a warning.
 int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, const std::string& key,
-              const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options) {
+              const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options,
+              TexelEncoding encoding) {
   const std::string& name = statement.name;
-  if (auto known = cache.byName.find(name); known != cache.byName.end()) return known->second;
-  if (auto failed = cache.failedName.find(name); failed != cache.failedName.end()) {
+  const std::string prefix = encoding == TexelEncoding::kData ? "data:" : "srgb:", nameKey = prefix + name;
+  if (auto known = cache.byName.find(nameKey); known != cache.byName.end()) return known->second;
+  if (auto failed = cache.failedName.find(nameKey); failed != cache.failedName.end()) {
     failed->second.more++;
     return -1;
   }
@@ -768,34 +782,35 @@ int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, co
   std::string why = ReadSceneAsset(folders, {name}, textureOptions, &resolved, &bytes);
   int index = -1;
   if (why.empty()) {
-    if (auto known = cache.byPath.find(resolved); known != cache.byPath.end()) {
+    if (auto known = cache.byPath.find(prefix + resolved); known != cache.byPath.end()) {
       index = known->second;  // the same file under another name ("a.png", ".\a.png")
     } else {
       Texture texture;
       texture.path = resolved;
-      why = DecodeTexture(bytes, &texture);
+      why = DecodeTexture(bytes, encoding, &texture);
       if (why.empty()) {
         scene.textures.push_back(std::move(texture));
         index = int(scene.textures.size()) - 1;
-        cache.byPath[resolved] = index;
+        cache.byPath[prefix + resolved] = index;
       }
     }
   }
   if (index < 0) {
-    cache.failedName[name] = TextureCache::Failure{scene.warnings.size()};
+    cache.failedName[nameKey] = TextureCache::Failure{scene.warnings.size()};
     Warn(scene, origin.path, statement.line,
          "material " + Quote(origin.name) + ": " + key + " " + Quote(name) + " " + why + "; " +
              (key == "map_Kd" ? "using Kd without a texture" : "ignored"));
     return -1;
   }
-  cache.byName[name] = index;
+  cache.byName[nameKey] = index;
   return index;
 }
 
 // The TextureMap of a statement (an image and its options): index into Scene::textureMaps, or -1 after a warning.
 int LoadTexture(Scene& scene, TextureCache& cache, const AssetFolders& folders, const std::string& key,
-                const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options) {
-  const int image = LoadImage(scene, cache, folders, key, statement, origin, options);
+                const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options,
+                TexelEncoding encoding = TexelEncoding::kSrgb) {
+  const int image = LoadImage(scene, cache, folders, key, statement, origin, options, encoding);
   if (image < 0) return -1;
   const TextureOptions& o = statement.options;
   const std::array<float, 8> values = {o.scale[0], o.scale[1], o.offset[0],      o.offset[1],
@@ -840,15 +855,18 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
   out.kd = ClampColor(scene, origin, "Kd", ToVec3(m.diffuse), 0.0f, 1.0f);
   out.ks = ClampColor(scene, origin, "Ks", ToVec3(m.specular), 0.0f, 1.0f);
   Vec3 tf = origin.hasTf ? ClampColor(scene, origin, "Tf", ToVec3(m.transmittance), 0.0f, 1.0f) : Vec3(1.0f);
-  float dissolve = origin.hasD ? m.dissolve : 1.0f;
-  float ni = m.ior;
+  // d is opacity (dissolve), not transmission: stored for the any-hit opacity test, which is not applied yet.
+  out.opacity = origin.hasD ? Clamp(m.dissolve, 0.0f, 1.0f) : 1.0f;
+  float ni = origin.hasNi ? m.ior : 1.5f;  // Blender's IOR when the file names none
   if (ni <= 0.0f) {
     Warn(scene, origin.path, origin.line,
          "material " + Quote(origin.name) + ": Ni " + std::to_string(ni) +
              " is not a valid index of refraction; using 1.5");
     ni = 1.5f;
   }
-  out.cls = ClassifyMaterial(m.illum, out.kd, out.ks, out.ke, ni, dissolve, tf);
+  out.alpha = MtlAlpha(m.illum, origin.hasNs, m.shininess);
+  const bool specularMap = !m.specular_texname.empty();
+  out.cls = ClassifyMaterial(m.illum, out.kd, out.ks, out.alpha, tf);
   if (out.cls == kDielectric) {
     out.kd = tf;
     out.ior = ni;
@@ -857,17 +875,21 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
            "material " + Quote(origin.name) + ": a dielectric with Ni " + std::to_string(ni) + "; using 1.5");
       out.ior = 1.5f;
     }
+  } else if (out.cls == kGlossy && IsConductor(m.illum, out.kd, out.ks)) {
+    // A conductor: f0 = Ks (Schlick's approximation of a metal's Fresnel), no diffuse base.
+    out.kd = Vec3(0.0f);
+    out.f90 = 1.0f;
+    out.alpha = std::max(out.alpha, kMinGlossyAlpha);
   } else if (out.cls == kGlossy) {
-    // Phong exponent to microfacet roughness: Walter et al. 2007's Phong-Beckmann match, alpha = sqrt(2 / (Ns + 2)).
-    out.alpha = Clamp(std::sqrt(2.0f / (std::max(m.shininess, 0.0f) + 2.0f)), 0.02f, 1.0f);
-    float sum = MaxComponent(out.kd + out.ks);
-    if (sum > 1.0f) {
-      Warn(scene, origin.path, origin.line,
-           "material " + Quote(origin.name) + ": Kd + Ks reaches " + std::to_string(sum) +
-               " (more energy out than in); both scaled by 1/" + std::to_string(sum));
-      out.kd *= 1.0f / sum;
-      out.ks *= 1.0f / sum;
-    }
+    // A dielectric layer as Blender reads it: Ks's mean is the "Specular IOR Level" l (0.5 keeps Ni's
+    // reflectance), so f0 = 2 l ((Ni - 1) / (Ni + 1))^2; f90 = min(1, 2 l) makes l = 0 reflect nothing.
+    const float level = (out.ks.x + out.ks.y + out.ks.z) / 3.0f;
+    const float f0Ni = Sqr((ni - 1.0f) / (ni + 1.0f));
+    out.specularScale = 2.0f * f0Ni;
+    out.ks = Vec3(std::min(out.specularScale * level, 1.0f));
+    out.f90 = std::min(2.0f * level, 1.0f);
+    out.alpha = std::max(out.alpha, kMinGlossyAlpha);
+    if (f0Ni == 0.0f && !specularMap) out.cls = kDiffuse;  // Ni 1: no specular reflection (as in Blender)
   }
   return out;
 }
@@ -889,14 +911,26 @@ std::string CameraPathFor(const std::string& objPath) {
 
 }  // namespace
 
-// Emission (ke) is a property that any class may have, not a class of its own; kd plays no part.
-MaterialClass ClassifyMaterial(int illum, Vec3 /*kd*/, Vec3 ks, Vec3 /*ke*/, float ni, float dissolve, Vec3 tf) {
-  // Ni alone is no sign of glass: many MTLs write Ni 1.5 on plain diffuse walls.
-  bool transmissive = dissolve < 1.0f || tf.x != 1.0f || tf.y != 1.0f || tf.z != 1.0f;
-  if (illum == 4 || illum == 6 || illum == 7 || illum == 9 || (ni > 1.0f && transmissive)) return kDielectric;
-  if ((illum == 3 || illum == 5 || illum == 8) && MaxComponent(ks) >= 0.5f) return kMirror;
-  if (MaxComponent(ks) > 0.0f) return kGlossy;
-  return kDiffuse;
+// Emission (ke) is a property that any class may have, not a class of its own. Neither d (opacity) nor Ni
+// makes glass: Tf with a transparent illum does.
+MaterialClass ClassifyMaterial(int illum, Vec3 kd, Vec3 ks, float alpha, Vec3 tf) {
+  if ((illum == 4 || illum == 6 || illum == 7 || illum == 9) && MaxComponent(tf) > 0.0f) return kDielectric;
+  if (!(MaxComponent(ks) > 0.0f)) return kDiffuse;
+  if (IsConductor(illum, kd, ks)) return alpha < kMinGlossyAlpha ? kMirror : kGlossy;
+  return kGlossy;
+}
+
+bool IsConductor(int illum, Vec3 kd, Vec3 ks) {
+  const bool reflectionIllum = illum == 3 || illum == 5 || illum == 7 || illum == 8;
+  return (reflectionIllum && MaxComponent(ks) >= 0.5f) || (MaxComponent(kd) == 0.0f && MaxComponent(ks) > 0.0f);
+}
+
+float MtlAlpha(int illum, bool hasNs, float ns) {
+  // Blender's importer: roughness r = 1 - sqrt(clamp(Ns, 0, 1000) / 1000), and without Ns r = 0 where illum
+  // turns highlights or reflection on (2 to 8 here, 2 in Blender, which reads 3 to 8 as rough metal), else 1.
+  // Its Principled BSDF's GGX alpha is r^2.
+  float r = hasNs ? 1.0f - std::sqrt(Clamp(ns, 0.0f, 1000.0f) / 1000.0f) : (illum >= 2 && illum <= 8 ? 0.0f : 1.0f);
+  return r * r;
 }
 
 std::string Scene::Summary() const {
@@ -1004,15 +1038,31 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
                   const ObjScan& scan, const LoadOptions& options) {
   std::set<std::string> defined;
   TextureCache textureCache;
+  std::vector<std::string> translucent;  // names of materials with d < 1
   for (size_t i = 0; i < objMaterials.size(); ++i) {
     const MtlOrigin& origin = reader.Origins().at(i);
-    HostMaterial m = ConvertMaterial(scene, objMaterials[i], origin);
-    if (const std::optional<TextureStatement> kd = FindTexture(origin, objMaterials[i].diffuse_texname, "map_Kd"))
+    const tinyobj::material_t& om = objMaterials[i];
+    HostMaterial m = ConvertMaterial(scene, om, origin);
+    if (const std::optional<TextureStatement> kd = FindTexture(origin, om.diffuse_texname, "map_Kd"))
       m.texture = LoadTexture(scene, textureCache, folders, "map_Kd", *kd, origin, options);
+    // map_Ks and map_Ns as data (Blender's non-colour), for the glossy class only.
+    if (m.cls == kGlossy) {
+      if (const std::optional<TextureStatement> ks = FindTexture(origin, om.specular_texname, "map_Ks"))
+        m.specularTexture =
+            LoadTexture(scene, textureCache, folders, "map_Ks", *ks, origin, options, TexelEncoding::kData);
+      if (const std::optional<TextureStatement> ns = FindTexture(origin, om.specular_highlight_texname, "map_Ns"))
+        m.roughnessTexture =
+            LoadTexture(scene, textureCache, folders, "map_Ns", *ns, origin, options, TexelEncoding::kData);
+    }
+    if (m.opacity < 1.0f) translucent.push_back(m.name);
     scene.materials.push_back(m);
-    defined.insert(objMaterials[i].name);
+    defined.insert(om.name);
   }
   textureCache.Finish(scene);
+  if (!translucent.empty())
+    Warn(scene, path, 0,
+         std::to_string(translucent.size()) + " material(s) have d < 1 (dissolve), e.g. " + Quote(translucent[0]) +
+             ": opacity is not applied yet, so they render opaque");
   WarnDuplicateMaterials(scene, reader.Origins());
   std::set<std::string> reported;
   for (const auto& [line, name] : scan.usemtl)

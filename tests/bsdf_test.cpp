@@ -35,9 +35,11 @@ struct Mix {
   float kd, ks;
   const char* name;
 };
-// Unequal weights as well: at kd = ks the lobe-selection probability is 1/2 and swapping the two lobe weights in
-// BsdfPdf would go unnoticed.
-constexpr Mix kGlossyMixes[] = {{0.0f, 0.8f, "spec"}, {0.4f, 0.4f, "mixed"}, {0.6f, 0.2f, "diffuseheavy"}};
+// kd is the base colour and ks the specular layer's f0 (f90 = 1): a conductor, a strong layer, a weak one, and
+// Blender's default material (f0 of Ni 1.45 at Ks 0.5) over a light base. Unequal weights, so that swapping the
+// two lobe weights in BsdfPdf would not go unnoticed.
+constexpr Mix kGlossyMixes[] = {
+    {0.0f, 0.8f, "spec"}, {0.4f, 0.4f, "mixed"}, {0.6f, 0.2f, "diffuseheavy"}, {0.8f, 0.0337f, "blender"}};
 template <class T, size_t N>
 constexpr int Count(const T (&)[N]) {
   return static_cast<int>(N);
@@ -366,32 +368,134 @@ TEST(GlossyBsdf, EvalIsReciprocalAndOneSided) {
   }
 }
 
-TEST(GlossyBsdf, WhiteConductorStaysBelowOne) {
-  // ks = 1 makes Schlick's F = 1: single-scattering GGX with Smith G must lose energy, never gain it
-  // (deterministic quadrature, 1e-4 slack for its error).
-  for (float alpha : {0.05f, 0.2f, 0.5f, 0.9f}) {
+// Albedo at wo by Monte Carlo with the BSDF's own sampling (red channel): mean and standard error. Unbiased where
+// the pdf covers f, which the chi-square tests check; the weights are near 1 for white surfaces, so the error is
+// small even for lobes too sharp for quadrature (at alpha 0.05 and cos 0.02, 16 Simpson points per bin are 4%
+// off).
+struct McAlbedo {
+  double mean, se;
+};
+McAlbedo SampledAlbedo(const SurfaceBsdf& b, Vec3 wo, uint32_t seed, int n = 100000) {
+  std::mt19937 rng(seed);
+  double sum = 0.0, sum2 = 0.0;
+  for (int i = 0; i < n; ++i) {
+    BsdfSample s = BsdfSampleDir(b, wo, Uniform(rng), Uniform(rng), Uniform(rng));
+    double w = s.valid ? double(s.f.x) * AbsCosTheta(s.wi) / s.pdf : 0.0;
+    sum += w;
+    sum2 += w * w;
+  }
+  double mean = sum / n;
+  return {mean, std::sqrt(std::max(0.0, sum2 / n - mean * mean) / n)};
+}
+
+// The tables' error budget: the compensated albedo of a white surface is 1 up to the tables' bilinear
+// interpolation and quadrature (host/ggx_albedo.h), measured within 0.3% over the sweep below; 0.5% is allowed,
+// plus 4 standard errors of the estimate (a deterministic seed: a pass is reproducible, and a model that gains
+// even 1% fails).
+constexpr double kAlbedoSlack = 0.005;
+bool AtMostOne(const McAlbedo& a) { return a.mean <= 1.0 + kAlbedoSlack + 4.0 * a.se; }
+
+TEST(GlossyBsdf, WhiteConductorKeepsItsEnergy) {
+  // f0 = 1 makes Schlick's F = 1: single-scattering GGX loses up to 70% at alpha 1; with Kulla and Conty's lobe
+  // the albedo is 1 up to the tables' error, never more.
+  uint32_t seed = 300;
+  for (float alpha : {0.05f, 0.2f, 0.5f, 0.9f, 1.0f}) {
     SurfaceBsdf b{kGlossy, Vec3(0.0f), Vec3(1.0f), alpha, 1.5f};
     for (float c : {1.0f, 0.9f, 0.5f, 0.1f, 0.02f}) {
-      Vec3 wo = DirectionFromCos(c, 0.0f);
-      std::vector<double> q =
-          IntegrateSphereBins([&](Vec3 wi) { return double(BsdfEval(b, wo, wi).x) * AbsCosTheta(wi); }, 16);
-      EXPECT_LE(std::accumulate(q.begin(), q.end(), 0.0), 1.0 + 1e-4) << "alpha " << alpha << " cos " << c;
+      McAlbedo a = SampledAlbedo(b, DirectionFromCos(c, 0.0f), seed++);
+      EXPECT_GE(a.mean, 0.97) << "alpha " << alpha << " cos " << c;
+      EXPECT_TRUE(AtMostOne(a)) << "alpha " << alpha << " cos " << c << ": " << a.mean << " +- " << a.se;
+    }
+  }
+  // By hand at alpha 1, normal incidence: D = 1/pi and G1(mu) = 2 mu / (1 + mu), so the single-scattering albedo
+  // is (1/2) int_0^1 2 mu / (1 + mu) dmu = 1 - ln 2. Both the quadrature of GGX and the table must say so.
+  Vec3 wo(0.0f, 0.0f, 1.0f);
+  std::vector<double> q = IntegrateSphereBins(
+      [&](Vec3 wi) {
+        if (wi.z <= 0.0f) return 0.0;
+        Vec3 h = Normalize(wo + wi);
+        return double(GgxD(h, 1.0f) * GgxG1(wo, 1.0f) * GgxG1(wi, 1.0f) / (4.0f * wo.z * wi.z)) * wi.z;
+      },
+      16);
+  EXPECT_NEAR(std::accumulate(q.begin(), q.end(), 0.0), 1.0 - std::log(2.0), 1e-4);
+  EXPECT_NEAR(LookupGgxAlbedo(GgxAlbedoRowOf(1.0f), 1.0f).e, 1.0 - std::log(2.0), 1e-3) << "the table's E(1)";
+}
+
+// Once a known limitation, disabled: the additive Lambert + Schlick-GGX model reflected up to 1.17 at
+// kd = ks = 0.5, alpha 0.05, cos wo 0.1. With the coupled layers the base gets only what the specular layer does
+// not reflect. Kd + f0 = 1, and a white base under a strong layer (the old model: 1.5), at grazing angles.
+TEST(GlossyBsdf, KdPlusKsOneConservesEnergyAtGrazing) {
+  uint32_t seed = 400;
+  for (float alpha : {0.05f, 0.2f}) {
+    for (float kd : {0.5f, 1.0f}) {
+      SurfaceBsdf b{kGlossy, Vec3(kd), Vec3(0.5f), alpha, 1.5f};
+      for (float c : {0.5f, 0.1f, 0.02f}) {
+        McAlbedo a = SampledAlbedo(b, DirectionFromCos(c, 0.0f), seed++);
+        EXPECT_TRUE(AtMostOne(a)) << "alpha " << alpha << " kd " << kd << " cos " << c << ": " << a.mean;
+      }
     }
   }
 }
 
-// Known limitation, kept visible: the additive Lambert + Schlick-GGX model does not weight the diffuse lobe by
-// (1 - F), so with kd + ks = 1 it reflects more than it receives at grazing angles (about 1.17 at kd = ks = 0.5,
-// alpha = 0.05, cos wo = 0.1). Run with --gtest_also_run_disabled_tests once the model couples the lobes.
-TEST(GlossyBsdf, DISABLED_KdPlusKsOneConservesEnergyAtGrazing) {
-  for (float alpha : {0.05f, 0.2f}) {
-    SurfaceBsdf b{kGlossy, Vec3(0.5f), Vec3(0.5f), alpha, 1.5f};
-    for (float c : {0.5f, 0.1f, 0.02f}) {
-      Vec3 wo = DirectionFromCos(c, 0.0f);
-      std::vector<double> q =
-          IntegrateSphereBins([&](Vec3 wi) { return double(BsdfEval(b, wo, wi).x) * AbsCosTheta(wi); }, 16);
-      EXPECT_LE(std::accumulate(q.begin(), q.end(), 0.0), 1.0 + 1e-4) << "alpha " << alpha << " cos " << c;
-    }
+// The furnace over every class, roughness and angle: nothing reflects more than it receives, and white rough
+// surfaces keep at least 97% (Kulla and Conty's compensation; without it a white conductor at alpha 1 keeps 31%
+// at normal incidence).
+TEST(BsdfFurnace, EveryClassRoughnessAndAngle) {
+  const float cosines[] = {1.0f, 0.7f, 0.3f, 0.1f, 0.02f};
+  // Diffuse: exactly kd.
+  for (float c : cosines)
+    EXPECT_NEAR(
+        SampledAlbedo(SurfaceBsdf{kDiffuse, Vec3(1.0f), Vec3(0.0f), 1.0f, 1.5f}, DirectionFromCos(c, 0.3f), 7).mean,
+        1.0, 1e-4);  // 1e-5 is one invalid sample (wi on the horizon) in the 100000
+  struct Layer {
+    float kd, f0, f90;
+  };
+  // White and grey bases under Blender's default layer (f0 of Ni 1.45), a glass-like one, and a half-strength
+  // one (Ks 0.25: f90 0.5); then conductors (no base), white and gold-like in red.
+  const Layer layers[] = {{1.0f, 0.0337f, 1.0f}, {0.5f, 0.0337f, 1.0f}, {1.0f, 0.04f, 1.0f},
+                          {1.0f, 0.02f, 0.5f},   {0.0f, 1.0f, 1.0f},    {0.0f, 0.9f, 1.0f}};
+  uint32_t seed = 500;
+  double worstClosed = 0.0;
+  for (const Layer& l : layers)
+    for (float alpha : {kMinGlossyAlpha, 0.0625f, 0.25f, 0.5625f, 1.0f})
+      for (float c : cosines) {
+        SurfaceBsdf b{kGlossy, Vec3(l.kd), Vec3(l.f0), alpha, 1.5f};
+        b.f90 = l.f90;
+        const McAlbedo a = SampledAlbedo(b, DirectionFromCos(c, 0.3f), seed++, 50000);
+        SCOPED_TRACE("kd " + std::to_string(l.kd) + " f0 " + std::to_string(l.f0) + " f90 " + std::to_string(l.f90) +
+                     " alpha " + std::to_string(alpha) + " cos " + std::to_string(c) + ": " + std::to_string(a.mean) +
+                     " +- " + std::to_string(a.se));
+        EXPECT_TRUE(AtMostOne(a));
+        if (l.kd == 1.0f || l.f0 == 1.0f) EXPECT_GE(a.mean, 0.97);
+        // The model's closed form: the layer reflects Es(wo) (single plus multiple scattering) and the base gets
+        // the rest, kd (1 - Es(wo)), since EsAvg is the cosine-weighted mean of Es. What the sampled estimate may
+        // differ by is the tables' interpolation (measured: 0.02% beyond 4 standard errors); a plain kd / pi base
+        // with a white multiple-scattering lobe is 3.4% off at once (tried). The base's (1 - Es(wi)) factor does
+        // not change the albedo: GlossyBsdf.EvalIsReciprocalAndOneSided catches its loss.
+        const GlossyLayer layer = GlossyLayerOf(b);
+        const double es = GlossyAtDir(b, layer, c).es.x, closed = es + l.kd * (1.0 - es);
+        worstClosed = std::max(worstClosed, std::fabs(a.mean - closed) - 4.0 * a.se);
+        EXPECT_NEAR(a.mean, closed, 0.01 + 4.0 * a.se);
+        // A grey base under Blender's layer, looked at from above, stays near its grey: the layer adds a few percent.
+        if (l.kd == 0.5f && c >= 0.7f) EXPECT_NEAR(a.mean, 0.5, 0.03);
+      }
+  std::printf("[ furnace  ] glossy: largest |sampled - closed form| beyond 4 standard errors: %.4f\n", worstClosed);
+  // Mirror: exactly ks.
+  for (float c : cosines) {
+    SurfaceBsdf m{kMirror, Vec3(0.0f), Vec3(1.0f), 0.0f, 1.5f};
+    BsdfSample s = BsdfSampleDir(m, DirectionFromCos(c, 0.3f), 0.5f, 0.5f, 0.5f);
+    EXPECT_NEAR(s.f.x * AbsCosTheta(s.wi) / s.pdf, 1.0f, 1e-5f);
+  }
+  // Glass (clear): reflected plus transmitted energy is 1, the transmitted weight carrying the radiance factor
+  // 1/eta^2 (Veach 1997), so weight_R + eta^2 weight_T = 1 on both sides at every angle.
+  for (float c : {0.95f, 0.5f, 0.1f, 0.02f, -0.95f, -0.5f}) {
+    SurfaceBsdf g{kDielectric, Vec3(1.0f), Vec3(0.0f), 0.0f, kIor};
+    Vec3 wo = DirectionFromCos(c, 0.3f);
+    float eta = c > 0.0f ? kIor : 1.0f / kIor;
+    BsdfSample r = BsdfSampleDir(g, wo, 0.0f, 0.5f, 0.5f), t = BsdfSampleDir(g, wo, 0.999999f, 0.5f, 0.5f);
+    double wr = r.f.x * AbsCosTheta(r.wi);  // the lobe weights without their selection probabilities
+    double wt = t.wi.z * wo.z < 0.0f ? t.f.x * AbsCosTheta(t.wi) * eta * eta : 0.0;
+    EXPECT_NEAR(wr + wt, 1.0, 1e-5) << "cos " << c;
   }
 }
 

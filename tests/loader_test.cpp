@@ -543,18 +543,41 @@ TEST_F(LoaderTest, MalformedTextureOptionsFailWithFileAndLine) {
 
 TEST(ClassifyMaterialTest, Rules) {
   const Vec3 black(0.0f), white(1.0f), grey(0.5f);
-  // illum, kd, ks, ke, ni, d, tf
-  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.5f, 1.0f, white), kDiffuse);        // Ni alone is no glass
-  EXPECT_EQ(ClassifyMaterial(2, grey, black, Vec3(10.0f), 1.0f, 1.0f, white), kDiffuse);  // emissive, still diffuse
-  for (int illum : {4, 6, 7, 9}) EXPECT_EQ(ClassifyMaterial(illum, grey, black, black, 1.0f, 1.0f, white), kDielectric);
-  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.5f, 0.5f, white), kDielectric);       // d < 1 with Ni > 1
-  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.5f, 1.0f, Vec3(0.9f)), kDielectric);  // Tf tint with Ni > 1
-  EXPECT_EQ(ClassifyMaterial(2, grey, black, black, 1.0f, 0.5f, white), kDiffuse);          // d < 1 without Ni > 1
-  EXPECT_EQ(ClassifyMaterial(5, black, Vec3(0.9f), black, 1.0f, 1.0f, white), kMirror);
-  for (int illum : {3, 8}) EXPECT_EQ(ClassifyMaterial(illum, black, Vec3(0.6f, 0, 0), black, 1, 1, white), kMirror);
-  EXPECT_EQ(ClassifyMaterial(5, black, Vec3(0.1f), black, 1.0f, 1.0f, white), kGlossy);  // weak Ks: no mirror
-  EXPECT_EQ(ClassifyMaterial(2, grey, Vec3(0.0f, 0.0f, 0.01f), black, 1.0f, 1.0f, white), kGlossy);
-  EXPECT_EQ(ClassifyMaterial(7, grey, Vec3(0.9f), black, 1.5f, 1.0f, white), kDielectric);  // glass before mirror
+  const float rough = 0.25f, smooth = 0.0f;  // GGX alpha (Ns 250, Ns 1000)
+  // illum, kd, ks, alpha, tf
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, rough, white), kDiffuse);
+  for (int illum : {4, 6, 7, 9}) EXPECT_EQ(ClassifyMaterial(illum, grey, black, rough, white), kDielectric);
+  EXPECT_EQ(ClassifyMaterial(9, grey, black, rough, black), kDiffuse);           // a black Tf transmits nothing
+  EXPECT_EQ(ClassifyMaterial(7, grey, Vec3(0.9f), smooth, black), kMirror);      // ... and illum 7 reflects
+  EXPECT_EQ(ClassifyMaterial(2, grey, black, rough, Vec3(0.9f)), kDiffuse);      // Tf without glass illum
+  EXPECT_EQ(ClassifyMaterial(7, grey, Vec3(0.9f), smooth, white), kDielectric);  // glass before mirror
+  EXPECT_EQ(ClassifyMaterial(5, black, Vec3(0.9f), smooth, white), kMirror);
+  for (int illum : {3, 8}) EXPECT_EQ(ClassifyMaterial(illum, black, Vec3(0.6f, 0, 0), smooth, white), kMirror);
+  EXPECT_EQ(ClassifyMaterial(5, grey, Vec3(0.9f), rough, white), kGlossy);   // rough conductor
+  EXPECT_EQ(ClassifyMaterial(5, grey, Vec3(0.1f), smooth, white), kGlossy);  // weak Ks: a layer, no mirror
+  EXPECT_EQ(ClassifyMaterial(2, black, Vec3(0.9f, 0.6f, 0.2f), rough, white), kGlossy);
+  EXPECT_EQ(ClassifyMaterial(2, black, Vec3(0.9f, 0.6f, 0.2f), smooth, white), kMirror);
+  EXPECT_EQ(ClassifyMaterial(2, grey, Vec3(0.0f, 0.0f, 0.01f), rough, white), kGlossy);
+  // Metal-like: a reflection illum with Ks >= 0.5, or black Kd under non-black Ks.
+  EXPECT_TRUE(IsConductor(3, grey, Vec3(0.5f)));
+  EXPECT_TRUE(IsConductor(2, black, Vec3(0.1f)));
+  EXPECT_FALSE(IsConductor(2, grey, Vec3(0.9f)));
+  EXPECT_FALSE(IsConductor(5, grey, Vec3(0.4f)));
+  EXPECT_FALSE(IsConductor(2, black, black));
+}
+
+TEST(ClassifyMaterialTest, NsToAlphaAsBlenderReadsIt) {
+  // r = 1 - sqrt(Ns / 1000), alpha = r^2; without Ns: smooth for the highlight and reflection illums.
+  EXPECT_FLOAT_EQ(MtlAlpha(2, true, 250.0f), 0.25f);
+  EXPECT_FLOAT_EQ(MtlAlpha(2, true, 90.0f), (1.0f - 0.3f) * (1.0f - 0.3f));
+  EXPECT_FLOAT_EQ(MtlAlpha(2, true, 1000.0f), 0.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(2, true, 1e6f), 0.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(2, true, 0.0f), 1.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(2, true, -5.0f), 1.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(2, false, 1.0f), 0.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(5, false, 1.0f), 0.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(1, false, 1.0f), 1.0f);
+  EXPECT_FLOAT_EQ(MtlAlpha(0, false, 1.0f), 1.0f);
 }
 
 TEST_F(LoaderTest, MtlKeysBecomeTheRightMaterial) {
@@ -565,13 +588,19 @@ TEST_F(LoaderTest, MtlKeysBecomeTheRightMaterial) {
         "newmtl glassNoNi\nillum 7\n"
         "newmtl mirror\nillum 5\nKs 0.9 0.9 0.9\n"
         "newmtl plastic\nKd 0.25 0.25 0.25\nKs 0.5 0.5 0.5\nNs 98\n"
-        "newmtl sharp\nKs 0.5 0.5 0.5\nNs 1e6\n"
-        "newmtl hot\nKd 0.8 0.6 0.4\nKs 0.5 0.2 0.1\n");
+        "newmtl sharp\nKd 0.5 0.5 0.5\nKs 0.5 0.5 0.5\nNs 1e6\n"
+        "newmtl hot\nKd 0.8 0.6 0.4\nKs 0.5 0.2 0.1\n"
+        "newmtl metal\nKd 0 0 0\nKs 0.9 0.6 0.2\nNs 250\n"
+        "newmtl noNi\nKd 0.5 0.5 0.5\nKs 0.5 0.5 0.5\nNi 1.0\nNs 250\n"
+        "newmtl veil\nKd 0.8 0 0\nd 0.5\nNi 1.5\n"
+        "newmtl tinted\nillum 2\nKd 0.5 0.5 0.5\nTf 0.9 0.9 0.9\nNi 1.5\n"
+        "newmtl blender\nNs 250\nKa 1 1 1\nKd 0.8 0.8 0.8\nKs 0.5 0.5 0.5\nKe 0 0 0\nNi 1.45\nd 1\nillum 2\n");
   std::string obj = "mtllib c.mtl\n" + std::string(kTriangle);
-  const char* names[] = {"wall", "tr", "glass", "glassNoNi", "mirror", "plastic", "sharp", "hot"};
+  const char* names[] = {"wall", "tr",    "glass", "glassNoNi", "mirror", "plastic", "sharp",
+                         "hot",  "metal", "noNi",  "veil",      "tinted", "blender"};
   for (const char* name : names) obj += std::string("usemtl ") + name + "\nf 1 2 3\n";
   Scene scene = LoadScene(Write("c.obj", obj));
-  ASSERT_EQ(scene.materials.size(), 8u);
+  ASSERT_EQ(scene.materials.size(), 13u);
   auto byName = [&](const std::string& name) -> const HostMaterial& {
     for (const HostMaterial& m : scene.materials)
       if (m.name == name) return m;
@@ -585,19 +614,71 @@ TEST_F(LoaderTest, MtlKeysBecomeTheRightMaterial) {
   EXPECT_FLOAT_EQ(glass.kd.x, 0.9f);  // kd holds Tf
   EXPECT_FLOAT_EQ(glass.kd.z, 0.7f);
   EXPECT_EQ(byName("glassNoNi").cls, kDielectric);
-  EXPECT_EQ(byName("glassNoNi").ior, 1.5f);
+  EXPECT_EQ(byName("glassNoNi").ior, 1.5f);   // Blender's IOR where the file names none
   EXPECT_EQ(byName("glassNoNi").kd.x, 1.0f);  // no Tf: no tint
-  EXPECT_TRUE(HasWarning(scene, "c.mtl:12: material 'glassNoNi': a dielectric with Ni 1"));
   EXPECT_EQ(byName("mirror").cls, kMirror);
   EXPECT_FLOAT_EQ(byName("mirror").ks.y, 0.9f);
-  EXPECT_EQ(byName("plastic").cls, kGlossy);
-  EXPECT_NEAR(byName("plastic").alpha, std::sqrt(2.0f / 100.0f), 1e-6f);
-  EXPECT_EQ(byName("sharp").alpha, 0.02f);
-  const HostMaterial& hot = byName("hot");  // Kd + Ks = 1.3 in red: both scaled by 1/1.3
-  EXPECT_NEAR(hot.kd.x + hot.ks.x, 1.0f, 1e-6f);
-  EXPECT_NEAR(hot.kd.y, 0.6f / 1.3f, 1e-6f);
-  EXPECT_NEAR(hot.ks.z, 0.1f / 1.3f, 1e-6f);
-  EXPECT_TRUE(HasWarning(scene, "material 'hot': Kd + Ks reaches 1.3"));
+  // A dielectric layer: f0 = 2 mean(Ks) ((Ni - 1) / (Ni + 1))^2 (Ni 1.5 where absent: 0.04), f90 = min(1, 2 mean(Ks)).
+  const HostMaterial& plastic = byName("plastic");
+  EXPECT_EQ(plastic.cls, kGlossy);
+  EXPECT_NEAR(plastic.alpha, std::pow(1.0f - std::sqrt(0.098f), 2.0f), 1e-6f);
+  EXPECT_NEAR(plastic.ks.x, 0.04f, 1e-6f);
+  EXPECT_FLOAT_EQ(plastic.f90, 1.0f);
+  EXPECT_FLOAT_EQ(plastic.kd.x, 0.25f);  // the base keeps Kd: no rescaling
+  EXPECT_EQ(byName("sharp").alpha, kMinGlossyAlpha);
+  const HostMaterial& hot = byName("hot");  // coloured Ks: its mean is the level, as in Blender
+  EXPECT_EQ(hot.cls, kGlossy);
+  EXPECT_NEAR(hot.ks.x, 2.0f * 0.04f * (0.8f / 3.0f), 1e-6f);
+  EXPECT_NEAR(hot.ks.z, hot.ks.x, 1e-7f);
+  EXPECT_NEAR(hot.f90, 1.6f / 3.0f, 1e-6f);
+  EXPECT_FLOAT_EQ(hot.kd.x, 0.8f);
+  EXPECT_FLOAT_EQ(hot.kd.y, 0.6f);
+  EXPECT_FLOAT_EQ(hot.alpha, 1.0f);  // no Ns, no illum: rough (Blender)
+  EXPECT_FALSE(HasWarning(scene, "Kd + Ks"));
+  const HostMaterial& metal = byName("metal");  // black Kd: a conductor with f0 = Ks
+  EXPECT_EQ(metal.cls, kGlossy);
+  EXPECT_EQ(metal.kd, Vec3(0.0f));
+  EXPECT_FLOAT_EQ(metal.ks.y, 0.6f);
+  EXPECT_FLOAT_EQ(metal.alpha, 0.25f);
+  EXPECT_EQ(byName("noNi").cls, kDiffuse);    // Ni 1 reflects nothing
+  const HostMaterial& veil = byName("veil");  // d is opacity, not glass
+  EXPECT_EQ(veil.cls, kDiffuse);
+  EXPECT_FLOAT_EQ(veil.opacity, 0.5f);
+  EXPECT_FLOAT_EQ(veil.kd.x, 0.8f);
+  EXPECT_TRUE(HasWarning(scene, "1 material(s) have d < 1 (dissolve), e.g. 'veil': opacity is not applied yet"));
+  EXPECT_EQ(byName("tinted").cls, kDiffuse);
+  // Blender's default exported material: f0 = 2 * 0.5 * (0.45 / 2.45)^2 = 0.0337, alpha = (1 - sqrt(0.25))^2.
+  const HostMaterial& blender = byName("blender");
+  EXPECT_EQ(blender.cls, kGlossy);
+  EXPECT_NEAR(blender.ks.x, (0.45f / 2.45f) * (0.45f / 2.45f), 1e-6f);
+  EXPECT_FLOAT_EQ(blender.f90, 1.0f);
+  EXPECT_FLOAT_EQ(blender.alpha, 0.25f);
+  EXPECT_FLOAT_EQ(blender.opacity, 1.0f);
+}
+
+TEST_F(LoaderTest, SpecularAndRoughnessMapsLoadAsData) {
+  // map_Ks and map_Ns are data (no sRGB decoding): 128 reads as 128 / 255.
+  const unsigned char pixel[3] = {128, 64, 255};
+  ASSERT_NE(stbi_write_png((dir_ + "/spec.png").c_str(), 1, 1, 3, pixel, 3), 0);
+  Scene scene = LoadWithMtl(
+      "newmtl t\nKd 0.5 0.5 0.5\nKs 0.5 0.5 0.5\nmap_Kd spec.png\nmap_Ks spec.png\nmap_Ns spec.png\n"
+      "newmtl d\nKd 0.5 0.5 0.5\nmap_Ks spec.png\n",
+      "t");
+  const HostMaterial& m = scene.materials[0];
+  ASSERT_EQ(m.cls, kGlossy);
+  ASSERT_GE(m.specularTexture, 0);
+  ASSERT_GE(m.roughnessTexture, 0);
+  EXPECT_EQ(m.specularTexture, m.roughnessTexture);  // one data texture, loaded once
+  ASSERT_GE(m.texture, 0);
+  EXPECT_NE(m.texture, m.specularTexture);  // the colour reading of the same file is another
+  const auto image = [&](int map) -> const Texture& {
+    return scene.textures[size_t(scene.textureMaps[size_t(map)].texture)];
+  };
+  EXPECT_EQ(scene.textures.size(), 2u) << "spec.png as colour and as data";
+  EXPECT_FLOAT_EQ(image(m.specularTexture).texels[0].x, 128.0f / 255.0f);
+  EXPECT_NEAR(image(m.texture).texels[0].x, SrgbToLinearReference(128.0f / 255.0f), 1e-6f);
+  EXPECT_NEAR(m.specularScale, 2.0f * 0.04f, 1e-7f);
+  EXPECT_EQ(scene.materials[1].cls, kDiffuse);  // map_Ks without Ks: no layer (Blender: level from Ks)
 }
 
 TEST_F(LoaderTest, OutOfRangeKdIsClampedWithWarning) {

@@ -3,6 +3,8 @@
 // A material is a class tag plus plain data; dispatch happens by queue, one shade kernel per class.
 // Directions are local: the shading normal is +z. wo points away from the surface towards the viewer.
 #pragma once
+#include "tracer/core/ggx_albedo_table.h"
+#include "tracer/core/microfacet.h"
 #include "tracer/core/sampling.h"
 
 namespace tracer {
@@ -15,22 +17,32 @@ enum MaterialClass : int32_t {
   kNumMaterialClasses = 4,
 };
 
-// 64 bytes, four 16-byte loads.
-//   kd = (diffuse albedo, or transmission tint for dielectrics; texture index as int bits, -1 = none)
-//   ks = (specular colour, GGX alpha)
-//   ke = (emitted radiance, index of refraction)
-//   info = (class, emissive flag, 0, 0)
+// 80 bytes, five 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns. The loader
+// (host/scene_loader.h, README "Materials") maps MTL onto these fields:
+//   kd   = (base colour: the diffuse albedo, or the transmission tint Tf for dielectrics;
+//           map_Kd texture index as int bits, -1 = none)
+//   ks   = (glossy: specular reflectance at normal incidence f0; mirror: its reflectance; GGX alpha)
+//   ke   = (emitted radiance; dielectric: index of refraction, glossy: specular reflectance at grazing f90)
+//   info = (class, emissive flag, opacity as float bits (MTL d; stored, not yet applied), kMaterialHasMaps flag)
+//   maps = (map_Ks texture, map_Ns texture (-1 = none), specular scale as float bits, 0): the scale is 2 f0(Ni)
+//          for a dielectric layer, whose f0 and f90 a map_Ks texel's mean sets as Ks's mean does, or 0 for a
+//          conductor, whose f0 is Ks times the texel; a map_Ns texel's first channel is the roughness sqrt(alpha).
 struct alignas(16) Material {
   Float4 kd, ks, ke;
-  Int4 info;
+  Int4 info, maps;
 };
-static_assert(sizeof(Material) == 64, "material: four 16-byte loads");
+static_assert(sizeof(Material) == 80 && alignof(Material) == 16, "material: five 16-byte loads");
+constexpr int32_t kMaterialHasMaps = 1;  // info.w bit: load maps
+// The smallest GGX alpha of the glossy class: below it the lobe is too sharp for light sampling to be of use
+// (the loader makes smoother conductors mirrors).
+constexpr float kMinGlossyAlpha = 0.02f;
 
 // The register form the BSDF code uses.
 struct SurfaceBsdf {
   int32_t cls;
-  Vec3 kd, ks;
+  Vec3 kd, ks;  // glossy: kd the base colour, ks the specular layer's f0
   float alpha, ior;
+  float f90 = 1.0f;  // glossy: the specular layer's reflectance at grazing
 };
 
 struct BsdfSample {
@@ -41,43 +53,111 @@ struct BsdfSample {
   bool valid;
 };
 
-TRACER_HD float CosTheta(Vec3 w) { return w.z; }
-TRACER_HD float AbsCosTheta(Vec3 w) { return fabsf(w.z); }
-TRACER_HD bool SameHemisphere(Vec3 a, Vec3 b) { return a.z * b.z > 0.0f; }
+// ---- GGX albedo tables (core/ggx_albedo_table.h; host/ggx_albedo.h says what they hold) -----------------
+namespace detail {
+// One copy for host code and one in device memory, from the same generated numbers.
+inline constexpr float kGgxAlbedoHost[] = {TRACER_GGX_ALBEDO_TABLE_DATA};
+#if defined(__CUDACC__)
+static __device__ const float kGgxAlbedoDevice[] = {TRACER_GGX_ALBEDO_TABLE_DATA};
+#endif
+}  // namespace detail
+constexpr int kGgxAlbedoAvgOffset = kGgxAlbedoRes * kGgxAlbedoRes * 2;
+static_assert(sizeof(detail::kGgxAlbedoHost) == sizeof(float) * (kGgxAlbedoAvgOffset + kGgxAlbedoRes * 2),
+              "ggx_albedo_table.h: (E, E5) per (roughness, mu), then (Eavg, E5avg) per roughness");
 
-// ---- GGX (Trowbridge and Reitz 1975; Walter et al. 2007) -------------------------------------------
-TRACER_HD float GgxD(Vec3 h, float alpha) {
-  float c2 = h.z * h.z;
-  float a2 = alpha * alpha;
-  float d = c2 * (a2 - 1.0f) + 1.0f;
-  return a2 / (kPi * d * d);
-}
-TRACER_HD float GgxG1(Vec3 w, float alpha) {
-  float c2 = w.z * w.z;
-  if (c2 <= 0.0f) return 0.0f;
-  float t2 = (1.0f - c2) / c2;
-  return 2.0f / (1.0f + sqrtf(1.0f + alpha * alpha * t2));
-}
-// Schlick's Fresnel with the specular colour as reflectance at normal incidence.
-TRACER_HD Vec3 SchlickFresnel(Vec3 f0, float cosTheta) {
-  float m = 1.0f - Clamp(cosTheta, 0.0f, 1.0f);
-  float m5 = (m * m) * (m * m) * m;
-  return f0 + (Vec3(1.0f) - f0) * m5;
-}
-// Exact Fresnel reflectance of a dielectric interface for unpolarised light; eta = n_t / n_i.
-TRACER_HD float FresnelDielectric(float cosI, float eta) {
-  float sin2T = (1.0f - cosI * cosI) / (eta * eta);
-  if (sin2T >= 1.0f) return 1.0f;  // total internal reflection
-  float cosT = SafeSqrt(1.0f - sin2T);
-  float rs = (cosI - eta * cosT) / (cosI + eta * cosT);
-  float rp = (eta * cosI - cosT) / (eta * cosI + cosT);
-  return 0.5f * (rs * rs + rp * rp);
+TRACER_HD float GgxAlbedoEntry(int i) {
+#if TRACER_ON_DEVICE
+  return __ldg(&detail::kGgxAlbedoDevice[i]);
+#else
+  return detail::kGgxAlbedoHost[i];
+#endif
 }
 
-// Probability of picking the specular lobe of the glossy mixture.
-TRACER_HD float GlossySpecularWeight(const SurfaceBsdf& b) {
-  float ls = Luminance(b.ks), ld = Luminance(b.kd);
-  return ls + ld > 0.0f ? ls / (ls + ld) : 1.0f;
+// (E, E5) of GGX at one direction: albedo with Fresnel 1, and its part weighted by Schlick's (1 - wo.h)^5.
+struct GgxAlbedo {
+  float e, e5;
+};
+
+// Where roughness r = sqrt(alpha) falls in the table: row and fraction (shared by the 2D and 1D lookups).
+struct GgxAlbedoRow {
+  int i;
+  float t;
+};
+TRACER_HD GgxAlbedoRow GgxAlbedoRowOf(float alpha) {
+  float y = SafeSqrt(alpha) * static_cast<float>(kGgxAlbedoRes - 1);
+  int i = static_cast<int>(y);
+  i = i < 0 ? 0 : (i > kGgxAlbedoRes - 2 ? kGgxAlbedoRes - 2 : i);
+  return {i, Clamp(y - static_cast<float>(i), 0.0f, 1.0f)};
+}
+// Bilinear in (roughness, sqrt(cos theta)), the table's axes.
+TRACER_HD GgxAlbedo LookupGgxAlbedo(GgxAlbedoRow row, float mu) {
+  float x = SafeSqrt(Fminf(mu, 1.0f)) * static_cast<float>(kGgxAlbedoRes - 1);
+  int j = static_cast<int>(x);
+  j = j > kGgxAlbedoRes - 2 ? kGgxAlbedoRes - 2 : j;
+  float s = x - static_cast<float>(j);
+  int k = (row.i * kGgxAlbedoRes + j) * 2;
+  float e0 = GgxAlbedoEntry(k) + s * (GgxAlbedoEntry(k + 2) - GgxAlbedoEntry(k));
+  float f0 = GgxAlbedoEntry(k + 1) + s * (GgxAlbedoEntry(k + 3) - GgxAlbedoEntry(k + 1));
+  k += kGgxAlbedoRes * 2;
+  float e1 = GgxAlbedoEntry(k) + s * (GgxAlbedoEntry(k + 2) - GgxAlbedoEntry(k));
+  float f1 = GgxAlbedoEntry(k + 1) + s * (GgxAlbedoEntry(k + 3) - GgxAlbedoEntry(k + 1));
+  return {e0 + row.t * (e1 - e0), f0 + row.t * (f1 - f0)};
+}
+// The cosine-weighted averages (Eavg, E5avg), linear in roughness.
+TRACER_HD GgxAlbedo LookupGgxAlbedoAvg(GgxAlbedoRow row) {
+  int k = kGgxAlbedoAvgOffset + row.i * 2;
+  float e = GgxAlbedoEntry(k) + row.t * (GgxAlbedoEntry(k + 2) - GgxAlbedoEntry(k));
+  float e5 = GgxAlbedoEntry(k + 1) + row.t * (GgxAlbedoEntry(k + 3) - GgxAlbedoEntry(k + 1));
+  return {e, e5};
+}
+
+// ---- the glossy class: a GGX specular layer over a Lambertian base ------------------------------------------
+// f = f_ss + f_ms + f_base, with F = f0 + (f90 - f0)(1 - wo.h)^5 (Schlick) and, writing E, E5 for the table's
+// albedos at a direction and Eavg, E5avg for their averages (Kulla and Conty 2017, "Revisiting Physically Based
+// Shading at Imageworks", sections on multiple scattering and on layering):
+//   f_ss   = F D G1(wo) G1(wi) / (4 cos_o cos_i)                   single scattering;
+//   f_ms   = Fms (1 - E(wo)) (1 - E(wi)) / (pi (1 - Eavg))       the energy single scattering loses with
+//            Fms = Favg^2 Eavg / (1 - Favg (1 - Eavg)), Favg = f0 + (f90 - f0) / 21   (Fresnel-weighted);
+//   Es(w)  = f0 (E - E5) + f90 E5 + Fms (1 - E)                     the specular layer's albedo at w;
+//   f_base = kd / pi (1 - Es(wo)) (1 - Es(wi)) / (1 - EsAvg)        the base gets what the layer does not reflect.
+// So int f cos dwi = Es(wo) + kd (1 - Es(wo)) <= 1 for kd, f0, f90 <= 1, and = 1 for white kd or white f0
+// (up to the tables' interpolation error); the form is reciprocal in (wo, wi).
+struct GlossyLayer {
+  GgxAlbedoRow row;
+  Vec3 fms;  // Fms, per channel
+  float oneMinusEavg;
+  Vec3 esAvg;  // EsAvg
+};
+TRACER_HD GlossyLayer GlossyLayerOf(const SurfaceBsdf& b) {
+  GlossyLayer l;
+  l.row = GgxAlbedoRowOf(b.alpha);
+  GgxAlbedo avg = LookupGgxAlbedoAvg(l.row);
+  Vec3 fAvg = b.ks + (Vec3(b.f90) - b.ks) * (1.0f / 21.0f);
+  l.oneMinusEavg = Fmaxf(1.0f - avg.e, 1e-6f);
+  Vec3 denom = Vec3(1.0f) - fAvg * l.oneMinusEavg;
+  l.fms = fAvg * fAvg * avg.e / Max(denom, Vec3(1e-6f));
+  l.esAvg = b.ks * (avg.e - avg.e5) + Vec3(b.f90 * avg.e5) + l.fms * (1.0f - avg.e);
+  return l;
+}
+// What the layer does at one direction: its single-scattering albedo Ess and total albedo Es, and 1 - E.
+struct GlossyAt {
+  Vec3 ess, es;
+  float oneMinusE;
+};
+TRACER_HD GlossyAt GlossyAtDir(const SurfaceBsdf& b, const GlossyLayer& l, float mu) {
+  GgxAlbedo a = LookupGgxAlbedo(l.row, mu);
+  GlossyAt g;
+  g.ess = b.ks * (a.e - a.e5) + Vec3(b.f90 * a.e5);
+  g.oneMinusE = Fmaxf(1.0f - a.e, 0.0f);
+  g.es = g.ess + l.fms * g.oneMinusE;
+  return g;
+}
+// Probability of sampling the single-scattering lobe (by D(h) cos); the rest (multiple scattering and the
+// base, both close to cosine-shaped) is sampled by the cosine. In proportion to their albedos at wo.
+TRACER_HD float GlossySpecularWeight(const SurfaceBsdf& b, const GlossyLayer& l, const GlossyAt& o) {
+  float ls = Luminance(o.ess);
+  float lc = Luminance(l.fms * o.oneMinusE + b.kd * (Vec3(1.0f) - o.es));
+  return ls + lc > 0.0f ? ls / (ls + lc) : 1.0f;
 }
 
 // ---- evaluation (non-delta classes; delta classes return zero) -------------------------------------
@@ -87,9 +167,13 @@ TRACER_HD Vec3 BsdfEval(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
   if (b.cls == kGlossy) {
     Vec3 h = Normalize(wo + wi);
     float dotOH = Dot(wo, h);
-    Vec3 spec = SchlickFresnel(b.ks, dotOH) *
+    Vec3 spec = SchlickFresnel(b.ks, b.f90, dotOH) *
                 (GgxD(h, b.alpha) * GgxG1(wo, b.alpha) * GgxG1(wi, b.alpha) / (4.0f * wo.z * wi.z));
-    return b.kd * kInvPi + spec;
+    GlossyLayer l = GlossyLayerOf(b);
+    GlossyAt o = GlossyAtDir(b, l, wo.z), i = GlossyAtDir(b, l, wi.z);
+    Vec3 ms = l.fms * (o.oneMinusE * i.oneMinusE * kInvPi / l.oneMinusEavg);
+    Vec3 base = b.kd * (Vec3(1.0f) - o.es) * (Vec3(1.0f) - i.es) * kInvPi / Max(Vec3(1.0f) - l.esAvg, Vec3(1e-6f));
+    return spec + ms + base;
   }
   return Vec3(0.0f);
 }
@@ -98,7 +182,8 @@ TRACER_HD float BsdfPdf(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
   if (!SameHemisphere(wo, wi) || wo.z <= 0.0f) return 0.0f;
   if (b.cls == kDiffuse) return CosineHemispherePdf(wi.z);
   if (b.cls == kGlossy) {
-    float ps = GlossySpecularWeight(b);
+    GlossyLayer l = GlossyLayerOf(b);
+    float ps = GlossySpecularWeight(b, l, GlossyAtDir(b, l, wo.z));
     Vec3 h = Normalize(wo + wi);
     float pdfSpec = GgxD(h, b.alpha) * h.z / (4.0f * Dot(wo, h));
     return ps * pdfSpec + (1.0f - ps) * CosineHemispherePdf(wi.z);
@@ -127,14 +212,11 @@ TRACER_HD BsdfSample BsdfSampleDir(const SurfaceBsdf& b, Vec3 wo, float uLobe, f
   }
   if (b.cls == kGlossy) {
     if (wo.z <= 0.0f) return s;
-    float ps = GlossySpecularWeight(b);
+    GlossyLayer l = GlossyLayerOf(b);
+    float ps = GlossySpecularWeight(b, l, GlossyAtDir(b, l, wo.z));
     if (uLobe < ps) {
       // Sample a microfacet normal from D(h) cos(theta_h) and reflect.
-      float a2 = b.alpha * b.alpha;
-      float cos2 = (1.0f - u1) / (u1 * (a2 - 1.0f) + 1.0f);
-      float cosT = sqrtf(Clamp(cos2, 0.0f, 1.0f)), sinT = SafeSqrt(1.0f - cos2);
-      float phi = 2.0f * kPi * u2;
-      Vec3 h(sinT * cosf(phi), sinT * sinf(phi), cosT);
+      Vec3 h = SampleGgxNormal(b.alpha, u1, u2);
       s.wi = h * (2.0f * Dot(wo, h)) - wo;
     } else {
       s.wi = SampleCosineHemisphere(u1, u2);

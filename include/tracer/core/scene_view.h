@@ -224,6 +224,27 @@ TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, const Surface& sf, Vec3& emiss
   b.ks = Vec3(ks.x, ks.y, ks.z);
   b.alpha = ks.w;
   b.ior = ke.w;
+  b.f90 = ke.w;
+  if (info.w & kMaterialHasMaps) {
+    // map_Ks: a dielectric layer's level (Blender's "Specular IOR Level", 0.5 = f0 of Ni) is the texel's mean;
+    // a conductor's f0 is Ks times the texel. map_Ns: the texel is the roughness (Blender's reading).
+    Int4 maps = Load4<kLdg>(&m->maps);
+    if (maps.x >= 0) {
+      Vec3 t = SampleTexture(s, maps.x, sf.u, sf.v);
+      float scale = FloatFromBits(static_cast<uint32_t>(maps.z));
+      if (scale > 0.0f) {
+        float level = (t.x + t.y + t.z) * (1.0f / 3.0f);
+        b.ks = Vec3(Fminf(scale * level, 1.0f));
+        b.f90 = Fminf(2.0f * level, 1.0f);
+      } else {
+        b.ks = b.ks * t;
+      }
+    }
+    if (maps.y >= 0) {
+      float r = SampleTexture(s, maps.y, sf.u, sf.v).x;
+      b.alpha = Fmaxf(r * r, kMinGlossyAlpha);
+    }
+  }
   emission = Vec3(ke.x, ke.y, ke.z);
   return b;
 }

@@ -19,7 +19,7 @@ class SceneError : public std::runtime_error {
 struct Texture {
   std::string path;
   int width = 0, height = 0;
-  std::vector<Float4> texels;  // linear RGB, row 0 at the top
+  std::vector<Float4> texels;  // linear RGB (data maps such as map_Ns: the file's values / 255), row 0 at the top
 };
 
 // The options of an MTL texture statement ("map_Kd -s 2 2 -clamp on wall.png"), as the MTL format (Wavefront,
@@ -40,15 +40,21 @@ struct TextureMap {
   TextureOptions options;
 };
 
+// One MTL material as the BSDFs read it (core/material.h's Material says how each field is used per class).
 struct HostMaterial {
   std::string name;
   MaterialClass cls = kDiffuse;
-  Vec3 kd{0.5f, 0.5f, 0.5f};  // for dielectrics: the transmission tint (Tf)
-  Vec3 ks{0.0f, 0.0f, 0.0f};
+  Vec3 kd{0.5f, 0.5f, 0.5f};  // base colour; for dielectrics: the transmission tint (Tf)
+  Vec3 ks{0.0f, 0.0f, 0.0f};  // glossy: the specular layer's f0; mirror: its reflectance
   Vec3 ke{0.0f, 0.0f, 0.0f};
-  float alpha = 1.0f;  // GGX roughness
-  float ior = 1.5f;
-  int texture = -1;  // map_Kd: index into Scene::textureMaps
+  float alpha = 1.0f;          // GGX alpha (Blender's roughness squared)
+  float ior = 1.5f;            // dielectrics
+  float f90 = 1.0f;            // glossy: the specular layer's reflectance at grazing
+  float opacity = 1.0f;        // MTL d: stored for the any-hit opacity test, not yet applied
+  int texture = -1;            // map_Kd: index into Scene::textureMaps
+  int specularTexture = -1;    // map_Ks (glossy only): index into Scene::textureMaps
+  int roughnessTexture = -1;   // map_Ns (glossy only): index into Scene::textureMaps
+  float specularScale = 0.0f;  // with map_Ks: 2 f0(Ni) for a dielectric layer, 0 for a conductor
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 
@@ -107,7 +113,14 @@ Scene LoadScene(const std::string& path, const LoadOptions& options = {});
 // Reads the camera file format (see scenes/README.md). Throws SceneError naming the file and line.
 CameraSpec LoadCameraFile(const std::string& path);
 
-// Maps one MTL material to a class the way renderers do (see the loader for the rules).
-MaterialClass ClassifyMaterial(int illum, Vec3 kd, Vec3 ks, Vec3 ke, float ni, float dissolve, Vec3 tf);
+// The MTL -> material mapping (README, "Materials"), following Blender's OBJ importer where it reads the file:
+// Ks > 0 is a dielectric specular layer over Kd (glossy); a conductor (IsConductor) is glossy with f0 = Ks and
+// no base, or a mirror when its GGX alpha is below kMinGlossyAlpha; illum 4/6/7/9 with Tf not black is glass.
+// tf is white where the file writes no Tf; alpha comes from MtlAlpha.
+MaterialClass ClassifyMaterial(int illum, Vec3 kd, Vec3 ks, float alpha, Vec3 tf);
+// Metal-like: a reflection illum (3, 5, 7, 8) with Ks >= 0.5, or a black Kd under a non-black Ks.
+bool IsConductor(int illum, Vec3 kd, Vec3 ks);
+// GGX alpha from Ns as Blender reads it: (1 - sqrt(Ns / 1000))^2; without Ns, 0 for illum 2-8, else 1.
+float MtlAlpha(int illum, bool hasNs, float ns);
 
 }  // namespace tracer
