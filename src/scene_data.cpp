@@ -100,9 +100,11 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
     g.ks = F4(m.ks, m.alpha);
     g.ke = F4(m.ke, m.cls == kGlossy ? m.f90 : m.ior);
     const bool maps = m.cls == kGlossy && (m.specularTexture >= 0 || m.roughnessTexture >= 0);
+    const bool cutout = m.opacity < 1.0f || m.opacityTexture >= 0;
     g.info = Int4{static_cast<int32_t>(m.cls), m.IsEmissive() ? 1 : 0, static_cast<int32_t>(BitsFromFloat(m.opacity)),
-                  maps ? kMaterialHasMaps : 0};
-    g.maps = Int4{m.specularTexture, m.roughnessTexture, static_cast<int32_t>(BitsFromFloat(m.specularScale)), 0};
+                  (maps ? kMaterialHasMaps : 0) | (cutout ? kMaterialCutout : 0)};
+    g.maps = Int4{m.specularTexture, m.roughnessTexture, static_cast<int32_t>(BitsFromFloat(m.specularScale)),
+                  m.opacityTexture};
     d.materials.push_back(g);
   }
   // Each image's texels once; a TextureInfo per map (image and options) points at them.
@@ -181,6 +183,10 @@ SceneView SceneData::View() const {
   v.environment = environment;
   v.env.p = env.params;
   v.tiles = TileGuideView{};
+  v.cutouts = std::any_of(materials.begin(), materials.end(),
+                          [](const Material& m) { return (m.info.w & kMaterialCutout) != 0; })
+                  ? 1
+                  : 0;
 #define TRACER_POINT_VIEW(T, name, dataMember, viewMember, what) v.viewMember = DataOrNull(dataMember);
   TRACER_SCENE_ARRAYS(TRACER_POINT_VIEW)
 #undef TRACER_POINT_VIEW

@@ -709,9 +709,10 @@ class GuardedMaterialReader : public tinyobj::MaterialReader {
 
 float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
-// How a texture's 8-bit values are read: colour (sRGB-decoded to linear RGB: map_Kd) or data (value / 255: the
-// scalar maps map_Ks and map_Ns, which Blender reads as non-colour data).
-enum class TexelEncoding { kSrgb, kData };
+// How a texture's 8-bit values are read: colour (sRGB-decoded to linear RGB: map_Kd), data (value / 255: the
+// scalar maps map_Ks and map_Ns, which Blender reads as non-colour data), or opacity (map_d: the image's alpha
+// channel if it has one, else its first channel, / 255, in all four components).
+enum class TexelEncoding { kSrgb, kData, kOpacity };
 
 // Decodes an image file as linear values (alpha in w). Returns an empty string, or why it cannot be used.
 std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, Texture* texture) {
@@ -728,14 +729,17 @@ std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, Text
     return "is " + std::to_string(width) + "x" + std::to_string(height) + "; the limit is " +
            std::to_string(kMaxTextureSide) + " per side";
   stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &width, &height, &channels, 4);
+  const bool hasAlpha = channels == 2 || channels == 4;  // grey + alpha, or RGBA, in the file
   if (!pixels) return std::string("cannot be decoded: ") + stbi_failure_reason();
   texture->width = width;
   texture->height = height;
   texture->texels.resize(size_t(width) * size_t(height));
   for (size_t i = 0; i < texture->texels.size(); ++i) {
     const stbi_uc* p = pixels + 4 * i;  // stb's row 0 is the top row, as we store it
+    const float a = float(hasAlpha ? p[3] : p[0]) / 255.0f;
     texture->texels[i] =
-        encoding == TexelEncoding::kSrgb
+        encoding == TexelEncoding::kOpacity ? Float4{a, a, a, a}
+        : encoding == TexelEncoding::kSrgb
             ? Float4{kSrgbTable[p[0]], kSrgbTable[p[1]], kSrgbTable[p[2]], float(p[3]) / 255.0f}
             : Float4{float(p[0]) / 255.0f, float(p[1]) / 255.0f, float(p[2]) / 255.0f, float(p[3]) / 255.0f};
   }
@@ -770,7 +774,8 @@ int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, co
               const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options,
               TexelEncoding encoding) {
   const std::string& name = statement.name;
-  const std::string prefix = encoding == TexelEncoding::kData ? "data:" : "srgb:", nameKey = prefix + name;
+  const char* const kPrefixes[] = {"srgb:", "data:", "opacity:"};
+  const std::string prefix = kPrefixes[static_cast<int>(encoding)], nameKey = prefix + name;
   if (auto known = cache.byName.find(nameKey); known != cache.byName.end()) return known->second;
   if (auto failed = cache.failedName.find(nameKey); failed != cache.failedName.end()) {
     failed->second.more++;
@@ -855,7 +860,7 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
   out.kd = ClampColor(scene, origin, "Kd", ToVec3(m.diffuse), 0.0f, 1.0f);
   out.ks = ClampColor(scene, origin, "Ks", ToVec3(m.specular), 0.0f, 1.0f);
   Vec3 tf = origin.hasTf ? ClampColor(scene, origin, "Tf", ToVec3(m.transmittance), 0.0f, 1.0f) : Vec3(1.0f);
-  // d is opacity (dissolve), not transmission: stored for the any-hit opacity test, which is not applied yet.
+  // d is opacity (dissolve), not transmission: traversal's cut-out test (core/scene_view.h) applies it.
   out.opacity = origin.hasD ? Clamp(m.dissolve, 0.0f, 1.0f) : 1.0f;
   float ni = origin.hasNi ? m.ior : 1.5f;  // Blender's IOR when the file names none
   if (ni <= 0.0f) {
@@ -1038,7 +1043,6 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
                   const ObjScan& scan, const LoadOptions& options) {
   std::set<std::string> defined;
   TextureCache textureCache;
-  std::vector<std::string> translucent;  // names of materials with d < 1
   for (size_t i = 0; i < objMaterials.size(); ++i) {
     const MtlOrigin& origin = reader.Origins().at(i);
     const tinyobj::material_t& om = objMaterials[i];
@@ -1054,15 +1058,14 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
         m.roughnessTexture =
             LoadTexture(scene, textureCache, folders, "map_Ns", *ns, origin, options, TexelEncoding::kData);
     }
-    if (m.opacity < 1.0f) translucent.push_back(m.name);
+    // map_d as opacity, for every class (cut-outs: traversal's CutoutFilter, core/scene_view.h).
+    if (const std::optional<TextureStatement> d = FindTexture(origin, om.alpha_texname, "map_d"))
+      m.opacityTexture =
+          LoadTexture(scene, textureCache, folders, "map_d", *d, origin, options, TexelEncoding::kOpacity);
     scene.materials.push_back(m);
     defined.insert(om.name);
   }
   textureCache.Finish(scene);
-  if (!translucent.empty())
-    Warn(scene, path, 0,
-         std::to_string(translucent.size()) + " material(s) have d < 1 (dissolve), e.g. " + Quote(translucent[0]) +
-             ": opacity is not applied yet, so they render opaque");
   WarnDuplicateMaterials(scene, reader.Origins());
   std::set<std::string> reported;
   for (const auto& [line, name] : scan.usemtl)

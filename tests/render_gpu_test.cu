@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cutout_scenes.h"
 #include "env_test_scenes.h"
 #include "gpu_test_util.h"
 #include "image_compare.h"
@@ -56,12 +57,15 @@ TileCase TileRender(const std::string& file, int w, int h, int spp) {
 // gpuBuilder: the GPU renders the scene with BVHs from the GPU builder (and its triangle order), the CPU with the
 // host-built ones.
 // lens > 0: a thin-lens camera of that radius, as a fraction of the focus distance (the look-at point's).
-void ExpectDataAgreement(const std::string& name, const SceneData& data, const SceneData& gpuData, int spp) {
+void ExpectDataAgreement(const std::string& name, const SceneData& data, const SceneData& gpuData, int spp,
+                         bool binaryBvh = false, int maxDepth = 8) {
   const int w = data.camera.width, h = data.camera.height, seeds = 8;
   RenderOptions opt;
   opt.width = w;
   opt.height = h;
   opt.spp = spp;
+  opt.binaryBvh = binaryBvh;
+  opt.maxDepth = maxDepth;
   auto cpu = test::RenderBlocks(
       [&](unsigned s) {
         RenderOptions o = opt;
@@ -185,6 +189,28 @@ TEST(GpuAgreement, TexturedLayeredMaterialsUnderSunAndSky) {
                                Vec3(0.0f));
   SetEnvironmentMap(d, test::SkyWithSun(64, 32, 40, 8, 2000.0f), 1.0f, 23.0f);
   ExpectDataAgreement("textured layered materials under sun and sky", d, d, 64);
+  test::RemoveTree(dir);
+}
+
+// Cut-outs on both renderers and both BVHs: a floor lit by a small lamp through a card whose map_d opens one
+// quadrant (holed shadows: shadow rays test the cut-out), seen from above through a second card of d 0.5 that the
+// view's extension rays pass half the time.
+TEST(GpuAgreement, CutoutsInShadowAndViewRays) {
+  TRACER_REQUIRE_GPU();
+  const std::string dir = test::MakeTempDir();
+  ASSERT_TRUE(test::WriteQuadrantOpacity(dir + "/mask.png", 8, true));
+  const std::string obj = test::WriteShadowScene(dir, "map_d -clamp on mask.png");
+  test::WriteFile(dir + "/veil.mtl", test::ReadFile(dir + "/shadow.mtl") + "newmtl veil\nKd 0.8 0.2 0.2\nd 0.5\n");
+  test::WriteFile(dir + "/veil.obj", "mtllib veil.mtl\n" +
+                                         test::ReadFile(obj).substr(std::string("mtllib shadow.mtl\n").size()) +
+                                         "usemtl veil\nv -1 3 1\nv 1 3 1\nv 1 3 -1\nv -1 3 -1\nf 13 14 15 16\n");
+  Scene scene = LoadScene(dir + "/veil.obj");
+  ASSERT_EQ(scene.materials.size(), 4u);
+  SceneData d =
+      BuildSceneData(scene, Camera::LookAt(Vec3(0, 6, 0.001f), Vec3(0.0f), Vec3(0, 1, 0), 70.0f, 64, 64), Vec3(0.0f));
+  ASSERT_EQ(d.View().cutouts, 1);
+  for (bool binary : {false, true})
+    ExpectDataAgreement(std::string("cut-outs, ") + (binary ? "binary" : "wide") + " BVH", d, d, 64, binary, 4);
   test::RemoveTree(dir);
 }
 

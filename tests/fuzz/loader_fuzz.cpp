@@ -108,7 +108,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(Finite(m.kd) && Finite(m.ks) && Finite(m.ke), "non-finite material colour");
     Check(m.ke.x >= 0 && m.ke.y >= 0 && m.ke.z >= 0, "negative emission");
     Check(std::isfinite(m.alpha) && std::isfinite(m.ior) && m.ior > 0.0f, "bad roughness or index of refraction");
-    Check(m.texture >= -1 && m.texture < int(scene.textureMaps.size()), "texture index out of range");
+    for (int t : {m.texture, m.specularTexture, m.roughnessTexture, m.opacityTexture})
+      Check(t >= -1 && t < int(scene.textureMaps.size()), "texture index out of range");
+    Check(m.opacity >= 0.0f && m.opacity <= 1.0f, "opacity outside [0, 1]");
   }
   for (const tracer::TextureMap& map : scene.textureMaps) {
     Check(map.texture >= 0 && size_t(map.texture) < scene.textures.size(), "texture map names no image");

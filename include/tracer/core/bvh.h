@@ -137,8 +137,14 @@ TRACER_HD void LoadTriangle(const Float4* tris, int i, Vec3& v0, Vec3& v1, Vec3&
 
 // Stack traversal of the two-box nodes. kAnyHit stops at the first hit (shadow rays); kLdg reads nodes
 // and triangles through the read-only data cache on the GPU.
-template <bool kAnyHit, bool kLdg>
-TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray) {
+// Traversal's hit filter by default: every triangle hit counts. A filter (core/scene_view.h's CutoutFilter) is
+// asked at each hit that would be the nearest so far, filter(triangle, b1, b2), and false lets the ray pass on.
+struct AcceptAllHits {
+  TRACER_HD bool operator()(int32_t, float, float) const { return true; }
+};
+
+template <bool kAnyHit, bool kLdg, class Filter = AcceptAllHits>
+TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray, const Filter& accept = Filter{}) {
   HitRecord hit{ray.tmax, 0.0f, 0.0f, -1};
   const RayTriPre pre = PrepareRay(ray.d);
   const Vec3 inv = SafeInverse(ray.d);
@@ -166,7 +172,8 @@ TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray) {
           Vec3 v0, v1, v2;
           LoadTriangle<kLdg>(bvh.tris, k, v0, v1, v2);
           float t, b1, b2;
-          if (IntersectTriangle(pre, ray.o, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit)) {
+          if (IntersectTriangle(pre, ray.o, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit) &&
+              accept(k, b1, b2)) {
             hit = HitRecord{t, b1, b2, k};
             if (kAnyHit) return hit;
           }

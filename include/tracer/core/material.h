@@ -23,8 +23,9 @@ enum MaterialClass : int32_t {
 //           map_Kd texture index as int bits, -1 = none)
 //   ks   = (glossy: specular reflectance at normal incidence f0; mirror: its reflectance; GGX alpha)
 //   ke   = (emitted radiance; dielectric: index of refraction, glossy: specular reflectance at grazing f90)
-//   info = (class, emissive flag, opacity as float bits (MTL d; stored, not yet applied), kMaterialHasMaps flag)
-//   maps = (map_Ks texture, map_Ns texture (-1 = none), specular scale as float bits, 0): the scale is 2 f0(Ni)
+//   info = (class, emissive flag, opacity as float bits (MTL d), flags: kMaterialHasMaps, kMaterialCutout)
+//   maps = (map_Ks texture, map_Ns texture (-1 = none), specular scale as float bits, map_d texture or -1): the
+//          map_d texture is read by traversal's cut-out test (scene_view.h, CutoutFilter); the scale is 2 f0(Ni)
 //          for a dielectric layer, whose f0 and f90 a map_Ks texel's mean sets as Ks's mean does, or 0 for a
 //          conductor, whose f0 is Ks times the texel; a map_Ns texel's first channel is the roughness sqrt(alpha).
 struct alignas(16) Material {
@@ -33,6 +34,7 @@ struct alignas(16) Material {
 };
 static_assert(sizeof(Material) == 80 && alignof(Material) == 16, "material: five 16-byte loads");
 constexpr int32_t kMaterialHasMaps = 1;  // info.w bit: load maps
+constexpr int32_t kMaterialCutout = 2;   // info.w bit: opacity d < 1 or a map_d texture: traversal tests it
 // The smallest GGX alpha of the glossy class: below it the lobe is too sharp for light sampling to be of use
 // (the loader makes smoother conductors mirrors).
 constexpr float kMinGlossyAlpha = 0.02f;

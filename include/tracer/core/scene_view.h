@@ -58,20 +58,131 @@ struct SceneView {
   Vec3 environment;  // constant radiance of rays that leave the scene, when there is no map (env.p.width == 0)
   EnvMapView env;    // the environment map (--env-map) and the environment's share of light selection
   TileGuideView tiles;
+  int32_t cutouts;  // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
+};
+
+// One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.
+TRACER_HD Vec3 FetchTexel(const Float4* texels, const TextureInfo& ti, int x, int y) {
+  if (ti.clamp) {
+    x = x < 0 ? 0 : (x >= ti.width ? ti.width - 1 : x);
+    y = y < 0 ? 0 : (y >= ti.height ? ti.height - 1 : y);
+  } else {
+    x = x < 0 ? x + ti.width : (x >= ti.width ? x - ti.width : x);  // x is in [-1, width]: one step folds it
+    y = y < 0 ? y + ti.height : (y >= ti.height ? y - ti.height : y);
+  }
+  Float4 t = texels[ti.offset + y * ti.width + x];
+  return Vec3(t.x, t.y, t.z);
+}
+
+// Bilinear lookup at (u, v) after the texture's -s/-o/-clamp and -mm. OBJ's convention: (0, 0) is the image's
+// bottom-left corner and (1, 1) its top-right, so v = 0 is the bottom row (row height - 1 as stored). Texel (x, y)
+// has its centre at u = (x + 0.5) / width, v = 1 - (y + 0.5) / height; between centres the four nearest texels are
+// weighted by distance, and past the outer centres the image repeats (or, under -clamp, its edge texels extend).
+TRACER_HD Vec3 SampleTextureIn(const TextureInfo* textures, const Float4* texels, int tex, float u, float v) {
+  const TextureInfo ti = textures[tex];
+  u = ti.scaleU * u + ti.offsetU;
+  v = ti.scaleV * v + ti.offsetV;
+  if (ti.clamp) {
+    u = Clamp(u, 0.0f, 1.0f);
+    v = Clamp(v, 0.0f, 1.0f);
+  } else {
+    u -= floorf(u);
+    v -= floorf(v);
+  }
+  if (!(u >= 0.0f && u <= 1.0f)) u = 0.0f;  // NaN or inf from a broken vt: any texel, not a wild read
+  if (!(v >= 0.0f && v <= 1.0f)) v = 0.0f;
+  const float x = u * static_cast<float>(ti.width) - 0.5f, y = (1.0f - v) * static_cast<float>(ti.height) - 0.5f;
+  const float fx = floorf(x), fy = floorf(y);  // in [-1, width - 1] and [-1, height - 1]
+  const float wx = x - fx, wy = y - fy;
+  const int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
+  const Vec3 top = FetchTexel(texels, ti, x0, y0) * (1.0f - wx) + FetchTexel(texels, ti, x0 + 1, y0) * wx;
+  const Vec3 bottom = FetchTexel(texels, ti, x0, y0 + 1) * (1.0f - wx) + FetchTexel(texels, ti, x0 + 1, y0 + 1) * wx;
+  const Vec3 t = top * (1.0f - wy) + bottom * wy;
+  return Vec3(ti.base) + t * ti.gain;
+}
+
+// ---- cut-outs (MTL d and map_d) -----------------------------------------------------------------------------
+// A triangle whose material has kMaterialCutout stops a ray with probability alpha = d times map_d's texel at the
+// hit (filtered like any texture); elsewhere a ray passes through as if the triangle were not there. The choice is
+// a hash of the ray and the triangle, so one ray decides the same at every test of one triangle, and it is
+// unbiased over rays for fractional alpha (for alpha 0 or 1, as cut-out textures mostly are, it is exact).
+// Traversal asks at each candidate hit, for extension and shadow rays alike (so leaves cast holed shadows); a
+// scene with no cut-out material (SceneView::cutouts 0) traverses without the filter and pays nothing.
+
+// A 32-bit integer hash (the finaliser of Murmur3, Appleby 2008), and a uniform number in [0, 1) from it.
+TRACER_HD uint32_t MixBits(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+// One number per ray, from its origin and direction.
+TRACER_HD uint32_t CutoutRaySeed(const Ray& r) {
+  uint32_t h = 0x9e3779b9u;
+  const float f[6] = {r.o.x, r.o.y, r.o.z, r.d.x, r.d.y, r.d.z};
+  for (float x : f) h = MixBits(h ^ BitsFromFloat(x));
+  return h;
+}
+
+// What the cut-out test reads, by value (a kernel's SceneView stays in parameter space).
+struct CutoutFilterBase {
+  const TriShading* shading;
+  const Material* materials;
+  const TextureInfo* textures;
+  const Float4* texels;
+  uint32_t seed;  // CutoutRaySeed of the ray
+};
+template <bool kLdg>
+struct CutoutFilter : CutoutFilterBase {
+  // Whether the ray stops at triangle `tri` (BVH order) hit at barycentrics (b1, b2).
+  TRACER_HD bool operator()(int32_t tri, float b1, float b2) const {
+    const TriShading* sh = &shading[tri];
+    const Float4 n0 = Load4<kLdg>(&sh->n0);
+    const Material* m = &materials[static_cast<int32_t>(BitsFromFloat(n0.w))];
+    const Int4 info = Load4<kLdg>(&m->info);
+    if (!(info.w & kMaterialCutout)) return true;
+    float alpha = FloatFromBits(static_cast<uint32_t>(info.z));
+    const int32_t map = Load4<kLdg>(&m->maps).w;
+    if (map >= 0) {
+      const Float4 n1 = Load4<kLdg>(&sh->n1), n2 = Load4<kLdg>(&sh->n2), uv = Load4<kLdg>(&sh->uv);
+      const float b0 = 1.0f - b1 - b2;
+      alpha *=
+          SampleTextureIn(textures, texels, map, n1.w * b0 + uv.x * b1 + uv.z * b2, n2.w * b0 + uv.y * b1 + uv.w * b2)
+              .x;
+    }
+    if (alpha >= 1.0f) return true;
+    if (!(alpha > 0.0f)) return false;
+    return static_cast<float>(MixBits(seed ^ MixBits(static_cast<uint32_t>(tri))) >> 8) * (1.0f / 16777216.0f) < alpha;
+  }
 };
 
 // Which BVH per-ray code traverses, chosen at compile time (a template argument of the intersect and shadow
 // stages): the compressed 8-wide BVH (the default) or the binary one (--bvh binary, its naive twin). Both
 // report triangles in the binary BVH's order, which every per-triangle array uses.
+// Scenes with cut-outs traverse with the cut-out test (CutoutFilter), others without it.
+template <bool kLdg>
+TRACER_HD CutoutFilter<kLdg> MakeCutoutFilter(const SceneView& s, const Ray& r) {
+  CutoutFilter<kLdg> f;
+  f.shading = s.shading;
+  f.materials = s.materials;
+  f.textures = s.textures;
+  f.texels = s.texels;
+  f.seed = CutoutRaySeed(r);
+  return f;
+}
 struct WideBvhTraversal {
   template <bool kAnyHit, bool kLdg>
   TRACER_HD static HitRecord Trace(const SceneView& s, const Ray& r) {
+    if (s.cutouts) return TraverseWide<kAnyHit, kLdg>(s.wide, r, MakeCutoutFilter<kLdg>(s, r));
     return TraverseWide<kAnyHit, kLdg>(s.wide, r);
   }
 };
 struct BinaryBvhTraversal {
   template <bool kAnyHit, bool kLdg>
   TRACER_HD static HitRecord Trace(const SceneView& s, const Ray& r) {
+    if (s.cutouts) return TraverseBvh<kAnyHit, kLdg>(s.bvh, r, MakeCutoutFilter<kLdg>(s, r));
     return TraverseBvh<kAnyHit, kLdg>(s.bvh, r);
   }
 };
@@ -171,44 +282,9 @@ TRACER_HD Surface GetSurface(const SceneView& s, const HitRecord& hit) {
   return sf;
 }
 
-// One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.
-TRACER_HD Vec3 FetchTexel(const SceneView& s, const TextureInfo& ti, int x, int y) {
-  if (ti.clamp) {
-    x = x < 0 ? 0 : (x >= ti.width ? ti.width - 1 : x);
-    y = y < 0 ? 0 : (y >= ti.height ? ti.height - 1 : y);
-  } else {
-    x = x < 0 ? x + ti.width : (x >= ti.width ? x - ti.width : x);  // x is in [-1, width]: one step folds it
-    y = y < 0 ? y + ti.height : (y >= ti.height ? y - ti.height : y);
-  }
-  Float4 t = s.texels[ti.offset + y * ti.width + x];
-  return Vec3(t.x, t.y, t.z);
-}
-
-// Bilinear lookup at (u, v) after the texture's -s/-o/-clamp and -mm. OBJ's convention: (0, 0) is the image's
-// bottom-left corner and (1, 1) its top-right, so v = 0 is the bottom row (row height - 1 as stored). Texel (x, y)
-// has its centre at u = (x + 0.5) / width, v = 1 - (y + 0.5) / height; between centres the four nearest texels are
-// weighted by distance, and past the outer centres the image repeats (or, under -clamp, its edge texels extend).
+// A texture lookup on a SceneView (SampleTextureIn above).
 TRACER_HD Vec3 SampleTexture(const SceneView& s, int tex, float u, float v) {
-  const TextureInfo ti = s.textures[tex];
-  u = ti.scaleU * u + ti.offsetU;
-  v = ti.scaleV * v + ti.offsetV;
-  if (ti.clamp) {
-    u = Clamp(u, 0.0f, 1.0f);
-    v = Clamp(v, 0.0f, 1.0f);
-  } else {
-    u -= floorf(u);
-    v -= floorf(v);
-  }
-  if (!(u >= 0.0f && u <= 1.0f)) u = 0.0f;  // NaN or inf from a broken vt: any texel, not a wild read
-  if (!(v >= 0.0f && v <= 1.0f)) v = 0.0f;
-  const float x = u * static_cast<float>(ti.width) - 0.5f, y = (1.0f - v) * static_cast<float>(ti.height) - 0.5f;
-  const float fx = floorf(x), fy = floorf(y);  // in [-1, width - 1] and [-1, height - 1]
-  const float wx = x - fx, wy = y - fy;
-  const int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
-  const Vec3 top = FetchTexel(s, ti, x0, y0) * (1.0f - wx) + FetchTexel(s, ti, x0 + 1, y0) * wx;
-  const Vec3 bottom = FetchTexel(s, ti, x0, y0 + 1) * (1.0f - wx) + FetchTexel(s, ti, x0 + 1, y0 + 1) * wx;
-  const Vec3 t = top * (1.0f - wy) + bottom * wy;
-  return Vec3(ti.base) + t * ti.gain;
+  return SampleTextureIn(s.textures, s.texels, tex, u, v);
 }
 
 template <bool kLdg>

@@ -201,8 +201,9 @@ TRACER_HD WideTraversalState WideBegin(const Ray& ray) {
 // One iteration: visit the next node (or take a popped triangle group), test its triangles, and pop when the
 // node group is spent. Returns false when the ray is done (the stack ran empty, or an any hit was found).
 // TraverseWide loops over it; a persistent-threads kernel can run a ray a few iterations at a time.
-template <bool kAnyHit, bool kLdg>
-TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalState& st, WideGroup* stack) {
+template <bool kAnyHit, bool kLdg, class Filter = AcceptAllHits>
+TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalState& st, WideGroup* stack,
+                        const Filter& accept = Filter{}) {
   WideGroup nodes = st.nodes, tris;
   if (nodes.bits > 0x00ffffffu) {
     const uint32_t rank = LowestBit(nodes.bits >> 24);
@@ -235,7 +236,7 @@ TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalSta
     const int32_t tri = static_cast<int32_t>(BitsFromFloat(a.w));
     if (IntersectTriangle(st.pre, ray.o, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), Vec3(c.x, c.y, c.z), st.hit.t, t, b1,
                           b2) &&
-        NearerHit(t, tri, st.hit)) {
+        NearerHit(t, tri, st.hit) && accept(tri, b1, b2)) {
       st.hit = HitRecord{t, b1, b2, tri};
       if (kAnyHit) return false;
     }
@@ -250,11 +251,11 @@ TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalSta
 
 // Closest-hit (or, with kAnyHit, any-hit) traversal of the wide BVH. Returns the hit with `tri` in the binary
 // BVH's order, as TraverseBvh does, so shading is the same for both.
-template <bool kAnyHit, bool kLdg>
-TRACER_HD HitRecord TraverseWide(const WideBvhView& bvh, const Ray& ray) {
+template <bool kAnyHit, bool kLdg, class Filter = AcceptAllHits>
+TRACER_HD HitRecord TraverseWide(const WideBvhView& bvh, const Ray& ray, const Filter& accept = Filter{}) {
   WideGroup stack[kWideStackSize];
   WideTraversalState st = WideBegin(ray);
-  while (WideStep<kAnyHit, kLdg>(bvh, ray, st, stack)) {
+  while (WideStep<kAnyHit, kLdg>(bvh, ray, st, stack, accept)) {
   }
   return st.hit;
 }

@@ -66,7 +66,12 @@ __global__ void __launch_bounds__(kStageBlock) PersistentStageKernel(const Body 
     if (__all_sync(kFull, idx >= n)) return;
     while (true) {
       bool working = idx >= 0 && idx < n;
-      if (working && !WideStep<Body::kAnyHit, Body::kLdgLoads>(body.s.wide, Body::RayOf(item), st, stack)) {
+      // Scenes with cut-outs step with the cut-out test (core/scene_view.h), others without it.
+      if (working &&
+          !(body.s.cutouts
+                ? WideStep<Body::kAnyHit, Body::kLdgLoads>(body.s.wide, Body::RayOf(item), st, stack,
+                                                           MakeCutoutFilter<Body::kLdgLoads>(body.s, Body::RayOf(item)))
+                : WideStep<Body::kAnyHit, Body::kLdgLoads>(body.s.wide, Body::RayOf(item), st, stack))) {
         body.Finish(idx, item, st.hit);
         idx = -1;
         working = false;

@@ -50,10 +50,11 @@ struct HostMaterial {
   float alpha = 1.0f;          // GGX alpha (Blender's roughness squared)
   float ior = 1.5f;            // dielectrics
   float f90 = 1.0f;            // glossy: the specular layer's reflectance at grazing
-  float opacity = 1.0f;        // MTL d: stored for the any-hit opacity test, not yet applied
+  float opacity = 1.0f;        // MTL d: the probability that a ray stops at the surface (times map_d's texel)
   int texture = -1;            // map_Kd: index into Scene::textureMaps
   int specularTexture = -1;    // map_Ks (glossy only): index into Scene::textureMaps
   int roughnessTexture = -1;   // map_Ns (glossy only): index into Scene::textureMaps
+  int opacityTexture = -1;     // map_d (any class): index into Scene::textureMaps, read as opacity
   float specularScale = 0.0f;  // with map_Ks: 2 f0(Ni) for a dielectric layer, 0 for a conductor
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
