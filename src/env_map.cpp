@@ -12,6 +12,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "tracer/host/image_io.h"
+
 namespace tracer {
 namespace {
 
@@ -43,6 +45,14 @@ EnvImage ReadHdrEnvImage(const std::string& path) {
   return img;
 }
 
+// OpenEXR's R, G, B (any pixel type) through image_io's ReadExr, which names the file in its errors and says
+// when this build has no OpenEXR.
+EnvImage ReadExrEnvImage(const std::string& path) {
+  EnvImage img;
+  img.rgb = ReadExr(path, img.width, img.height);
+  return img;
+}
+
 }  // namespace
 
 EnvImage ReadEnvImage(const std::string& path) {
@@ -55,9 +65,7 @@ EnvImage ReadEnvImage(const std::string& path) {
   if (ext == ".hdr")
     img = ReadHdrEnvImage(path);
   else if (ext == ".exr")
-    throw std::runtime_error(path +
-                             ": EXR environment maps need the OpenEXR reader, which this build does not have yet; "
-                             "convert the map to Radiance .hdr");
+    img = ReadExrEnvImage(path);
   else
     throw std::runtime_error(path + ": unknown environment map format '" + ext + "' (use a lat-long .hdr)");
   if (img.width < 2 || img.height < 1)

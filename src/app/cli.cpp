@@ -93,7 +93,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"))
     ("exposure", "exposure in stops, applied to PNG output", cxxopts::value<float>()->default_value("0"))
     ("env", "constant environment radiance r,g,b for rays that leave the scene", cxxopts::value<std::string>()->default_value("0,0,0"))
-    ("env-map", "environment map FILE: a lat-long (equirectangular) Radiance .hdr; +y is up, the top row is the zenith, the map's centre column looks along -z and its right half lies toward +x. Replaces --env", cxxopts::value<std::string>())
+    ("env-map", "environment map FILE: a lat-long (equirectangular) Radiance .hdr or OpenEXR .exr; +y is up, the top row is the zenith, the map's centre column looks along -z and its right half lies toward +x. Replaces --env", cxxopts::value<std::string>())
     ("env-rotate", "turn the environment map by DEG degrees about +y (right-handed: at 90 what was at +x comes to -z)", cxxopts::value<float>()->default_value("0"))
     ("env-scale", "multiply the environment map's radiance by S", cxxopts::value<float>()->default_value("1"))
     ("env-sampling", "importance: next-event estimation of the environment (the map by its luminance, a constant --env uniformly over the sphere), MIS-weighted against BSDF sampling, with a share of light selection by power; uniform: its naive twin, no shadow rays to the environment (only BSDF-sampled rays that leave the scene see it)", cxxopts::value<std::string>()->default_value("importance"))

@@ -14,8 +14,8 @@ struct EnvImage {
   std::vector<float> rgb;  // 3 per texel
 };
 
-// Reads an environment map by its extension: .hdr (Radiance RGBE, through stb_image). One reader per format
-// (ReadHdrEnvImage, ...): an EXR reader slots in beside it. Throws std::runtime_error naming the file for a file
+// Reads an environment map by its extension: .hdr (Radiance RGBE, through stb_image) or .exr (OpenEXR's R, G, B,
+// where the build has libopenexr-dev). Throws std::runtime_error naming the file for a file
 // that is missing, unreadable, of another format, empty, or holds negative or non-finite values.
 EnvImage ReadEnvImage(const std::string& path);
 
