@@ -65,6 +65,22 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
   };
   const size_t pieces = pool.PiecesFor(n, size_t(1) << 14);
   std::vector<std::vector<Emitter>> emitters(pieces);
+  // An emitter's luminance: Ke's, times its map_Ke texture's mean (after -mm) where it has one, so that light
+  // selection by power sees what the texture lets out on average.
+  std::vector<double> emittedLuminance(scene.materials.size(), 0.0);
+  for (size_t i = 0; i < scene.materials.size(); ++i) {
+    const HostMaterial& m = scene.materials[i];
+    emittedLuminance[i] = Luminance(m.ke);
+    if (m.emissionTexture < 0) continue;
+    const TextureMap& map = scene.textureMaps[static_cast<size_t>(m.emissionTexture)];
+    const Texture& image = scene.textures[static_cast<size_t>(map.texture)];
+    double sum[3] = {0.0, 0.0, 0.0};
+    for (const Float4& t : image.texels) sum[0] += t.x, sum[1] += t.y, sum[2] += t.z;
+    const double count = std::max<double>(1.0, static_cast<double>(image.texels.size()));
+    const Vec3 mean(static_cast<float>(sum[0] / count), static_cast<float>(sum[1] / count),
+                    static_cast<float>(sum[2] / count));
+    emittedLuminance[i] = Luminance(m.ke * (Vec3(map.options.base) + mean * map.options.gain));
+  }
   pool.ParallelForEach(pieces, [&](size_t piece) {
     for (size_t k = n * piece / pieces; k < n * (piece + 1) / pieces; ++k) {
       const size_t t = static_cast<size_t>(d.bvh.order[k]);
@@ -78,7 +94,7 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
       if (m.IsEmissive()) {
         const Vec3* p = &scene.positions[3 * t];
         double area = TriangleArea(p[0], p[1], p[2]);
-        double pw = static_cast<double>(Luminance(m.ke)) * area * kPi;
+        double pw = emittedLuminance[static_cast<size_t>(mat)] * area * kPi;
         if (area > 0.0 && pw > 0.0)  // zero-area or black emitters are never sampled
           emitters[piece].push_back(Emitter{static_cast<int32_t>(k), pw});
       }
@@ -101,10 +117,12 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
     g.ke = F4(m.ke, m.cls == kGlossy ? m.f90 : m.ior);
     const bool maps = m.cls == kGlossy && (m.specularTexture >= 0 || m.roughnessTexture >= 0);
     const bool cutout = m.opacity < 1.0f || m.opacityTexture >= 0;
-    g.info = Int4{static_cast<int32_t>(m.cls), m.IsEmissive() ? 1 : 0, static_cast<int32_t>(BitsFromFloat(m.opacity)),
-                  (maps ? kMaterialHasMaps : 0) | (cutout ? kMaterialCutout : 0)};
+    const bool bump = m.bumpTexture >= 0;
+    g.info = Int4{static_cast<int32_t>(m.cls), m.emissionTexture, static_cast<int32_t>(BitsFromFloat(m.opacity)),
+                  (maps ? kMaterialHasMaps : 0) | (cutout ? kMaterialCutout : 0) | (bump ? kMaterialHasBump : 0)};
     g.maps = Int4{m.specularTexture, m.roughnessTexture, static_cast<int32_t>(BitsFromFloat(m.specularScale)),
                   m.opacityTexture};
+    g.bump = Int4{m.bumpTexture, m.bumpIsNormalMap ? kBumpNormal : kBumpHeight, 0, 0};
     d.materials.push_back(g);
   }
   // Each image's texels once; a TextureInfo per map (image and options) points at them.

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <istream>
 #include <map>
 #include <optional>
@@ -1037,6 +1038,24 @@ std::optional<TextureStatement> FindTexture(const MtlOrigin& origin, const std::
   return it == origin.maps.end() ? std::nullopt : std::optional<TextureStatement>(it->second);
 }
 
+// The first of `keys` the material states (bump, map_Bump and map_bump name one map).
+std::optional<TextureStatement> FindTextureOf(const MtlOrigin& origin, const std::string& tinyobjName,
+                                              std::initializer_list<const char*> keys) {
+  for (const char* key : keys)
+    if (std::optional<TextureStatement> t = FindTexture(origin, tinyobjName, key)) return t;
+  return std::nullopt;
+}
+
+// A tangent-space normal map stored as a bump map (Blender's exporter writes its normal maps as map_Bump): bluish
+// on average, red and green near one half. A height map is grey (r = g = b).
+bool LooksLikeNormalMap(const Texture& t) {
+  double sum[3] = {0.0, 0.0, 0.0};
+  for (const Float4& x : t.texels) sum[0] += x.x, sum[1] += x.y, sum[2] += x.z;
+  const double n = std::max<double>(1.0, static_cast<double>(t.texels.size()));
+  const double r = sum[0] / n, g = sum[1] / n, b = sum[2] / n;
+  return b > r + 0.2 && b > g + 0.2 && std::fabs(r - 0.5) < 0.15 && std::fabs(g - 0.5) < 0.15;
+}
+
 // Materials in file order (textures loaded once each), and undefined usemtl names reported at their line.
 void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& folders,
                   const std::vector<tinyobj::material_t>& objMaterials, const GuardedMaterialReader& reader,
@@ -1058,10 +1077,36 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
         m.roughnessTexture =
             LoadTexture(scene, textureCache, folders, "map_Ns", *ns, origin, options, TexelEncoding::kData);
     }
+    // map_Ke as colour: the emission is Ke times the texel; a file that gives map_Ke without a Ke (black Ke)
+    // means the texture itself, as Blender reads it.
+    if (const std::optional<TextureStatement> ke = FindTexture(origin, om.emissive_texname, "map_Ke")) {
+      m.emissionTexture = LoadTexture(scene, textureCache, folders, "map_Ke", *ke, origin, options);
+      if (m.emissionTexture >= 0 && !m.IsEmissive()) m.ke = Vec3(1.0f);
+    }
     // map_d as opacity, for every class (cut-outs: traversal's CutoutFilter, core/scene_view.h).
     if (const std::optional<TextureStatement> d = FindTexture(origin, om.alpha_texname, "map_d"))
       m.opacityTexture =
           LoadTexture(scene, textureCache, folders, "map_d", *d, origin, options, TexelEncoding::kOpacity);
+    // bump/map_Bump as heights, norm/map_Kn as tangent-space normals, both as data (core/scene_view.h,
+    // MappedNormal). With both, the normal map is used.
+    if (const std::optional<TextureStatement> norm = FindTextureOf(origin, om.normal_texname, {"norm", "map_Kn"})) {
+      m.bumpTexture = LoadTexture(scene, textureCache, folders, "norm", *norm, origin, options, TexelEncoding::kData);
+      m.bumpIsNormalMap = m.bumpTexture >= 0;
+    }
+    if (m.bumpTexture < 0) {
+      if (const std::optional<TextureStatement> bump =
+              FindTextureOf(origin, om.bump_texname, {"bump", "map_Bump", "map_bump"})) {
+        m.bumpTexture = LoadTexture(scene, textureCache, folders, "bump", *bump, origin, options, TexelEncoding::kData);
+        const TextureMap* map = m.bumpTexture >= 0 ? &scene.textureMaps[static_cast<size_t>(m.bumpTexture)] : nullptr;
+        if (map && LooksLikeNormalMap(scene.textures[static_cast<size_t>(map->texture)])) {
+          m.bumpIsNormalMap = true;
+          Warn(scene, origin.path, bump->line,
+               "material " + Quote(origin.name) + ": bump map " + Quote(bump->name) +
+                   " looks like a tangent-space normal map (bluish, red and green near 0.5); read as one (write it as "
+                   "norm to say so)");
+        }
+      }
+    }
     scene.materials.push_back(m);
     defined.insert(om.name);
   }

@@ -22,13 +22,8 @@ SceneData Build(const std::string& obj, Vec3 eye, Vec3 at, float fov, int w, int
 }
 
 RenderOptions Options(int w, int h, int spp, int depth, bool binary) {
-  RenderOptions o;
-  o.width = w;
-  o.height = h;
-  o.spp = spp;
-  o.maxDepth = depth;
+  RenderOptions o = test::QuietRender(w, h, spp, depth);
   o.binaryBvh = binary;
-  o.quiet = true;
   return o;
 }
 

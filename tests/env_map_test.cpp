@@ -250,16 +250,6 @@ Series RenderSeeds(const SceneData& d, RenderOptions opt, int seeds) {
   return s;
 }
 
-RenderOptions SmallRender(int w, int h, int spp, int maxDepth) {
-  RenderOptions opt;
-  opt.width = w;
-  opt.height = h;
-  opt.spp = spp;
-  opt.maxDepth = maxDepth;
-  opt.quiet = true;
-  return opt;
-}
-
 // A convex diffuse object of albedo 0.5 under an environment of radiance 1 reflects 0.5 in every direction: light
 // reflected once leaves it for good. A pixel that sees the object over a fraction f of its samples reads
 // 0.5 f + (1 - f); the same seed at depth 0 (where the object is black and the environment 1) reads 1 - f with the
@@ -277,7 +267,7 @@ TEST(EnvLight, ConvexDiffuseObjectUnderConstantEnvironmentReadsHalf) {
         const SceneData d = LoadWithMap(obj, Vec3(0.5f, 1.0f, 5.0f), Vec3(0.0f), 40.0f, w, h, useMap ? &ones : nullptr,
                                         0.0f, useMap ? Vec3(0.0f) : Vec3(1.0f));
         ASSERT_GT(d.env.params.pick, 0.99f);  // no emitters: the environment is the only light
-        RenderOptions opt = SmallRender(w, h, 16, 4);
+        RenderOptions opt = test::QuietRender(w, h, 16, 4);
         opt.envSampling = sampling;
         const Series lit = RenderSeeds(d, opt, seeds);
         opt.maxDepth = 0;
@@ -325,7 +315,7 @@ TEST(EnvLight, SunAndSkyImportanceSamplingCutsRmseAndIsUnbiased) {
   const SceneData d = LoadWithMap(obj, Vec3(0, 1, 0), Vec3(0, 0, -1.5f), 40.0f, w, h, &sky, 23.0f);
   double rmse[2], mean[2], se[2];
   for (int k = 0; k < 2; ++k) {
-    RenderOptions opt = SmallRender(w, h, 16, 3);
+    RenderOptions opt = test::QuietRender(w, h, 16, 3);
     opt.envSampling = k == 0 ? EnvSampling::kImportance : EnvSampling::kBsdfOnly;
     const Series s = RenderSeeds(d, opt, seeds);
     double sq = 0, n = 0;

@@ -9,6 +9,7 @@
 #include "env_test_scenes.h"
 #include "gpu_test_util.h"
 #include "image_compare.h"
+#include "normal_map_scenes.h"
 #include "test_util.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/bvh_build_gpu.h"
@@ -60,12 +61,8 @@ TileCase TileRender(const std::string& file, int w, int h, int spp) {
 void ExpectDataAgreement(const std::string& name, const SceneData& data, const SceneData& gpuData, int spp,
                          bool binaryBvh = false, int maxDepth = 8) {
   const int w = data.camera.width, h = data.camera.height, seeds = 8;
-  RenderOptions opt;
-  opt.width = w;
-  opt.height = h;
-  opt.spp = spp;
+  RenderOptions opt = test::QuietRender(w, h, spp, maxDepth);
   opt.binaryBvh = binaryBvh;
-  opt.maxDepth = maxDepth;
   auto cpu = test::RenderBlocks(
       [&](unsigned s) {
         RenderOptions o = opt;
@@ -162,16 +159,21 @@ TEST(GpuAgreement, SunAndSkyEnvironmentMap) {
   ExpectDataAgreement("Cornell box with --env", box, box, 128);
 }
 
+// dir/checker.png (2 x 2: red, blue, green, white) and dir/rough.png (2 x 2 greys), for the layered floors below.
+bool WriteCheckerAndRoughness(const std::string& dir) {
+  const unsigned char checker[] = {230, 40, 40, 40, 40, 230, 40, 230, 40, 230, 230, 230};
+  const unsigned char rough[] = {40, 40, 40, 200, 200, 200, 120, 120, 120, 255, 255, 255};
+  return stbi_write_png((dir + "/checker.png").c_str(), 2, 2, 3, checker, 6) != 0 &&
+         stbi_write_png((dir + "/rough.png").c_str(), 2, 2, 3, rough, 6) != 0;
+}
+
 // Issue 13's material features on both renderers: a floor with Blender's default layer (Ks 0.5, Ns 250, Ni 1.45)
 // over a checker map_Kd at -s 2 2 with a map_Ns roughness texture, and a gold-like rough conductor cube (black Kd),
 // under the sun-and-sky map: bilinear texture lookups, the coupled layers with their albedo tables, data textures.
 TEST(GpuAgreement, TexturedLayeredMaterialsUnderSunAndSky) {
   TRACER_REQUIRE_GPU();
   const std::string dir = test::MakeTempDir();
-  const unsigned char checker[] = {230, 40, 40, 40, 40, 230, 40, 230, 40, 230, 230, 230};
-  ASSERT_NE(stbi_write_png((dir + "/checker.png").c_str(), 2, 2, 3, checker, 6), 0);
-  const unsigned char rough[] = {40, 40, 40, 200, 200, 200, 120, 120, 120, 255, 255, 255};
-  ASSERT_NE(stbi_write_png((dir + "/rough.png").c_str(), 2, 2, 3, rough, 6), 0);
+  ASSERT_TRUE(WriteCheckerAndRoughness(dir));
   test::WriteFile(dir + "/m.mtl",
                   "newmtl floor\nNs 250\nKd 1 1 1\nKs 0.5 0.5 0.5\nNi 1.45\nillum 2\nmap_Kd -s 2 2 checker.png\n"
                   "map_Ns rough.png\nnewmtl cube\nKd 0 0 0\nKs 0.9 0.6 0.2\nNs 400\nillum 2\n");
@@ -211,6 +213,66 @@ TEST(GpuAgreement, CutoutsInShadowAndViewRays) {
   ASSERT_EQ(d.View().cutouts, 1);
   for (bool binary : {false, true})
     ExpectDataAgreement(std::string("cut-outs, ") + (binary ? "binary" : "wide") + " BVH", d, d, 64, binary, 4);
+  test::RemoveTree(dir);
+}
+
+// map_Ke on both renderers: a floor lit by an emitter whose texture is dark in one quadrant, seen from above with
+// the emitter in view (its texels on camera rays and on BSDF-sampled hits, and at next-event estimation's points).
+TEST(GpuAgreement, TexturedEmission) {
+  TRACER_REQUIRE_GPU();
+  const std::string dir = test::MakeTempDir();
+  ASSERT_TRUE(test::WriteQuadrantOpacity(dir + "/glow.png", 8, false));
+  test::WriteFile(dir + "/f.mtl", "newmtl floor\nKd 0.5 0.5 0.5\nnewmtl lamp\nKd 0 0 0\nKe 4 3 2\nmap_Ke glow.png\n");
+  test::WriteFile(dir + "/f.obj",
+                  "mtllib f.mtl\nusemtl floor\nv -4 0 -4\nv -4 0 4\nv 4 0 4\nv 4 0 -4\nf 1 2 3 4\n"
+                  "usemtl lamp\nv -1 1 -1\nv 1 1 -1\nv 1 1.5 1\nv -1 1.5 1\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                  "f 5/1 6/2 7/3 8/4\n");
+  SceneData d = BuildSceneData(LoadScene(dir + "/f.obj"),
+                               Camera::LookAt(Vec3(0.5f, 0.3f, 5.0f), Vec3(0, 0.6f, 0), Vec3(0, 1, 0), 60.0f, 64, 64),
+                               Vec3(0.0f));
+  ExpectDataAgreement("textured emission", d, d, 64);
+  test::RemoveTree(dir);
+}
+
+// Issue 13's features together in one scene on both renderers, under the sun-and-sky map: a floor with Blender's
+// default layer over a checker map_Kd, a map_Ns roughness and a normal map (norm) whose four texels lean four ways;
+// a slanted wall with tilted, unequal vertex normals (bent where the view needs it), a bump map (-bm 0.5) and a
+// map_d that opens one quadrant; and a map_Ke emitter, dark in one quadrant, lighting both.
+TEST(GpuAgreement, EveryMaterialFeatureInOneScene) {
+  TRACER_REQUIRE_GPU();
+  const std::string dir = test::MakeTempDir();
+  ASSERT_TRUE(WriteCheckerAndRoughness(dir));
+  const unsigned char normals[] = {200, 128, 220, 60, 128, 220, 128, 200, 220, 128, 60, 220};
+  ASSERT_NE(stbi_write_png((dir + "/normals.png").c_str(), 2, 2, 3, normals, 6), 0);
+  ASSERT_TRUE(test::WriteHeightRamp(dir + "/ramp.png"));
+  ASSERT_TRUE(test::WriteQuadrantOpacity(dir + "/mask.png", 8, true));
+  ASSERT_TRUE(test::WriteQuadrantOpacity(dir + "/glow.png", 8, false));
+  test::WriteFile(dir + "/all.mtl",
+                  "newmtl floor\nNs 250\nKd 1 1 1\nKs 0.5 0.5 0.5\nNi 1.45\nillum 2\nmap_Kd -s 2 2 checker.png\n"
+                  "map_Ns rough.png\nnorm -s 3 3 normals.png\n"
+                  "newmtl wall\nKd 0.7 0.6 0.3\nKs 0.5 0.5 0.5\nNs 100\nNi 1.5\nbump -bm 0.5 -s 4 1 ramp.png\n"
+                  "map_d mask.png\n"
+                  "newmtl lamp\nKd 0 0 0\nKe 6 5 4\nmap_Ke glow.png\n");
+  test::WriteFile(
+      dir + "/all.obj",
+      "mtllib all.mtl\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+      "usemtl floor\nv -6 -1.8 -6\nv -6 -1.8 6\nv 6 -1.8 6\nv 6 -1.8 -6\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n"
+      "usemtl wall\nv -2 -1.8 -1\nv 2 -1.8 -1\nv 2 1.2 -2\nv -2 1.2 -2\n"
+      "vn -0.6 0.3 0.74\nvn 0.6 0.3 0.74\nvn 0.5 0.5 0.7\nvn -0.5 0.6 0.6\n"
+      "f 5/1/1 6/2/2 7/3/3 8/4/4\n"
+      "usemtl lamp\nv -1.5 2.5 1.5\nv 1.5 2.5 1.5\nv 1.5 2.5 -1.5\nv -1.5 2.5 -1.5\nf 12/1 11/2 10/3 9/4\n");
+  Scene scene = LoadScene(dir + "/all.obj");
+  ASSERT_EQ(scene.materials.size(), 3u);
+  EXPECT_TRUE(scene.materials[0].bumpIsNormalMap);
+  EXPECT_GE(scene.materials[1].bumpTexture, 0);
+  EXPECT_FALSE(scene.materials[1].bumpIsNormalMap);
+  EXPECT_GE(scene.materials[1].opacityTexture, 0);
+  EXPECT_GE(scene.materials[2].emissionTexture, 0);
+  SceneData d = BuildSceneData(
+      scene, Camera::LookAt(Vec3(1.0f, 1.5f, 6.5f), Vec3(0, -0.5f, -1), Vec3(0, 1, 0), 60.0f, 64, 64), Vec3(0.0f));
+  ASSERT_EQ(d.View().cutouts, 1);
+  SetEnvironmentMap(d, test::SkyWithSun(64, 32, 40, 8, 2000.0f), 1.0f, 23.0f);
+  ExpectDataAgreement("every material feature in one scene", d, d, 64);
   test::RemoveTree(dir);
 }
 

@@ -135,6 +135,16 @@ int SppFromMessage(const std::string& output, const std::string& prefix) {
   return -1;
 }
 
+RenderOptions QuietRender(int w, int h, int spp, int maxDepth) {
+  RenderOptions o;
+  o.width = w;
+  o.height = h;
+  o.spp = spp;
+  o.maxDepth = maxDepth;
+  o.quiet = true;
+  return o;
+}
+
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions) {
   const Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
   return BuildSceneData(scene, cam, Vec3(0.0f), bvhOptions);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/host/render_options.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 
@@ -31,6 +32,9 @@ bool FileExists(const std::string& path);
 // Random triangle soup (3 positions per triangle): mostly small triangles of varied size, plus coplanar sheets, exact
 // duplicates, zero-area triangles and shared vertices, so that SAH, ties and degenerate boxes are all exercised.
 std::vector<Vec3> RandomSoup(int n, uint32_t seed);
+
+// Render options for a small test image: w x h at spp samples, paths of at most maxDepth bounces, no progress.
+RenderOptions QuietRender(int w, int h, int spp, int maxDepth);
 
 // The scene's render data with its own camera (SCENE.camera) at w x h, no environment.
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions = {});

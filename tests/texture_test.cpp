@@ -113,7 +113,7 @@ TEST_F(TextureTest, TheMaterialsColourIsKdTimesTheTexel) {
   hit.b1 = 0.25f;
   hit.b2 = 0.25f;
   hit.tri = 0;
-  const Surface sf = GetSurface<false>(s, hit);
+  Surface sf = GetSurface<false>(s, hit);
   Vec3 emission;
   const SurfaceBsdf b = GetBsdf<false>(s, sf, emission);
   ExpectColour(b.kd, Vec3(0.0f, 0.25f, 0.0f), "Kd (0.5, 0.25, 1) times the top-right texel (green)");

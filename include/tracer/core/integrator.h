@@ -52,6 +52,30 @@ struct ShadeOutput {
   Vec3 emitted;   // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
 };
 
+// Shading normals (interpolated vn, bump and normal maps) are not the surface's own. Seen from wo, the mirror
+// direction about ns can point under the geometric surface, and wo itself can fall under ns's horizon, where every
+// reflective BSDF is zero: black fringes at silhouettes and on steep bumps. So ns is bent toward ng just as far as
+// needed for the mirror direction of wo to leave above the surface, at a cosine with ng of at least
+// min(0.01, 0.9 wo.ng) (the remedy Cycles calls ensure_valid_reflection; here a bisection on the blend of ns and
+// ng). Directions under the geometric surface stay rejected, so no light leaks through. Needs wo.ng >= 0 and
+// ns.ng >= 0 (the shade step's frame flip sees to both); returns ns itself where nothing needs bending.
+TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
+  const float cosO = Dot(wo, ng);
+  const float threshold = Fminf(0.01f, 0.9f * cosO);
+  // The cosine with ng of wo's mirror direction 2 (n.wo) n - wo.
+  auto mirrorCos = [&](Vec3 n) { return 2.0f * Dot(n, wo) * Dot(n, ng) - cosO; };
+  if (mirrorCos(ns) >= threshold) return ns;
+  float lo = 0.0f, hi = 1.0f;  // the blend at hi passes (at 1, ng itself: mirrorCos = cosO >= threshold)
+  for (int i = 0; i < 12; ++i) {
+    const float mid = 0.5f * (lo + hi);
+    if (mirrorCos(Normalize(ns * (1.0f - mid) + ng * mid)) >= threshold)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return Normalize(ns * (1.0f - hi) + ng * hi);
+}
+
 template <bool kLdg>
 TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, const Ray& ray, const HitRecord& hit,
                                 const PathState& ps) {
@@ -59,7 +83,7 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   out.continues = false;
   out.hasShadow = false;
   out.emitted = Vec3(0.0f);
-  const Surface sf = GetSurface<kLdg>(s, hit);
+  Surface sf = GetSurface<kLdg>(s, hit);
   Vec3 le;
   const SurfaceBsdf bsdf = GetBsdf<kLdg>(s, sf, le);
   const Vec3 wo = -ray.d;
@@ -93,6 +117,7 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
     n = -n;
     ng = -ng;
   }
+  if (!dielectric) n = BendShadingNormal(n, ng, wo);
   const Frame frame = Frame::FromNormal(n);
   const Vec3 woL = frame.ToLocal(wo);
   const uint32_t d = ps.depth;

@@ -81,6 +81,12 @@ TRACER_HD LightSample SampleLight(const SceneView& s, int tile, float uPick, flo
   int mat = TriangleMaterial<kLdg>(s, tri);
   Float4 ke = Load4<kLdg>(&s.materials[mat].ke);
   ls.le = Vec3(ke.x, ke.y, ke.z);
+  const int32_t emissionTexture = LoadRO<kLdg>(&s.materials[mat].info.y);
+  if (emissionTexture >= 0) {  // map_Ke: the texel at the sampled point (the pick used the texture's mean)
+    float u, v;
+    TriangleUv<kLdg>(s, tri, b1, b2, u, v);
+    ls.le = ls.le * SampleTexture(s, emissionTexture, u, v);
+  }
   ls.tri = tri;
   return ls;
 }

@@ -17,24 +17,31 @@ enum MaterialClass : int32_t {
   kNumMaterialClasses = 4,
 };
 
-// 80 bytes, five 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns. The loader
-// (host/scene_loader.h, README "Materials") maps MTL onto these fields:
+// 96 bytes, six 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns, the sixth (bump)
+// only for surfaces with a bump or normal map. The loader (host/scene_loader.h, README "Materials") maps MTL onto
+// these fields:
 //   kd   = (base colour: the diffuse albedo, or the transmission tint Tf for dielectrics;
 //           map_Kd texture index as int bits, -1 = none)
 //   ks   = (glossy: specular reflectance at normal incidence f0; mirror: its reflectance; GGX alpha)
 //   ke   = (emitted radiance; dielectric: index of refraction, glossy: specular reflectance at grazing f90)
-//   info = (class, emissive flag, opacity as float bits (MTL d), flags: kMaterialHasMaps, kMaterialCutout)
+//   info = (class, map_Ke texture or -1 (emission is ke times its texel), opacity as float bits (MTL d),
+//           flags: kMaterialHasMaps, kMaterialCutout, kMaterialHasBump)
 //   maps = (map_Ks texture, map_Ns texture (-1 = none), specular scale as float bits, map_d texture or -1): the
 //          map_d texture is read by traversal's cut-out test (scene_view.h, CutoutFilter); the scale is 2 f0(Ni)
 //          for a dielectric layer, whose f0 and f90 a map_Ks texel's mean sets as Ks's mean does, or 0 for a
 //          conductor, whose f0 is Ks times the texel; a map_Ns texel's first channel is the roughness sqrt(alpha).
+//   bump = (texture, kBumpHeight (bump/map_Bump: heights, its -bm in TextureInfo) or kBumpNormal (norm/map_Kn:
+//           tangent-space normals), 0, 0): scene_view.h's MappedNormal.
 struct alignas(16) Material {
   Float4 kd, ks, ke;
-  Int4 info, maps;
+  Int4 info, maps, bump;
 };
-static_assert(sizeof(Material) == 80 && alignof(Material) == 16, "material: five 16-byte loads");
+static_assert(sizeof(Material) == 96 && alignof(Material) == 16, "material: six 16-byte loads");
 constexpr int32_t kMaterialHasMaps = 1;  // info.w bit: load maps
 constexpr int32_t kMaterialCutout = 2;   // info.w bit: opacity d < 1 or a map_d texture: traversal tests it
+constexpr int32_t kMaterialHasBump = 4;  // info.w bit: load bump, a bump or normal map sets the shading normal
+constexpr int32_t kBumpHeight = 1;       // bump.y: the texture's first channel is a height (bump, map_Bump)
+constexpr int32_t kBumpNormal = 2;       // bump.y: the texture holds tangent-space normals (norm, map_Kn)
 // The smallest GGX alpha of the glossy class: below it the lobe is too sharp for light sampling to be of use
 // (the loader makes smoother conductors mirrors).
 constexpr float kMinGlossyAlpha = 0.02f;

@@ -24,7 +24,7 @@ struct alignas(16) TextureInfo {
   int32_t clamp;                  // -clamp on: 1 (uv clamped to [0, 1]); 0: the image repeats
   float scaleU, scaleV, offsetU, offsetV;  // -s, -o: the lookup is at (scale * uv + offset)
   float base, gain;                        // -mm: base + gain * texel
-  float bumpMultiplier;                    // -bm, for bump maps (not applied yet)
+  float bumpMultiplier;                    // -bm: a bump map's height is bumpMultiplier times the texel
   float pad;
 };
 static_assert(sizeof(TextureInfo) == 48, "texture record: three 16-byte loads");
@@ -252,6 +252,7 @@ struct Surface {
   Vec3 ns;  // unit shading normal, flipped into ng's hemisphere
   float u, v;
   int32_t material;
+  int32_t tri;  // BVH order
 };
 
 template <bool kLdg>
@@ -279,6 +280,7 @@ TRACER_HD Surface GetSurface(const SceneView& s, const HitRecord& hit) {
   sf.u = n1.w * b0 + uv.x * hit.b1 + uv.z * hit.b2;
   sf.v = n2.w * b0 + uv.y * hit.b1 + uv.w * hit.b2;
   sf.material = static_cast<int32_t>(BitsFromFloat(n0.w));
+  sf.tri = hit.tri;
   return sf;
 }
 
@@ -287,8 +289,73 @@ TRACER_HD Vec3 SampleTexture(const SceneView& s, int tex, float u, float v) {
   return SampleTextureIn(s.textures, s.texels, tex, u, v);
 }
 
+// The uv of a point on triangle `tri` (BVH order) at barycentrics (b1, b2), as GetSurface interpolates it.
 template <bool kLdg>
-TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, const Surface& sf, Vec3& emission) {
+TRACER_HD void TriangleUv(const SceneView& s, int tri, float b1, float b2, float& u, float& v) {
+  const TriShading* sh = &s.shading[tri];
+  const Float4 n1 = Load4<kLdg>(&sh->n1), n2 = Load4<kLdg>(&sh->n2), uv = Load4<kLdg>(&sh->uv);
+  const float b0 = 1.0f - b1 - b2;
+  u = n1.w * b0 + uv.x * b1 + uv.z * b2;
+  v = n2.w * b0 + uv.y * b1 + uv.w * b2;
+}
+
+// ---- shading normals from bump and normal maps (MTL bump/map_Bump and norm/map_Kn) ---------------------------
+// The tangents come from the uvs: dp/du and dp/dv of the triangle, solved from two edges and their uv differences
+// (Pharr, Jakob and Humphreys, "Physically Based Rendering", 3rd ed., section 3.6.2), projected onto the plane of the
+// interpolated normal ns: T and B below.
+//   Normal map: a texel (r, g, b) in [0, 1] is the normal (2r - 1, 2g - 1, 2b - 1) in the frame (T/|T|, B', ns),
+//   B' = ns x T/|T| turned to dp/dv's side; with OBJ's v up that is the OpenGL convention (green points to +v).
+//   Bump map: the surface is displaced along ns by the height h = bm * texel (its first channel, in scene units,
+//   bm from -bm), and the normal is that of the displaced surface, (T + dh/du ns) x (B + dh/dv ns) (Blinn 1978,
+//   "Simulation of wrinkled surfaces"), with dh/du and dh/dv from central differences half a texel either side.
+// Uvs without area (no tangents) leave ns as it is. The result faces ns's side and stays above the geometric
+// surface (the shade step bends it further where the view needs it: integrator.h, BendShadingNormal).
+template <bool kLdg>
+TRACER_HD Vec3 MappedNormal(const SceneView& s, const Surface& sf, Int4 bump) {
+  Vec3 p0, p1, p2;
+  LoadTriangle<kLdg>(s.bvh.tris, sf.tri, p0, p1, p2);
+  const TriShading* sh = &s.shading[sf.tri];
+  const Float4 n1 = Load4<kLdg>(&sh->n1), n2 = Load4<kLdg>(&sh->n2), uv = Load4<kLdg>(&sh->uv);
+  const float du1 = uv.x - n1.w, dv1 = uv.y - n2.w, du2 = uv.z - n1.w, dv2 = uv.w - n2.w;
+  const float det = du1 * dv2 - du2 * dv1;
+  if (!(fabsf(det) > 1e-20f) || !isfinite(det)) return sf.ns;
+  const Vec3 e1 = p1 - p0, e2 = p2 - p0, ns = sf.ns;
+  const Vec3 dpdu = (e1 * dv2 - e2 * dv1) / det, dpdv = (e2 * du1 - e1 * du2) / det;
+  const Vec3 t = dpdu - ns * Dot(ns, dpdu), b = dpdv - ns * Dot(ns, dpdv);
+  Vec3 n;
+  if (bump.y == kBumpNormal) {
+    const float tl = Length(t);
+    if (!(tl > 0.0f) || !isfinite(tl)) return sf.ns;
+    const Vec3 tu = t / tl;
+    Vec3 bu = Cross(ns, tu);
+    if (Dot(bu, b) < 0.0f) bu = -bu;
+    const Vec3 c = SampleTexture(s, bump.x, sf.u, sf.v) * 2.0f - Vec3(1.0f);
+    n = tu * c.x + bu * c.y + ns * c.z;
+  } else {
+    const TextureInfo ti = s.textures[bump.x];
+    const float du = 0.5f / (static_cast<float>(ti.width) * Fmaxf(fabsf(ti.scaleU), 1e-6f));
+    const float dv = 0.5f / (static_cast<float>(ti.height) * Fmaxf(fabsf(ti.scaleV), 1e-6f));
+    const float k = ti.bumpMultiplier;
+    const float dhdu =
+        k * (SampleTexture(s, bump.x, sf.u + du, sf.v).x - SampleTexture(s, bump.x, sf.u - du, sf.v).x) / (2.0f * du);
+    const float dhdv =
+        k * (SampleTexture(s, bump.x, sf.u, sf.v + dv).x - SampleTexture(s, bump.x, sf.u, sf.v - dv).x) / (2.0f * dv);
+    n = Cross(t + ns * dhdu, b + ns * dhdv);
+    if (Dot(n, ns) < 0.0f) n = -n;
+  }
+  const float len = Length(n);
+  if (!(len > 0.0f) || !isfinite(len)) return sf.ns;
+  n = n / len;
+  // A normal at or under the geometric horizon (a broken texel, a steep bump on a slanted vn) is lifted to just
+  // above it.
+  const float cg = Dot(n, sf.ng);
+  if (cg < 1e-3f) n = Normalize(n + sf.ng * (1e-3f - cg));
+  return n;
+}
+
+// The BSDF at a surface point, with its emission; a bump or normal map replaces sf.ns by the mapped normal.
+template <bool kLdg>
+TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
   const Material* m = &s.materials[sf.material];
   Float4 kd = Load4<kLdg>(&m->kd), ks = Load4<kLdg>(&m->ks), ke = Load4<kLdg>(&m->ke);
   Int4 info = Load4<kLdg>(&m->info);
@@ -321,7 +388,9 @@ TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, const Surface& sf, Vec3& emiss
       b.alpha = Fmaxf(r * r, kMinGlossyAlpha);
     }
   }
+  if (info.w & kMaterialHasBump) sf.ns = MappedNormal<kLdg>(s, sf, Load4<kLdg>(&m->bump));
   emission = Vec3(ke.x, ke.y, ke.z);
+  if (info.y >= 0) emission = emission * SampleTexture(s, info.y, sf.u, sf.v);  // map_Ke
   return b;
 }
 

@@ -29,7 +29,7 @@ struct TextureOptions {
   float offset[2] = {0.0f, 0.0f};  // -o u v
   bool clamp = false;              // -clamp on: uv clamped to [0, 1] (the edge texels extend) instead of repeating
   float base = 0.0f, gain = 1.0f;  // -mm base gain: a texel's value becomes base + gain * value
-  float bumpMultiplier = 1.0f;     // -bm: kept for bump maps, which do not use it yet
+  float bumpMultiplier = 1.0f;     // -bm: a bump map's height in scene units is bumpMultiplier times the texel
   char channel = 0;                // -imfchan r|g|b|m|l|z, 0 when not given: kept, not yet applied
 };
 
@@ -47,15 +47,18 @@ struct HostMaterial {
   Vec3 kd{0.5f, 0.5f, 0.5f};  // base colour; for dielectrics: the transmission tint (Tf)
   Vec3 ks{0.0f, 0.0f, 0.0f};  // glossy: the specular layer's f0; mirror: its reflectance
   Vec3 ke{0.0f, 0.0f, 0.0f};
-  float alpha = 1.0f;          // GGX alpha (Blender's roughness squared)
-  float ior = 1.5f;            // dielectrics
-  float f90 = 1.0f;            // glossy: the specular layer's reflectance at grazing
-  float opacity = 1.0f;        // MTL d: the probability that a ray stops at the surface (times map_d's texel)
-  int texture = -1;            // map_Kd: index into Scene::textureMaps
-  int specularTexture = -1;    // map_Ks (glossy only): index into Scene::textureMaps
-  int roughnessTexture = -1;   // map_Ns (glossy only): index into Scene::textureMaps
-  int opacityTexture = -1;     // map_d (any class): index into Scene::textureMaps, read as opacity
-  float specularScale = 0.0f;  // with map_Ks: 2 f0(Ni) for a dielectric layer, 0 for a conductor
+  float alpha = 1.0f;            // GGX alpha (Blender's roughness squared)
+  float ior = 1.5f;              // dielectrics
+  float f90 = 1.0f;              // glossy: the specular layer's reflectance at grazing
+  float opacity = 1.0f;          // MTL d: the probability that a ray stops at the surface (times map_d's texel)
+  int texture = -1;              // map_Kd: index into Scene::textureMaps
+  int specularTexture = -1;      // map_Ks (glossy only): index into Scene::textureMaps
+  int roughnessTexture = -1;     // map_Ns (glossy only): index into Scene::textureMaps
+  int opacityTexture = -1;       // map_d (any class): index into Scene::textureMaps, read as opacity
+  int emissionTexture = -1;      // map_Ke: index into Scene::textureMaps; emission is ke times its texel
+  int bumpTexture = -1;          // bump/map_Bump or norm/map_Kn: index into Scene::textureMaps
+  bool bumpIsNormalMap = false;  // bumpTexture holds tangent-space normals (norm), not heights (bump)
+  float specularScale = 0.0f;    // with map_Ks: 2 f0(Ni) for a dielectric layer, 0 for a conductor
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 
