@@ -44,7 +44,8 @@ EnvImage HalfBrightMap() {
 }
 
 // The mean radiance of the quad seen from `eye` (looking at the origin through a 6-degree view that the quad
-// fills from up to 12 away, or 8 at 40 degrees' elevation), under the constant environment 1 or the half-bright map, with direct light only (depth 1).
+// fills from up to 12 away, or 8 at 40 degrees' elevation), under the constant environment 1 or the half-bright map,
+// with direct light only (depth 1).
 double QuadRadiance(const std::string& obj, Vec3 eye, bool halfX) {
   SceneData d = BuildSceneData(LoadScene(obj), Camera::LookAt(eye, Vec3(0.0f), Vec3(0, 1, 0), 6.0f, 24, 24),
                                Vec3(halfX ? 0.0f : 1.0f));
@@ -67,11 +68,11 @@ TEST(NormalMap, TiltsTheNormalByTheTexelTowardItsSide) {
     unsigned char texel[3];
     bool turnedUv;
   };
-  for (const Case& c : {Case{{a, 128, z}, false}, Case{{b, 128, z}, false}, Case{{128, a, z}, true},
-                        Case{{a, 128, z}, true}}) {
+  for (const Case& c :
+       {Case{{a, 128, z}, false}, Case{{b, 128, z}, false}, Case{{128, a, z}, true}, Case{{a, 128, z}, true}}) {
     ASSERT_TRUE(test::WriteUniformNormalMap(dir + "/n.png", 4, c.texel));
     const std::string obj = test::WriteShadingQuad(dir, "Kd 0.5 0.5 0.5\nnorm n.png", Vec3(0.0f), c.turnedUv);
-    const Vec3 t = test::NormalOfTexel(c.texel);  // in (T, B, n)
+    const Vec3 t = test::NormalOfTexel(c.texel);           // in (T, B, n)
     const Vec3 n = c.turnedUv ? Vec3(-t.y, t.x, t.z) : t;  // T = +y, B = -x when turned
     for (bool halfX : {false, true}) {
       const double expected = 0.5 * test::CosineFractionAbove(n, halfX);
@@ -99,8 +100,8 @@ TEST(BumpMap, TiltsTheNormalAwayFromTheRise) {
     for (bool halfX : {false, true}) {
       const double expected = 0.5 * test::CosineFractionAbove(n, halfX);
       const double got = QuadRadiance(obj, Vec3(0, 0, 12), halfX);
-      std::printf("bump -bm %g, %s: %.5f, expected %.5f\n", bm, halfX ? "half-bright map" : "constant environment",
-                  got, expected);
+      std::printf("bump -bm %g, %s: %.5f, expected %.5f\n", bm, halfX ? "half-bright map" : "constant environment", got,
+                  expected);
       EXPECT_NEAR(got, expected, 0.006 * expected);
       if (halfX) EXPECT_LT(got, 0.5 * 0.5 * 0.97);
     }
@@ -133,9 +134,8 @@ TEST(ShadingNormal, TiltedVertexNormalsAreBentNotBlackAndDoNotLeak) {
   test::WriteFile(dir + "/leak.obj", quad);
   // A 3-degree view from 20 away sees only the quad (down to 40 degrees' elevation).
   for (Vec3 eye : {wo * 20.0f, Vec3(0, 0, 20), Normalize(Vec3(0.5f, 0.0f, 0.8f)) * 20.0f}) {
-    const SceneData d =
-        BuildSceneData(LoadScene(dir + "/leak.obj"), Camera::LookAt(eye, Vec3(0.0f), Vec3(0, 1, 0), 3.0f, 16, 16),
-                       Vec3(0.0f));
+    const SceneData d = BuildSceneData(LoadScene(dir + "/leak.obj"),
+                                       Camera::LookAt(eye, Vec3(0.0f), Vec3(0, 1, 0), 3.0f, 16, 16), Vec3(0.0f));
     const std::vector<float> img = RenderCpu(d, test::QuietRender(16, 16, 64, 4)).rgb;
     for (size_t i = 0; i < img.size(); ++i) ASSERT_EQ(img[i], 0.0f) << "light leaked at value " << i;
   }
@@ -143,8 +143,8 @@ TEST(ShadingNormal, TiltedVertexNormalsAreBentNotBlackAndDoNotLeak) {
 }
 
 // BendShadingNormal on random inputs: the mirror direction of wo about the result leaves above the surface at the
-// threshold's cosine (up to the bisection's tolerance), wo is above the result's horizon, the result is a unit vector
-// between ns and ng, and a normal that needs no bending comes back unchanged.
+// threshold's cosine (exactly there when it was bent), wo is above the result's horizon, the result is a unit vector,
+// and a normal that needs no bending comes back unchanged.
 TEST(ShadingNormal, BendingKeepsTheMirrorDirectionAboveTheSurface) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -163,14 +163,14 @@ TEST(ShadingNormal, BendingKeepsTheMirrorDirectionAboveTheSurface) {
     const float threshold = std::fmin(0.01f, 0.9f * wo.z);
     const float mirror = 2.0f * Dot(n, wo) * n.z - wo.z;
     ASSERT_NEAR(Length(n), 1.0f, 1e-5f);
-    ASSERT_GE(mirror, threshold - 2e-3f) << "ns " << ns.x << " " << ns.y << " " << ns.z;
+    ASSERT_GE(mirror, threshold - 1e-4f) << "ns " << ns.x << " " << ns.y << " " << ns.z;
     ASSERT_GE(Dot(n, wo), -1e-6f);
-    ASSERT_NEAR(Dot(Cross(ns, ng), n), 0.0f, 1e-4f);  // n lies in the plane of ns and ng
     if (2.0f * Dot(ns, wo) * ns.z - wo.z >= threshold) {
       ASSERT_EQ(n.x, ns.x);
       ASSERT_EQ(n.z, ns.z);
     } else {
       ++bent;
+      ASSERT_NEAR(mirror, threshold, 1e-4f);  // lifted just to the threshold, no further
     }
   }
   EXPECT_GT(bent, 1000);  // the random inputs do exercise the bending
@@ -187,8 +187,9 @@ TEST(NormalMap, LoaderReadsTheStatements) {
   test::WriteFile(dir + "/m.mtl",
                   "newmtl a\nnorm n.png\nnewmtl b\nbump -bm 0.25 h.png\nnewmtl c\nmap_Bump h.png\nmap_Kn n.png\n"
                   "newmtl d\nmap_Bump n.png\nnewmtl e\nKd 1 1 1\n");
-  test::WriteFile(dir + "/m.obj", "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl b\nf 1 2 3\n"
-                                  "usemtl c\nf 1 2 3\nusemtl d\nf 1 2 3\nusemtl e\nf 1 2 3\n");
+  test::WriteFile(dir + "/m.obj",
+                  "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl b\nf 1 2 3\n"
+                  "usemtl c\nf 1 2 3\nusemtl d\nf 1 2 3\nusemtl e\nf 1 2 3\n");
   const Scene scene = LoadScene(dir + "/m.obj");
   ASSERT_EQ(scene.materials.size(), 5u);
   const std::vector<HostMaterial>& m = scene.materials;
@@ -202,7 +203,8 @@ TEST(NormalMap, LoaderReadsTheStatements) {
   EXPECT_TRUE(m[3].bumpIsNormalMap);
   EXPECT_EQ(m[4].bumpTexture, -1);
   // Read as data: 128 is 128/255, not sRGB-decoded (0.216).
-  const Texture& t = scene.textures[static_cast<size_t>(scene.textureMaps[static_cast<size_t>(m[0].bumpTexture)].texture)];
+  const Texture& t =
+      scene.textures[static_cast<size_t>(scene.textureMaps[static_cast<size_t>(m[0].bumpTexture)].texture)];
   EXPECT_FLOAT_EQ(t.texels[0].x, 128.0f / 255.0f);
   int warned = 0;
   for (const std::string& w : scene.warnings)

@@ -40,8 +40,8 @@ TEST(TexturedEmission, SeenDirectlyItIsKeTimesTheTextureTheRightWayRound) {
   test::WriteFile(dir + "/e.obj", obj);
   const Scene scene = LoadScene(dir + "/e.obj");
   ASSERT_GE(scene.materials.at(0).emissionTexture, 0);
-  const SceneData d = BuildSceneData(scene, Camera::LookAt(Vec3(0.0f), Vec3(0, 0, -1), Vec3(0, 1, 0), 40.0f, 16, 16),
-                                     Vec3(0.0f));
+  const SceneData d =
+      BuildSceneData(scene, Camera::LookAt(Vec3(0.0f), Vec3(0, 0, -1), Vec3(0, 1, 0), 40.0f, 16, 16), Vec3(0.0f));
   const std::vector<float> img = RenderCpu(d, test::QuietRender(16, 16, 64, 0)).rgb;
   for (int y = 0; y < 16; ++y)
     for (int x = 0; x < 16; ++x) {
@@ -65,9 +65,9 @@ TEST(TexturedEmission, LightsAFloorAsTheUntexturedEmitterAtItsMean) {
                     "mtllib f.mtl\nusemtl floor\nv -4 0 -4\nv -4 0 4\nv 4 0 4\nv 4 0 -4\nf 1 2 3 4\n"
                     "usemtl lamp\nv -0.25 3 -0.25\nv 0.25 3 -0.25\nv 0.25 3 0.25\nv -0.25 3 0.25\n"
                     "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 5/1 6/2 7/3 8/4\n");
-    const SceneData d = BuildSceneData(LoadScene(dir + "/f.obj"),
-                                       Camera::LookAt(Vec3(0, 2, 0.001f), Vec3(0.0f), Vec3(0, 1, 0), 60.0f, 32, 32),
-                                       Vec3(0.0f));
+    const SceneData d =
+        BuildSceneData(LoadScene(dir + "/f.obj"),
+                       Camera::LookAt(Vec3(0, 2, 0.001f), Vec3(0.0f), Vec3(0, 1, 0), 60.0f, 32, 32), Vec3(0.0f));
     return Mean(RenderCpu(d, test::QuietRender(32, 32, 256, 1)).rgb);
   };
   const double textured = render("Ke 4 4 4\nmap_Ke glow.png"), plain = render("Ke 3 3 3");

@@ -54,26 +54,28 @@ struct ShadeOutput {
 
 // Shading normals (interpolated vn, bump and normal maps) are not the surface's own. Seen from wo, the mirror
 // direction about ns can point under the geometric surface, and wo itself can fall under ns's horizon, where every
-// reflective BSDF is zero: black fringes at silhouettes and on steep bumps. So ns is bent toward ng just as far as
-// needed for the mirror direction of wo to leave above the surface, at a cosine with ng of at least
-// min(0.01, 0.9 wo.ng) (the remedy Cycles calls ensure_valid_reflection; here a bisection on the blend of ns and
-// ng). Directions under the geometric surface stay rejected, so no light leaks through. Needs wo.ng >= 0 and
-// ns.ng >= 0 (the shade step's frame flip sees to both); returns ns itself where nothing needs bending.
+// reflective BSDF is zero: black fringes at silhouettes and on steep bumps. So where the mirror direction R of wo
+// about ns leaves at a cosine with ng below t = min(0.01, 0.9 wo.ng), it is lifted to R', the direction of R's
+// azimuth about ng at cosine t, and the normal becomes the half-vector of wo and R', so that R' is wo's mirror
+// direction (the remedy Cycles calls ensure_valid_reflection; this closed form is ours). Directions under the
+// geometric surface stay rejected, so no light leaks through. Needs wo.ng >= 0 and ns.ng >= 0 (the shade step's
+// frame flip sees to both); returns ns itself where nothing needs bending.
 TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
-  const float cosO = Dot(wo, ng);
-  const float threshold = Fminf(0.01f, 0.9f * cosO);
-  // The cosine with ng of wo's mirror direction 2 (n.wo) n - wo.
-  auto mirrorCos = [&](Vec3 n) { return 2.0f * Dot(n, wo) * Dot(n, ng) - cosO; };
-  if (mirrorCos(ns) >= threshold) return ns;
-  float lo = 0.0f, hi = 1.0f;  // the blend at hi passes (at 1, ng itself: mirrorCos = cosO >= threshold)
-  for (int i = 0; i < 12; ++i) {
-    const float mid = 0.5f * (lo + hi);
-    if (mirrorCos(Normalize(ns * (1.0f - mid) + ng * mid)) >= threshold)
-      hi = mid;
-    else
-      lo = mid;
+  const float cosO = Dot(wo, ng), t = Fminf(0.01f, 0.9f * cosO);
+  const Vec3 r = ns * (2.0f * Dot(ns, wo)) - wo;
+  const float cosR = Dot(r, ng);
+  if (cosR >= t) return ns;
+  Vec3 side = r - ng * cosR;  // R's direction along the surface
+  float len = Length(side);
+  if (!(len > 1e-6f)) {  // R along -ng: take the side opposite wo's
+    side = ng * cosO - wo;
+    len = Length(side);
+    if (!(len > 1e-6f)) return ng;
   }
-  return Normalize(ns * (1.0f - hi) + ng * hi);
+  const Vec3 lifted = side * (SafeSqrt(1.0f - t * t) / len) + ng * t;
+  const Vec3 h = wo + lifted;
+  const float hl = Length(h);
+  return hl > 0.0f ? h / hl : ng;
 }
 
 template <bool kLdg>
