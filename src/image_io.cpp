@@ -57,26 +57,42 @@ namespace {
 
 const char* const kRgb[3] = {"R", "G", "B"};
 
-// Writes tmp or throws (OpenEXR reports failures as exceptions derived from std::exception).
+// Writes tmp or throws (OpenEXR reports failures as exceptions derived from std::exception): R, G, B, then each
+// layer's channels as "layer.channel".
 void WriteExr(const std::string& tmp, const std::vector<float>& rgb, int w, int h, const ImageExtras& extras) {
+  struct Channel {
+    std::string name;
+    const float* first;  // the channel's value at pixel 0
+    size_t stride;       // floats from one pixel to the next
+  };
+  const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
+  std::vector<Channel> channels;
+  for (int c = 0; c < 3; ++c) channels.push_back({kRgb[c], rgb.data() + c, 3});
+  for (const ImageLayer& layer : extras.layers) {
+    const size_t n = layer.channels.size();
+    if (!layer.values || layer.values->size() != pixels * n)
+      throw std::runtime_error("layer '" + layer.name + "' does not hold " + std::to_string(n) + " values per pixel");
+    for (size_t c = 0; c < n; ++c)
+      channels.push_back({layer.name + "." + layer.channels[c], layer.values->data() + c, n});
+  }
   Imf::Header header(w, h);
   header.compression() = Imf::ZIP_COMPRESSION;
   const Imf::PixelType type = extras.half ? Imf::HALF : Imf::FLOAT;
-  for (const char* c : kRgb) header.channels().insert(c, Imf::Channel(type));
+  for (const Channel& c : channels) header.channels().insert(c.name, Imf::Channel(type));
   for (const auto& [name, value] : extras.attributes) header.insert(name, Imf::StringAttribute(value));
-  std::vector<Imath::half> halves;
+  std::vector<std::vector<Imath::half>> halves(extras.half ? channels.size() : 0);
   Imf::FrameBuffer frame;
-  const size_t row = static_cast<size_t>(w) * 3;
-  if (extras.half) {
-    halves.resize(rgb.size());
-    for (size_t i = 0; i < rgb.size(); ++i) halves[i] = Imath::half(std::min(rgb[i], 65504.0f));
-    for (int c = 0; c < 3; ++c)
-      frame.insert(kRgb[c], Imf::Slice(Imf::HALF, reinterpret_cast<char*>(halves.data() + c), 3 * sizeof(Imath::half),
-                                       row * sizeof(Imath::half)));
-  } else {
-    for (int c = 0; c < 3; ++c)
-      frame.insert(kRgb[c], Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(rgb.data()) + c),
-                                       3 * sizeof(float), row * sizeof(float)));
+  for (size_t k = 0; k < channels.size(); ++k) {
+    const Channel& c = channels[k];
+    if (extras.half) {
+      halves[k].resize(pixels);
+      for (size_t i = 0; i < pixels; ++i) halves[k][i] = Imath::half(std::min(c.first[i * c.stride], 65504.0f));
+      frame.insert(c.name, Imf::Slice(Imf::HALF, reinterpret_cast<char*>(halves[k].data()), sizeof(Imath::half),
+                                      static_cast<size_t>(w) * sizeof(Imath::half)));
+    } else {
+      frame.insert(c.name, Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(c.first)),
+                                      c.stride * sizeof(float), static_cast<size_t>(w) * c.stride * sizeof(float)));
+    }
   }
   Imf::OutputFile file(tmp.c_str(), header);
   file.setFrameBuffer(frame);
@@ -86,36 +102,45 @@ void WriteExr(const std::string& tmp, const std::vector<float>& rgb, int w, int 
 }  // namespace
 #endif
 
-std::vector<float> ReadExr(const std::string& path, int& w, int& h, std::map<std::string, std::string>* attributes) {
+std::vector<float> ReadExrChannels(const std::string& path, const std::vector<std::string>& names, int& w, int& h,
+                                   std::map<std::string, std::string>* attributes) {
 #if TRACER_HAVE_OPENEXR
   try {
     Imf::InputFile file(path.c_str());
+    for (const std::string& name : names)
+      if (!file.header().channels().findChannel(name)) throw std::runtime_error("no channel " + name);
     const Imath::Box2i window = file.header().dataWindow();
     w = window.max.x - window.min.x + 1;
     h = window.max.y - window.min.y + 1;
-    std::vector<float> rgb(static_cast<size_t>(w) * h * 3);
-    const size_t row = static_cast<size_t>(w) * 3;
+    const size_t n = names.size();
+    std::vector<float> values(static_cast<size_t>(w) * h * n);
+    const size_t row = static_cast<size_t>(w) * n;
     // The slices' base is where pixel (0, 0) would be, for a data window that need not start there.
-    char* base = reinterpret_cast<char*>(rgb.data()) -
-                 (static_cast<ptrdiff_t>(window.min.y) * static_cast<ptrdiff_t>(row) + window.min.x * 3) *
-                     static_cast<ptrdiff_t>(sizeof(float));
+    char* base =
+        reinterpret_cast<char*>(values.data()) - (static_cast<ptrdiff_t>(window.min.y) * static_cast<ptrdiff_t>(row) +
+                                                  static_cast<ptrdiff_t>(window.min.x) * static_cast<ptrdiff_t>(n)) *
+                                                     static_cast<ptrdiff_t>(sizeof(float));
     Imf::FrameBuffer frame;
-    for (int c = 0; c < 3; ++c)
-      frame.insert(kRgb[c], Imf::Slice(Imf::FLOAT, base + c * sizeof(float), 3 * sizeof(float), row * sizeof(float)));
+    for (size_t c = 0; c < n; ++c)
+      frame.insert(names[c], Imf::Slice(Imf::FLOAT, base + c * sizeof(float), n * sizeof(float), row * sizeof(float)));
     file.setFrameBuffer(frame);
     file.readPixels(window.min.y, window.max.y);
     if (attributes)
       for (auto it = file.header().begin(); it != file.header().end(); ++it)
         if (const auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
           (*attributes)[it.name()] = s->value();
-    return rgb;
+    return values;
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": cannot read OpenEXR (" + e.what() + ")");
   }
 #else
-  (void)w, (void)h, (void)attributes;
+  (void)names, (void)w, (void)h, (void)attributes;
   throw std::runtime_error(path + ": this build has no OpenEXR support (apt-get install libopenexr-dev, rebuild)");
 #endif
+}
+
+std::vector<float> ReadExr(const std::string& path, int& w, int& h, std::map<std::string, std::string>* attributes) {
+  return ReadExrChannels(path, {"R", "G", "B"}, w, h, attributes);
 }
 
 float LinearToSrgb(float v) {

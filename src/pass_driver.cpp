@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tracer/core/film.h"
 #include "tracer/host/timing.h"
 
 namespace tracer {
@@ -77,6 +78,8 @@ PassStep LocalPassSchedule::Next(const PassReport& last) {
   step.kind = PassStep::Kind::kPass;
   step.sampleBase = static_cast<uint32_t>(sppDone_);
   step.spp = SamplesPerPass(pixels, pool_, opt_.spp - sppDone_);
+  if (opt_.varianceAov)
+    step.spp = std::min(step.spp, std::max(1, (opt_.spp + kVarianceBatches - 1) / kVarianceBatches));
   return step;
 }
 
@@ -108,6 +111,33 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
     return schedule.CombineFilm(film);
   };
 
+  // --aov variance: each pass's mean per pixel and channel, from the film's growth (batch means).
+  const bool variance = opt.varianceAov;
+  HostFilm before;
+  std::vector<double> s1, s2;
+  double samples = 0.0;
+  int batches = 0;
+  if (variance) {
+    before.Reset(opt.width, opt.height);
+    if (opt.resume) before.sum = opt.resume->sum;
+    s1.assign(before.sum.size(), 0.0);
+    s2.assign(before.sum.size(), 0.0);
+  }
+  auto addBatch = [&](int spp) {
+    HostFilm now;
+    now.Reset(opt.width, opt.height);
+    backend.ReadFilm(now);
+    const double n = static_cast<double>(spp), scale = 1.0 / (kFilmScale * n);
+    for (size_t i = 0; i < now.sum.size(); ++i) {
+      const double m = static_cast<double>(now.sum[i] - before.sum[i]) * scale;
+      s1[i] += n * m;
+      s2[i] += n * m * m;
+    }
+    samples += n;
+    ++batches;
+    before.sum.swap(now.sum);
+  };
+
   Stopwatch clock;
   PassReport last;
   last.stats = &st;
@@ -135,6 +165,7 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
     st.seconds = clock.Seconds();
     last.spp = step.spp;
     last.firstBad = totals.firstBad;
+    if (variance) addBatch(step.spp);
   }
 
   HostFilm film;
@@ -147,6 +178,14 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   result.height = opt.height;
   result.sppDone = film.sppDone;
   result.rgb = film.Resolve();
+  if (variance) {
+    result.varianceBatches = batches;
+    result.variance.assign(s1.size(), 0.0f);
+    if (batches >= 2)
+      for (size_t i = 0; i < s1.size(); ++i)
+        result.variance[i] =
+            static_cast<float>(std::max(0.0, s2[i] - s1[i] * s1[i] / samples) / (batches - 1) / samples);
+  }
   result.film = std::move(film);
   result.firstNonFinite = NonFiniteSample::Decode(firstBad);
   return result;

@@ -276,6 +276,32 @@ TEST(GpuAgreement, EveryMaterialFeatureInOneScene) {
   test::RemoveTree(dir);
 }
 
+// --aov variance on the GPU: passes capped so that there are at least 16, the image byte for byte the one
+// without it (the film sums in fixed point, whatever the passes), and the variance of the pixel means, summed over
+// the image, within 15% of the CPU's estimate of the same quantity (from its own passes).
+TEST(GpuAov, VarianceFromThePassesLeavesTheImageAsItWas) {
+  TRACER_REQUIRE_GPU();
+  const SceneData d = Data(test::ProjectScenesDir() + "/cornell.obj", 64, 64);
+  RenderOptions opt = test::QuietRender(64, 64, 64, 8);
+  const RenderResult plain = RenderCuda(d, opt);
+  opt.varianceAov = true;
+  const RenderResult gpu = RenderCuda(d, opt);
+  EXPECT_EQ(gpu.rgb, plain.rgb);
+  EXPECT_GE(gpu.varianceBatches, 16);
+  const RenderResult cpu = RenderCpu(d, opt);
+  ASSERT_EQ(gpu.variance.size(), cpu.variance.size());
+  double g = 0.0, c = 0.0;
+  for (size_t i = 0; i < gpu.variance.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(gpu.variance[i]) && gpu.variance[i] >= 0.0f);
+    g += gpu.variance[i];
+    c += cpu.variance[i];
+  }
+  std::printf("variance of the pixel means, summed: gpu %.6g (%d passes), cpu %.6g (%d passes)\n", g,
+              gpu.varianceBatches, c, cpu.varianceBatches);
+  ASSERT_GT(c, 0.0);
+  EXPECT_NEAR(g / c, 1.0, 0.15);
+}
+
 // Mean radiance of the Cornell box at 1024 spp, GPU against CPU, within 0.5%.
 TEST(GpuAgreement, CornellMeanAt1024spp) {
   TRACER_REQUIRE_GPU();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/host/aov.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/file_util.h"
 #include "tracer/host/image_io.h"
@@ -77,6 +78,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("scene", "OBJ scene to render", cxxopts::value<std::string>())
     ("o,output", "output image: .png, .hdr, .pfm or .exr (written atomically; .exr keeps the settings in its header)", cxxopts::value<std::string>()->default_value("output/render.png"))
     ("exr-half", "write .exr output as 16-bit floats instead of 32-bit")
+    ("aov", "auxiliary outputs, a comma-separated list of albedo (first hit's base colour), normal (its shading normal, toward the camera), depth (camera distance; 1e10 where the ray leaves), position (world), variance (of each pixel's mean, from 16 or more passes): layers of an .exr output, else files beside it (out.albedo.pfm, ...); the first-hit outputs average --aov-samples camera rays per pixel, traced on the host", cxxopts::value<std::string>())
+    ("aov-samples", "camera rays per pixel for the first-hit outputs (the render's first samples)", cxxopts::value<int>()->default_value("8"))
     ("h,help", "print this help and exit");
   cli.add_options("Camera (default: SCENE.camera beside the OBJ, else framed on the scene's bounds)")
     ("eye", "camera position x,y,z", cxxopts::value<std::string>())
@@ -220,6 +223,16 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   if (opt.maxDepth < 0 || opt.maxDepth > 1000) throw UsageError("--max-depth must be between 0 and 1000");
   o.exposure = r["exposure"].as<float>();
   o.exrHalf = r.count("exr-half") > 0;
+  if (r.count("aov")) {
+    try {
+      o.aovKinds = ParseAovList(r["aov"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  o.aovSamples = r["aov-samples"].as<int>();
+  if (o.aovSamples < 1 || o.aovSamples > 4096) throw UsageError("--aov-samples must be between 1 and 4096");
+  opt.varianceAov = (o.aovKinds & kAovVariance) != 0;
   o.env = ParseVec3("env", r["env"].as<std::string>());
   if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");
   ReadEnvironmentMap(r, o);
@@ -432,6 +445,9 @@ void CheckOutputs(const CliOptions& o) {
                      ": this build has no OpenEXR support (apt-get install libopenexr-dev and rebuild)");
   if (o.exrHalf && (measuring || FormatFromPath(o.outPath) != ImageFormat::kExr))
     throw UsageError("--exr-half applies to .exr output only");
+  if (o.aovKinds && measuring) throw UsageError("--aov does not apply to --profile or --benchmark");
+  if ((o.aovKinds & kAovVariance) && !o.resumePath.empty())
+    throw UsageError("--aov variance cannot be resumed (a checkpoint keeps the sums, not the passes' spread)");
   if (measuring && (!o.checkpointPath.empty() || !o.resumePath.empty()))
     throw UsageError("--checkpoint and --resume do not apply to --profile or --benchmark");
   if (measuring)

@@ -16,6 +16,7 @@
 
 #include "scene_setup.h"
 #include "select_backend.h"
+#include "tracer/host/aov.h"
 #include "tracer/host/camera_probe.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/cli.h"
@@ -298,7 +299,7 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
 // After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map
 // what happened to the exit code (1 error, 128 + signal when `signal` interrupted the render, else 0).
 int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
-                 int signal, double frameSeconds, const std::string& interiorFlags) {
+                 int signal, double frameSeconds, const std::string& interiorFlags, const AovImages& aov) {
   const RenderOptions& opt = cli.render;
   if (cli.checkNan) {
     std::string nf = NonFiniteReport(result);
@@ -327,7 +328,25 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
                        {"tracer:spp", std::to_string(result.sppDone)},
                        {"tracer:backend", result.backend},
                        {"tracer:settings", settings}};
+  // --aov: layers of an .exr, else PFM files beside the image (written after it; 1-channel depth as grey RGB).
+  const std::vector<ImageLayer> layers = AovLayers(aov, cli.aovKinds);
+  const bool exr = FormatFromPath(cli.outPath) == ImageFormat::kExr;
+  if (exr) extras.layers = layers;
   WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure, extras);
+  if (!exr)
+    for (const ImageLayer& layer : layers) {
+      std::vector<float> rgb(static_cast<size_t>(result.width) * result.height * 3);
+      const size_t n = layer.channels.size();
+      for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = (*layer.values)[(i / 3) * n + (n == 3 ? i % 3 : 0)];
+      const std::string path = AovSiblingPath(cli.outPath, layer.name);
+      WriteImage(path, rgb, result.width, result.height);
+      if (!opt.quiet) std::fprintf(stderr, "wrote %s\n", path.c_str());
+    }
+  if ((cli.aovKinds & kAovVariance) && result.varianceBatches < 2 && !opt.quiet)
+    std::fprintf(stderr,
+                 "tracer: warning: --aov variance needs at least 2 passes; this render had %d, so the variance is "
+                 "written as 0 (raise --spp)\n",
+                 result.varianceBatches);
   if (!opt.quiet)
     PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), frameSeconds);
   if (!opt.quiet && std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
@@ -365,6 +384,12 @@ int Render(CliOptions& cli, Job& job) {
   }
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
+  if ((cli.aovKinds & kAovVariance) && job.Ranks() > 1) {
+    if (job.IsRoot())
+      std::cerr << "tracer: error: --aov variance is not available under mpirun (each rank sees only its own "
+                   "passes); render it with one process\n";
+    return job.FinalCode(2);
+  }
 
   // Signals from here on finish the current pass instead of killing the process; during loading
   // they stop it once loading returns (a second signal still exits at once).
@@ -410,8 +435,13 @@ int Render(CliOptions& cli, Job& job) {
   if (!job.IsRoot()) return job.FinalCode(kCliContinue);                      // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
   const Stopwatch writeClock;
+  AovImages aov;
+  if (cli.aovKinds && result.sppDone > 0) {
+    ComputeFirstHitAovs(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
+    aov.variance = result.variance;
+  }
   const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, frameSeconds,
-                                loaded.interiorFlags);
+                                loaded.interiorFlags, aov);
   job.Report(writeClock.Seconds());
   return job.FinalCode(code);
 }

@@ -29,6 +29,8 @@ struct CliOptions {
   bool sppGiven = false;  // else the backend picks the default --spp
   float exposure = 0.0f;
   bool exrHalf = false;  // --exr-half
+  int aovKinds = 0;      // --aov: AovKind bits (host/aov.h)
+  int aovSamples = 8;    // --aov-samples: camera rays per pixel for the first-hit outputs
   Vec3 env;
   // --env-map FILE (host/env_map.h), turned by envRotate degrees about +y, its radiance times envScale.
   std::string envMapPath;

@@ -44,6 +44,11 @@ struct RenderResult {
   HostFilm film;           // the fixed-point sums behind rgb
   int width = 0, height = 0;
   int sppDone = 0;
+  // With RenderOptions::varianceAov: per pixel and channel, the variance of rgb's mean, from the spread of the
+  // passes' means (batch means: sum n_p (m_p - m)^2 / (P - 1) / N over P passes of n_p samples, N in all);
+  // varianceBatches = P (below 2 the variance is unknown and left 0).
+  std::vector<float> variance;
+  int varianceBatches = 0;
   std::string backend;  // "cpu" or "cuda (GPU name)"
   RenderStats stats;
 };

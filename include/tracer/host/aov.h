@@ -1,0 +1,50 @@
+// @file aov.h: auxiliary outputs (--aov), what denoisers take beside the image: the first hit's albedo, shading
+// normal, camera distance and world position, and the per-pixel variance of the image's mean.
+//
+// The first-hit outputs are computed on the host after the render, for every backend alike, by the same per-ray
+// code (camera, traversal with cut-outs, surface, BSDF with bump and normal maps): `samples` camera rays per
+// pixel, the render's own first samples (the same pixel and lens positions). Albedo and normal are averaged over
+// all of them (a ray that leaves the scene adds 0), depth and position over those that hit (kAovMissDepth and 0
+// where none does). The variance
+// comes from the render itself: the passes are batches of samples, and the spread of their means estimates it
+// (pass_driver.h, RenderOptions::varianceAov).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tracer/host/image_io.h"
+#include "tracer/host/render_options.h"
+#include "tracer/host/scene_data.h"
+
+namespace tracer {
+
+enum AovKind : int {
+  kAovAlbedo = 1,    // the base colour at the first hit (Kd times its texture; a mirror's or conductor's Ks)
+  kAovNormal = 2,    // the shading normal at the first hit (after bump and normal maps), toward the camera
+  kAovDepth = 4,     // the distance from the camera to the first hit; kAovMissDepth where every ray leaves
+  kAovPosition = 8,  // the world position of the first hit; 0 where every ray leaves
+  kAovVariance = 16  // the variance of each pixel's mean, per channel
+};
+constexpr float kAovMissDepth = 1e10f;  // as Blender's depth pass writes the background
+
+// The kinds named in a comma-separated list ("albedo,normal"); throws std::invalid_argument naming a bad name.
+int ParseAovList(const std::string& list);
+
+struct AovImages {
+  int width = 0, height = 0;
+  std::vector<float> albedo, normal, position;  // 3 floats per pixel, row 0 at the top
+  std::vector<float> depth;                     // 1 float per pixel
+  std::vector<float> variance;                  // 3 floats per pixel
+};
+
+// The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on `threads` host threads (0: all).
+void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
+                         AovImages& out);
+
+// The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance).
+std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds);
+
+// The file beside `outPath` that holds one layer when the image format has no layers: out.png -> out.albedo.pfm.
+std::string AovSiblingPath(const std::string& outPath, const std::string& layer);
+
+}  // namespace tracer
