@@ -39,8 +39,7 @@ int ParseAovList(const std::string& list) {
   }
 }
 
-void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
-                         AovImages& out) {
+void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out) {
   const int w = options.width, h = options.height;
   const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
   out.width = w;
@@ -103,9 +102,8 @@ std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds) {
 std::string AovSiblingPath(const std::string& outPath, const std::string& layer) {
   const size_t slash = outPath.find_last_of('/');
   const size_t dot = outPath.find_last_of('.');
-  const std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash)
-                               ? outPath.substr(0, dot)
-                               : outPath;
+  const std::string stem =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash) ? outPath.substr(0, dot) : outPath;
   return stem + "." + layer + ".pfm";
 }
 

@@ -491,9 +491,9 @@ bool IsTextureKey(std::string_view key) {
 }
 
 // Parses "KEY [-option values]... FILE NAME" (the file name is the rest of the line, as tinyobjloader reads it).
-// -s, -o, -clamp, -mm, -bm and -imfchan are kept; -blendu/-blendv (blending of several textures) are read and have
-// nothing to do; the other options of the format, and unknown ones, are skipped with one warning per option and
-// scene (`warned`). A malformed value of a known option is an error naming the line.
+// -s, -o, -clamp, -mm, -bm and -imfchan are kept (and applied); -blendu/-blendv (blending of several textures) are read
+// and have nothing to do; the other options of the format, and unknown ones, are skipped with one warning per option
+// and scene (`warned`). A malformed value of a known option is an error naming the line.
 class TextureStatementParser {
  public:
   TextureStatementParser(Scene& scene, const std::string& path, size_t line, std::set<std::string>& warned)
@@ -716,7 +716,10 @@ float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 
 enum class TexelEncoding { kSrgb, kData, kOpacity };
 
 // Decodes an image file as linear values (alpha in w). Returns an empty string, or why it cannot be used.
-std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, Texture* texture) {
+// `channel` (-imfchan, data and opacity maps only; 0 = none) picks the one channel a scalar map reads, in every
+// component: r, g or b; m (matte) the alpha channel, 1 without one; l the luminance of r, g, b (Rec. 709 weights, on
+// the file's values); z, which 8-bit images do not have, the first channel.
+std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, char channel, Texture* texture) {
   static const std::array<float, 256> kSrgbTable = [] {
     std::array<float, 256> table;
     for (int i = 0; i < 256; ++i) table[i] = SrgbToLinear(float(i) / 255.0f);
@@ -737,6 +740,16 @@ std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, Text
   texture->texels.resize(size_t(width) * size_t(height));
   for (size_t i = 0; i < texture->texels.size(); ++i) {
     const stbi_uc* p = pixels + 4 * i;  // stb's row 0 is the top row, as we store it
+    if (channel && encoding != TexelEncoding::kSrgb) {
+      const float v = channel == 'g'   ? float(p[1]) / 255.0f
+                      : channel == 'b' ? float(p[2]) / 255.0f
+                      : channel == 'm' ? (hasAlpha ? float(p[3]) / 255.0f : 1.0f)
+                      : channel == 'l'
+                          ? (0.2126f * float(p[0]) + 0.7152f * float(p[1]) + 0.0722f * float(p[2])) / 255.0f
+                          : float(p[0]) / 255.0f;
+      texture->texels[i] = Float4{v, v, v, v};
+      continue;
+    }
     const float a = float(hasAlpha ? p[3] : p[0]) / 255.0f;
     texture->texels[i] =
         encoding == TexelEncoding::kOpacity ? Float4{a, a, a, a}
@@ -776,7 +789,20 @@ int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, co
               TexelEncoding encoding) {
   const std::string& name = statement.name;
   const char* const kPrefixes[] = {"srgb:", "data:", "opacity:"};
-  const std::string prefix = kPrefixes[static_cast<int>(encoding)], nameKey = prefix + name;
+  // -imfchan picks one channel of a scalar map (data, opacity); a colour map keeps its three.
+  const char channel = encoding == TexelEncoding::kSrgb ? 0 : statement.options.channel;
+  if (statement.options.channel && !channel)
+    Warn(scene, origin.path, statement.line,
+         "material " + Quote(origin.name) + ": " + key +
+             " -imfchan applies to scalar maps (bump, map_d, map_Ns, ...); " + "ignored on a colour map");
+  if (channel == 'z')
+    Warn(scene, origin.path, statement.line,
+         "material " + Quote(origin.name) + ": " + key +
+             " -imfchan z: the image has no depth channel; its first "
+             "channel is read");
+  const std::string prefix = std::string(kPrefixes[static_cast<int>(encoding)]) +
+                             (channel ? std::string("imfchan ") + channel + ":" : std::string()),
+                    nameKey = prefix + name;
   if (auto known = cache.byName.find(nameKey); known != cache.byName.end()) return known->second;
   if (auto failed = cache.failedName.find(nameKey); failed != cache.failedName.end()) {
     failed->second.more++;
@@ -793,7 +819,7 @@ int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, co
     } else {
       Texture texture;
       texture.path = resolved;
-      why = DecodeTexture(bytes, encoding, &texture);
+      why = DecodeTexture(bytes, encoding, channel, &texture);
       if (why.empty()) {
         scene.textures.push_back(std::move(texture));
         index = int(scene.textures.size()) - 1;

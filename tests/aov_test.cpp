@@ -2,6 +2,8 @@
 // a known scene are its albedo, normal, camera distance and position (misses as documented); the variance of the
 // pixel means agrees with the spread of independent renders and leaves the image byte for byte as it was; an .exr
 // holds every layer, read back with OpenEXR, and other formats get files beside them.
+#include "tracer/host/aov.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 
 #include "env_test_scenes.h"
 #include "test_util.h"
-#include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/scene_loader.h"
@@ -45,8 +46,8 @@ TEST(Aov, FirstHitOutputsOfAKnownScene) {
   test::WriteFile(dir + "/q.mtl", "newmtl q\nKd 0.3 0.5 0.7\nKs 0 0 0\n");
   test::WriteFile(dir + "/q.obj", "mtllib q.mtl\nusemtl q\nv -5 -5 -2\nv 0 -5 -2\nv 0 5 -2\nv -5 5 -2\nf 1 2 3 4\n");
   const int n = 32;
-  const SceneData d = BuildSceneData(LoadScene(dir + "/q.obj"),
-                                     Camera::LookAt(Vec3(0.0f), Vec3(0, 0, -1), Vec3(0, 1, 0), 40.0f, n, n), Vec3(0.0f));
+  const SceneData d = BuildSceneData(
+      LoadScene(dir + "/q.obj"), Camera::LookAt(Vec3(0.0f), Vec3(0, 0, -1), Vec3(0, 1, 0), 40.0f, n, n), Vec3(0.0f));
   AovImages aov;
   const int all = kAovAlbedo | kAovNormal | kAovDepth | kAovPosition;
   ComputeFirstHitAovs(d, test::QuietRender(n, n, 16, 4), all, 8, aov);
@@ -157,8 +158,8 @@ TEST(Aov, CommandLineWritesLayersOrSiblingFiles) {
     EXPECT_GT(inside, static_cast<int>(depth.size()) * 9 / 10);
     EXPECT_EQ(ReadExr(dir + "/a.exr", w, h).size(), static_cast<size_t>(16 * 16 * 3));
   }
-  const test::CommandResult p = test::RunTracer(scene + " --backend cpu --width 24 --height 16 --spp 32 -q -o " +
-                                                dir + "/b.png --aov albedo,depth");
+  const test::CommandResult p = test::RunTracer(scene + " --backend cpu --width 24 --height 16 --spp 32 -q -o " + dir +
+                                                "/b.png --aov albedo,depth");
   ASSERT_EQ(p.exitCode, 0) << p.output;
   EXPECT_TRUE(test::FileExists(dir + "/b.png"));
   int w = 0, h = 0;

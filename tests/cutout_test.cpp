@@ -111,7 +111,7 @@ TEST(Cutout, ShadowsHaveTheSameHoles) {
   test::RemoveTree(dir);
 }
 
-TEST(Cutout, MapDReadsAlphaOrTheFirstChannelAndOpaqueScenesHaveNoFilter) {
+TEST(Cutout, MapDReadsAlphaOrTheFirstChannelOrImfchansAndOpaqueScenesHaveNoFilter) {
   const std::string dir = test::MakeTempDir();
   const unsigned char rgba[] = {10, 20, 30, 64}, grey[] = {192};
   ASSERT_NE(stbi_write_png((dir + "/a.png").c_str(), 1, 1, 4, rgba, 4), 0);
@@ -131,6 +131,27 @@ TEST(Cutout, MapDReadsAlphaOrTheFirstChannelAndOpaqueScenesHaveNoFilter) {
   EXPECT_FLOAT_EQ(texel(0).x, 64.0f / 255.0f) << "the alpha channel, not the colour";
   EXPECT_FLOAT_EQ(texel(1).x, 192.0f / 255.0f) << "no alpha: the first channel";
   EXPECT_EQ(scene.materials[2].opacityTexture, -1);
+  // -imfchan picks the channel map_d reads (g, b, m = alpha or 1 without one, l = luminance), each image decoded
+  // once per channel.
+  test::WriteFile(dir + "/c.mtl",
+                  "newmtl g\nmap_d -imfchan g a.png\nnewmtl b\nmap_d -imfchan b a.png\nnewmtl m\nmap_d -imfchan m "
+                  "a.png\nnewmtl l\nmap_d -imfchan l a.png\nnewmtl mg\nmap_d -imfchan m g.png\n");
+  test::WriteFile(dir + "/c.obj",
+                  "mtllib c.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl g\nf 1 2 3\nusemtl b\nf 1 2 3\n"
+                  "usemtl m\nf 1 2 3\nusemtl l\nf 1 2 3\nusemtl mg\nf 1 2 3\n");
+  const Scene channels = LoadScene(dir + "/c.obj");
+  ASSERT_EQ(channels.materials.size(), 5u);
+  const auto channelTexel = [&](int m) {
+    const int map = channels.materials[static_cast<size_t>(m)].opacityTexture;
+    EXPECT_GE(map, 0);
+    return channels.textures[static_cast<size_t>(channels.textureMaps[static_cast<size_t>(map)].texture)].texels[0];
+  };
+  EXPECT_FLOAT_EQ(channelTexel(0).x, 20.0f / 255.0f);
+  EXPECT_FLOAT_EQ(channelTexel(1).w, 30.0f / 255.0f);
+  EXPECT_FLOAT_EQ(channelTexel(2).x, 64.0f / 255.0f);
+  EXPECT_NEAR(channelTexel(3).x, (0.2126f * 10 + 0.7152f * 20 + 0.0722f * 30) / 255.0f, 1e-6f);
+  EXPECT_FLOAT_EQ(channelTexel(4).x, 1.0f);
+  EXPECT_EQ(channels.textures.size(), 5u);
   for (const std::string& w : scene.warnings) EXPECT_EQ(w.find("opacity"), std::string::npos) << w;
   EXPECT_EQ(BuildSceneData(LoadScene(test::ProjectScenesDir() + "/cornell.obj"),
                            Camera::LookAt(Vec3(0, 0, 1), Vec3(0.0f), Vec3(0, 1, 0), 40.0f, 8, 8), Vec3(0.0f))

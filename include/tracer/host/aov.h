@@ -38,8 +38,7 @@ struct AovImages {
 };
 
 // The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on `threads` host threads (0: all).
-void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
-                         AovImages& out);
+void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out);
 
 // The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance).
 std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds);

@@ -30,7 +30,7 @@ struct TextureOptions {
   bool clamp = false;              // -clamp on: uv clamped to [0, 1] (the edge texels extend) instead of repeating
   float base = 0.0f, gain = 1.0f;  // -mm base gain: a texel's value becomes base + gain * value
   float bumpMultiplier = 1.0f;     // -bm: a bump map's height in scene units is bumpMultiplier times the texel
-  char channel = 0;                // -imfchan r|g|b|m|l|z, 0 when not given: kept, not yet applied
+  char channel = 0;                // -imfchan r|g|b|m|l|z, 0 when not given: the channel a scalar map reads
 };
 
 // A texture as a material uses it: an image (index into Scene::textures) and the options of the statement.
