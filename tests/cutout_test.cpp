@@ -123,11 +123,14 @@ TEST(Cutout, MapDReadsAlphaOrTheFirstChannelOrImfchansAndOpaqueScenesHaveNoFilte
                   "usemtl o\nf 1 2 3\n");
   const Scene scene = LoadScene(dir + "/m.obj");
   ASSERT_EQ(scene.materials.size(), 3u);
-  const auto texel = [&](int m) {
-    const int map = scene.materials[static_cast<size_t>(m)].opacityTexture;
+  // The first texel of material m's map_d.
+  const auto opacityTexel = [](const Scene& sc, int m) {
+    const int map = sc.materials[static_cast<size_t>(m)].opacityTexture;
     EXPECT_GE(map, 0);
-    return scene.textures[static_cast<size_t>(scene.textureMaps[static_cast<size_t>(map)].texture)].texels[0];
+    return map < 0 ? Float4{}
+                   : sc.textures[static_cast<size_t>(sc.textureMaps[static_cast<size_t>(map)].texture)].texels[0];
   };
+  const auto texel = [&](int m) { return opacityTexel(scene, m); };
   EXPECT_FLOAT_EQ(texel(0).x, 64.0f / 255.0f) << "the alpha channel, not the colour";
   EXPECT_FLOAT_EQ(texel(1).x, 192.0f / 255.0f) << "no alpha: the first channel";
   EXPECT_EQ(scene.materials[2].opacityTexture, -1);
@@ -141,11 +144,7 @@ TEST(Cutout, MapDReadsAlphaOrTheFirstChannelOrImfchansAndOpaqueScenesHaveNoFilte
                   "usemtl m\nf 1 2 3\nusemtl l\nf 1 2 3\nusemtl mg\nf 1 2 3\n");
   const Scene channels = LoadScene(dir + "/c.obj");
   ASSERT_EQ(channels.materials.size(), 5u);
-  const auto channelTexel = [&](int m) {
-    const int map = channels.materials[static_cast<size_t>(m)].opacityTexture;
-    EXPECT_GE(map, 0);
-    return channels.textures[static_cast<size_t>(channels.textureMaps[static_cast<size_t>(map)].texture)].texels[0];
-  };
+  const auto channelTexel = [&](int m) { return opacityTexel(channels, m); };
   EXPECT_FLOAT_EQ(channelTexel(0).x, 20.0f / 255.0f);
   EXPECT_FLOAT_EQ(channelTexel(1).w, 30.0f / 255.0f);
   EXPECT_FLOAT_EQ(channelTexel(2).x, 64.0f / 255.0f);
