@@ -64,27 +64,27 @@ void WriteExr(const std::string& tmp, const std::vector<float>& rgb, int w, int 
     std::string name;
     const float* first;  // the channel's value at pixel 0
     size_t stride;       // floats from one pixel to the next
+    bool half;           // --exr-half: R, G, B only (a layer's depth 1e10 or positions past 65504 need floats)
   };
   const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
   std::vector<Channel> channels;
-  for (int c = 0; c < 3; ++c) channels.push_back({kRgb[c], rgb.data() + c, 3});
+  for (int c = 0; c < 3; ++c) channels.push_back({kRgb[c], rgb.data() + c, 3, extras.half});
   for (const ImageLayer& layer : extras.layers) {
     const size_t n = layer.channels.size();
     if (!layer.values || layer.values->size() != pixels * n)
       throw std::runtime_error("layer '" + layer.name + "' does not hold " + std::to_string(n) + " values per pixel");
     for (size_t c = 0; c < n; ++c)
-      channels.push_back({layer.name + "." + layer.channels[c], layer.values->data() + c, n});
+      channels.push_back({layer.name + "." + layer.channels[c], layer.values->data() + c, n, false});
   }
   Imf::Header header(w, h);
   header.compression() = Imf::ZIP_COMPRESSION;
-  const Imf::PixelType type = extras.half ? Imf::HALF : Imf::FLOAT;
-  for (const Channel& c : channels) header.channels().insert(c.name, Imf::Channel(type));
+  for (const Channel& c : channels) header.channels().insert(c.name, Imf::Channel(c.half ? Imf::HALF : Imf::FLOAT));
   for (const auto& [name, value] : extras.attributes) header.insert(name, Imf::StringAttribute(value));
-  std::vector<std::vector<Imath::half>> halves(extras.half ? channels.size() : 0);
+  std::vector<std::vector<Imath::half>> halves(channels.size());
   Imf::FrameBuffer frame;
   for (size_t k = 0; k < channels.size(); ++k) {
     const Channel& c = channels[k];
-    if (extras.half) {
+    if (c.half) {
       halves[k].resize(pixels);
       for (size_t i = 0; i < pixels; ++i) halves[k][i] = Imath::half(std::min(c.first[i * c.stride], 65504.0f));
       frame.insert(c.name, Imf::Slice(Imf::HALF, reinterpret_cast<char*>(halves[k].data()), sizeof(Imath::half),

@@ -78,8 +78,7 @@ PassStep LocalPassSchedule::Next(const PassReport& last) {
   step.kind = PassStep::Kind::kPass;
   step.sampleBase = static_cast<uint32_t>(sppDone_);
   step.spp = SamplesPerPass(pixels, pool_, opt_.spp - sppDone_);
-  if (opt_.varianceAov)
-    step.spp = std::min(step.spp, std::max(1, (opt_.spp + kVarianceBatches - 1) / kVarianceBatches));
+  if (opt_.varianceAov) step.spp = std::min(step.spp, std::max(1, opt_.spp / kVarianceBatches));
   return step;
 }
 

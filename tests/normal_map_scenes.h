@@ -35,14 +35,18 @@ inline bool WriteHeightRamp(const std::string& path) {
 
 // The square |x|, |y| <= 1 at z = 0, facing +z, uv (0, 0) at (-1, -1) and (1, 1) at (1, 1) (so T = dp/du = (2, 0,
 // 0) and dp/dv = (0, 2, 0)), of a diffuse material with the lines `material` (e.g. "Kd 0.5 0.5 0.5\nnorm n.png").
-// With `turnedUv`, u runs along +y and v along -x instead (T = (0, 2, 0), dp/dv = (-2, 0, 0)). With `vn` (not zero)
-// every corner has that vertex normal. dir/quad.obj, returned.
+// Other uv layouts: kTurnedUv, u along +y and v along -x (T = (0, 2, 0), dp/dv = (-2, 0, 0)); kMirroredUv, u along +y
+// and v along +x (a mirrored parametrisation: T x dp/dv points down, so the frame's B is turned to +x). With `vn`
+// (not zero) every corner has that vertex normal. dir/quad.obj, returned.
+enum UvLayout { kPlainUv, kTurnedUv, kMirroredUv };
 inline std::string WriteShadingQuad(const std::string& dir, const std::string& material, Vec3 vn = Vec3(0.0f),
-                                    bool turnedUv = false) {
+                                    UvLayout layout = kPlainUv) {
   WriteFile(dir + "/quad.mtl", "newmtl m\nKs 0 0 0\n" + material + "\n");
   const bool normals = vn.x != 0.0f || vn.y != 0.0f || vn.z != 0.0f;
   std::string obj = std::string("mtllib quad.mtl\nusemtl m\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\n") +
-                    (turnedUv ? "vt 0 1\nvt 0 0\nvt 1 0\nvt 1 1\n" : "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n");
+                    (layout == kTurnedUv     ? "vt 0 1\nvt 0 0\nvt 1 0\nvt 1 1\n"
+                     : layout == kMirroredUv ? "vt 0 0\nvt 0 1\nvt 1 1\nvt 1 0\n"
+                                             : "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n");
   if (normals) {
     obj += "vn " + std::to_string(vn.x) + " " + std::to_string(vn.y) + " " + std::to_string(vn.z) + "\n";
     obj += "f 1/1/1 2/2/1 3/3/1 4/4/1\n";

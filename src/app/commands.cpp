@@ -328,11 +328,11 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
                        {"tracer:spp", std::to_string(result.sppDone)},
                        {"tracer:backend", result.backend},
                        {"tracer:settings", settings}};
-  // --aov: layers of an .exr, else PFM files beside the image (written after it; 1-channel depth as grey RGB).
+  // --aov: layers of an .exr, else PFM files beside the image (1-channel depth as grey RGB), written before it, so
+  // that a failure among them leaves no new image behind.
   const std::vector<ImageLayer> layers = AovLayers(aov, cli.aovKinds);
   const bool exr = FormatFromPath(cli.outPath) == ImageFormat::kExr;
   if (exr) extras.layers = layers;
-  WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure, extras);
   if (!exr)
     for (const ImageLayer& layer : layers) {
       std::vector<float> rgb(static_cast<size_t>(result.width) * result.height * 3);
@@ -342,10 +342,11 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
       WriteImage(path, rgb, result.width, result.height);
       if (!opt.quiet) std::fprintf(stderr, "wrote %s\n", path.c_str());
     }
+  WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure, extras);
   if ((cli.aovKinds & kAovVariance) && result.varianceBatches < 2 && !opt.quiet)
     std::fprintf(stderr,
                  "tracer: warning: --aov variance needs at least 2 passes; this render had %d, so the variance is "
-                 "written as 0 (raise --spp)\n",
+                 "written as 0 (raise --spp, or --time if it stopped the render)\n",
                  result.varianceBatches);
   if (!opt.quiet)
     PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), frameSeconds);

@@ -58,8 +58,10 @@ struct ShadeOutput {
 // about ns leaves at a cosine with ng below t = min(0.01, 0.9 wo.ng), it is lifted to R', the direction of R's
 // azimuth about ng at cosine t, and the normal becomes the half-vector of wo and R', so that R' is wo's mirror
 // direction (the remedy Cycles calls ensure_valid_reflection; this closed form is ours). Directions under the
-// geometric surface stay rejected, so no light leaks through. Needs wo.ng >= 0 and ns.ng >= 0 (the shade step's
-// frame flip sees to both); returns ns itself where nothing needs bending.
+// geometric surface stay rejected, so no light leaks through. Needs wo.ng >= 0 (the shade step's frame flip sees
+// to it); returns ns itself where nothing needs bending.
+// The cosine with ng of wo's mirror direction about n, 2 (n.wo) n - wo.
+TRACER_HD float MirrorCosine(Vec3 n, Vec3 ng, Vec3 wo) { return 2.0f * Dot(n, wo) * Dot(n, ng) - Dot(wo, ng); }
 TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
   const float cosO = Dot(wo, ng), t = Fminf(0.01f, 0.9f * cosO);
   const Vec3 r = ns * (2.0f * Dot(ns, wo)) - wo;
@@ -75,7 +77,10 @@ TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
   const Vec3 lifted = side * (SafeSqrt(1.0f - t * t) / len) + ng * t;
   const Vec3 h = wo + lifted;
   const float hl = Length(h);
-  return hl > 0.0f ? h / hl : ng;
+  // At grazing views (wo.ng below about 1e-3) wo and the lifted direction nearly cancel and h is rounding error:
+  // then ng itself, whose mirror direction leaves at wo.ng >= t.
+  const Vec3 n = hl > 0.0f ? h / hl : ng;
+  return Dot(n, wo) > 0.0f && MirrorCosine(n, ng, wo) >= 0.0f ? n : ng;
 }
 
 template <bool kLdg>

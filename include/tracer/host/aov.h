@@ -37,7 +37,8 @@ struct AovImages {
   std::vector<float> variance;                  // 3 floats per pixel
 };
 
-// The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on `threads` host threads (0: all).
+// The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on options.threads host threads
+// (0: all).
 void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out);
 
 // The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance).

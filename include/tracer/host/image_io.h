@@ -24,7 +24,7 @@ struct ImageLayer {
 
 // What only some formats keep: OpenEXR's pixel type, its header's string attributes (name, value) and layers.
 struct ImageExtras {
-  bool half = false;  // EXR: 16-bit floats (values clamped to half's largest, 65504) instead of 32-bit
+  bool half = false;  // EXR: R, G, B as 16-bit floats (clamped to half's largest, 65504); layers stay 32-bit
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<ImageLayer> layers;  // EXR only (other formats write no layers)
 };

@@ -132,7 +132,8 @@ long long PoolSizeFor(const RenderOptions& options, const PoolPolicy& policy);
 
 // Samples per pixel per pass: enough work to fill a pool of `pool` paths a few times.
 int SamplesPerPass(long long pixels, long long pool, int sppRemaining);
-// --aov variance splits the frame into at least this many passes (batches), spp permitting.
+// --aov variance caps a pass at spp / kVarianceBatches samples (at least 1), so a frame of spp >= 16 has at least
+// this many passes (batches).
 constexpr int kVarianceBatches = 16;
 
 // Passes before which the tile guide is refreshed: 0, 1, 2, 4, 8, ... ("every few passes"). The guide changes

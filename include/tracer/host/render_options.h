@@ -31,7 +31,8 @@ struct RenderOptions {
   int threads = 0;              // CPU: 0 = all cores
   long long pathsInFlight = 0;  // 0 = automatic
   double timeLimit = 0.0;       // seconds; 0 = none; checked at pass boundaries
-  // --aov variance: passes of at most ceil(spp / kVarianceBatches) samples, whose means give RenderResult::variance
+  // --aov variance: passes of at most max(1, spp / kVarianceBatches) samples, whose means give
+  // RenderResult::variance
   bool varianceAov = false;
   bool quiet = false;
   // GPU variants, each the naive twin of an optimisation
