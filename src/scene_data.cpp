@@ -73,12 +73,8 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
     emittedLuminance[i] = Luminance(m.ke);
     if (m.emissionTexture < 0) continue;
     const TextureMap& map = scene.textureMaps[static_cast<size_t>(m.emissionTexture)];
-    const Texture& image = scene.textures[static_cast<size_t>(map.texture)];
-    double sum[3] = {0.0, 0.0, 0.0};
-    for (const Float4& t : image.texels) sum[0] += t.x, sum[1] += t.y, sum[2] += t.z;
-    const double count = std::max<double>(1.0, static_cast<double>(image.texels.size()));
-    const Vec3 mean(static_cast<float>(sum[0] / count), static_cast<float>(sum[1] / count),
-                    static_cast<float>(sum[2] / count));
+    const std::array<double, 3> m3 = MeanTexel(scene.textures[static_cast<size_t>(map.texture)]);
+    const Vec3 mean(static_cast<float>(m3[0]), static_cast<float>(m3[1]), static_cast<float>(m3[2]));
     emittedLuminance[i] = Luminance(m.ke * (Vec3(map.options.base) + mean * map.options.gain));
   }
   pool.ParallelForEach(pieces, [&](size_t piece) {

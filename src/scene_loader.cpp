@@ -794,12 +794,11 @@ int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, co
   if (statement.options.channel && !channel)
     Warn(scene, origin.path, statement.line,
          "material " + Quote(origin.name) + ": " + key +
-             " -imfchan applies to scalar maps (bump, map_d, map_Ns, ...); " + "ignored on a colour map");
+             " -imfchan applies to scalar maps (bump, map_d, map_Ns, ...); ignored on a colour map");
   if (channel == 'z')
     Warn(scene, origin.path, statement.line,
          "material " + Quote(origin.name) + ": " + key +
-             " -imfchan z: the image has no depth channel; its first "
-             "channel is read");
+             " -imfchan z: the image has no depth channel; its first channel is read");
   const std::string prefix = std::string(kPrefixes[static_cast<int>(encoding)]) +
                              (channel ? std::string("imfchan ") + channel + ":" : std::string()),
                     nameKey = prefix + name;
@@ -1064,6 +1063,17 @@ std::optional<TextureStatement> FindTexture(const MtlOrigin& origin, const std::
   return it == origin.maps.end() ? std::nullopt : std::optional<TextureStatement>(it->second);
 }
 
+}  // namespace
+
+std::array<double, 3> MeanTexel(const Texture& texture) {
+  std::array<double, 3> sum = {0.0, 0.0, 0.0};
+  for (const Float4& x : texture.texels) sum[0] += x.x, sum[1] += x.y, sum[2] += x.z;
+  const double n = std::max<double>(1.0, static_cast<double>(texture.texels.size()));
+  return {sum[0] / n, sum[1] / n, sum[2] / n};
+}
+
+namespace {
+
 // The first of `keys` the material states (bump, map_Bump and map_bump name one map).
 std::optional<TextureStatement> FindTextureOf(const MtlOrigin& origin, const std::string& tinyobjName,
                                               std::initializer_list<const char*> keys) {
@@ -1075,10 +1085,7 @@ std::optional<TextureStatement> FindTextureOf(const MtlOrigin& origin, const std
 // A tangent-space normal map stored as a bump map (Blender's exporter writes its normal maps as map_Bump): bluish
 // on average, red and green near one half. A height map is grey (r = g = b).
 bool LooksLikeNormalMap(const Texture& t) {
-  double sum[3] = {0.0, 0.0, 0.0};
-  for (const Float4& x : t.texels) sum[0] += x.x, sum[1] += x.y, sum[2] += x.z;
-  const double n = std::max<double>(1.0, static_cast<double>(t.texels.size()));
-  const double r = sum[0] / n, g = sum[1] / n, b = sum[2] / n;
+  const auto [r, g, b] = MeanTexel(t);
   return b > r + 0.2 && b > g + 0.2 && std::fabs(r - 0.5) < 0.15 && std::fabs(g - 0.5) < 0.15;
 }
 

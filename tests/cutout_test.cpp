@@ -116,12 +116,8 @@ TEST(Cutout, MapDReadsAlphaOrTheFirstChannelOrImfchansAndOpaqueScenesHaveNoFilte
   const unsigned char rgba[] = {10, 20, 30, 64}, grey[] = {192};
   ASSERT_NE(stbi_write_png((dir + "/a.png").c_str(), 1, 1, 4, rgba, 4), 0);
   ASSERT_NE(stbi_write_png((dir + "/g.png").c_str(), 1, 1, 1, grey, 1), 0);
-  test::WriteFile(dir + "/m.mtl",
-                  "newmtl a\nKd 1 1 1\nmap_d a.png\nnewmtl g\nKd 1 1 1\nmap_d g.png\nnewmtl o\nKd 1 1 1\n");
-  test::WriteFile(dir + "/m.obj",
-                  "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl g\nf 1 2 3\n"
-                  "usemtl o\nf 1 2 3\n");
-  const Scene scene = LoadScene(dir + "/m.obj");
+  const Scene scene = test::LoadOneTrianglePerMaterial(
+      dir, "m", "newmtl a\nKd 1 1 1\nmap_d a.png\nnewmtl g\nKd 1 1 1\nmap_d g.png\nnewmtl o\nKd 1 1 1\n");
   ASSERT_EQ(scene.materials.size(), 3u);
   // The first texel of material m's map_d.
   const auto opacityTexel = [](const Scene& sc, int m) {
@@ -136,13 +132,10 @@ TEST(Cutout, MapDReadsAlphaOrTheFirstChannelOrImfchansAndOpaqueScenesHaveNoFilte
   EXPECT_EQ(scene.materials[2].opacityTexture, -1);
   // -imfchan picks the channel map_d reads (g, b, m = alpha or 1 without one, l = luminance), each image decoded
   // once per channel.
-  test::WriteFile(dir + "/c.mtl",
-                  "newmtl g\nmap_d -imfchan g a.png\nnewmtl b\nmap_d -imfchan b a.png\nnewmtl m\nmap_d -imfchan m "
-                  "a.png\nnewmtl l\nmap_d -imfchan l a.png\nnewmtl mg\nmap_d -imfchan m g.png\n");
-  test::WriteFile(dir + "/c.obj",
-                  "mtllib c.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl g\nf 1 2 3\nusemtl b\nf 1 2 3\n"
-                  "usemtl m\nf 1 2 3\nusemtl l\nf 1 2 3\nusemtl mg\nf 1 2 3\n");
-  const Scene channels = LoadScene(dir + "/c.obj");
+  const Scene channels = test::LoadOneTrianglePerMaterial(
+      dir, "c",
+      "newmtl g\nmap_d -imfchan g a.png\nnewmtl b\nmap_d -imfchan b a.png\nnewmtl m\nmap_d -imfchan m a.png\n"
+      "newmtl l\nmap_d -imfchan l a.png\nnewmtl mg\nmap_d -imfchan m g.png\n");
   ASSERT_EQ(channels.materials.size(), 5u);
   const auto channelTexel = [&](int m) { return opacityTexel(channels, m); };
   EXPECT_FLOAT_EQ(channelTexel(0).x, 20.0f / 255.0f);

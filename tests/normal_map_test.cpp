@@ -199,13 +199,10 @@ TEST(NormalMap, LoaderReadsTheStatements) {
   const unsigned char blue[3] = {128, 128, 255};
   ASSERT_TRUE(test::WriteUniformNormalMap(dir + "/n.png", 4, blue));
   ASSERT_TRUE(test::WriteHeightRamp(dir + "/h.png"));
-  test::WriteFile(dir + "/m.mtl",
-                  "newmtl a\nnorm n.png\nnewmtl b\nbump -bm 0.25 h.png\nnewmtl c\nmap_Bump h.png\nmap_Kn n.png\n"
-                  "newmtl d\nmap_Bump n.png\nnewmtl e\nKd 1 1 1\n");
-  test::WriteFile(dir + "/m.obj",
-                  "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl b\nf 1 2 3\n"
-                  "usemtl c\nf 1 2 3\nusemtl d\nf 1 2 3\nusemtl e\nf 1 2 3\n");
-  const Scene scene = LoadScene(dir + "/m.obj");
+  const Scene scene = test::LoadOneTrianglePerMaterial(
+      dir, "m",
+      "newmtl a\nnorm n.png\nnewmtl b\nbump -bm 0.25 h.png\nnewmtl c\nmap_Bump h.png\nmap_Kn n.png\n"
+      "newmtl d\nmap_Bump n.png\nnewmtl e\nKd 1 1 1\n");
   ASSERT_EQ(scene.materials.size(), 5u);
   const std::vector<HostMaterial>& m = scene.materials;
   EXPECT_GE(m[0].bumpTexture, 0);

@@ -135,6 +135,17 @@ int SppFromMessage(const std::string& output, const std::string& prefix) {
   return -1;
 }
 
+Scene LoadOneTrianglePerMaterial(const std::string& dir, const std::string& stem, const std::string& mtl) {
+  WriteFile(dir + "/" + stem + ".mtl", mtl);
+  std::string obj = "mtllib " + stem + ".mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  std::istringstream lines(mtl);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind("newmtl ", 0) == 0) obj += "usemtl " + line.substr(7) + "\nf 1 2 3\n";
+  WriteFile(dir + "/" + stem + ".obj", obj);
+  return LoadScene(dir + "/" + stem + ".obj");
+}
+
 RenderOptions QuietRender(int w, int h, int spp, int maxDepth) {
   RenderOptions o;
   o.width = w;

@@ -33,6 +33,10 @@ bool FileExists(const std::string& path);
 // duplicates, zero-area triangles and shared vertices, so that SAH, ties and degenerate boxes are all exercised.
 std::vector<Vec3> RandomSoup(int n, uint32_t seed);
 
+// Writes dir/STEM.mtl with `mtl` and dir/STEM.obj holding one triangle for each of its newmtl materials, in order,
+// and loads it: the way to test what the loader makes of MTL lines.
+Scene LoadOneTrianglePerMaterial(const std::string& dir, const std::string& stem, const std::string& mtl);
+
 // Render options for a small test image: w x h at spp samples, paths of at most maxDepth bounces, no progress.
 RenderOptions QuietRender(int w, int h, int spp, int maxDepth);
 

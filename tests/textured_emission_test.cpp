@@ -81,9 +81,8 @@ TEST(TexturedEmission, LightsAFloorAsTheUntexturedEmitterAtItsMean) {
 TEST(TexturedEmission, MapKeWithoutKeEmitsTheTexture) {
   const std::string dir = test::MakeTempDir();
   ASSERT_TRUE(test::WriteQuadrantOpacity(dir + "/glow.png", 8, false));
-  test::WriteFile(dir + "/m.mtl", "newmtl a\nmap_Ke glow.png\nnewmtl b\nKe 0.5 0.5 0.5\nmap_Ke glow.png\n");
-  test::WriteFile(dir + "/m.obj", "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl b\nf 1 2 3\n");
-  const Scene scene = LoadScene(dir + "/m.obj");
+  const Scene scene = test::LoadOneTrianglePerMaterial(
+      dir, "m", "newmtl a\nmap_Ke glow.png\nnewmtl b\nKe 0.5 0.5 0.5\nmap_Ke glow.png\n");
   ASSERT_EQ(scene.materials.size(), 2u);
   EXPECT_EQ(scene.materials[0].ke, Vec3(1.0f));
   EXPECT_EQ(scene.materials[1].ke, Vec3(0.5f));

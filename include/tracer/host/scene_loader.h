@@ -1,5 +1,6 @@
 // @file scene_host.h: the scene as loaded on the host (before BVH order), and the loader's interface.
 #pragma once
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct Texture {
   int width = 0, height = 0;
   std::vector<Float4> texels;  // linear RGB (data maps such as map_Ns: the file's values / 255), row 0 at the top
 };
+
+// The mean of an image's texels, per channel (r, g, b), as the file holds them (before a map's -mm).
+std::array<double, 3> MeanTexel(const Texture& texture);
 
 // The options of an MTL texture statement ("map_Kd -s 2 2 -clamp on wall.png"), as the MTL format (Wavefront,
 // "Material Library File (.mtl)", Alias|Wavefront 1995) defines them.
