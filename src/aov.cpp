@@ -14,11 +14,8 @@ struct AovName {
   const char* name;
   int kind;
 };
-constexpr AovName kAovNames[] = {{"albedo", kAovAlbedo},
-                                 {"normal", kAovNormal},
-                                 {"depth", kAovDepth},
-                                 {"position", kAovPosition},
-                                 {"variance", kAovVariance}};
+constexpr AovName kAovNames[] = {{"albedo", kAovAlbedo},     {"normal", kAovNormal},     {"depth", kAovDepth},
+                                 {"position", kAovPosition}, {"variance", kAovVariance}, {"samples", kAovSamples}};
 }  // namespace
 
 int ParseAovList(const std::string& list) {
@@ -31,8 +28,9 @@ int ParseAovList(const std::string& list) {
     for (const AovName& a : kAovNames)
       if (name == a.name) kind = a.kind;
     if (!kind)
-      throw std::invalid_argument("--aov: unknown output '" + name +
-                                  "' (expected a comma-separated list of albedo, normal, depth, position, variance)");
+      throw std::invalid_argument(
+          "--aov: unknown output '" + name +
+          "' (expected a comma-separated list of albedo, normal, depth, position, variance, samples)");
     kinds |= kind;
     if (end == std::string::npos) return kinds;
     begin = end + 1;
@@ -96,6 +94,7 @@ std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds) {
   if (kinds & kAovDepth) layers.push_back({"depth", {"Z"}, &images.depth});
   if (kinds & kAovPosition) layers.push_back({"position", {"X", "Y", "Z"}, &images.position});
   if (kinds & kAovVariance) layers.push_back({"variance", {"R", "G", "B"}, &images.variance});
+  if (kinds & kAovSamples) layers.push_back({"samples", {"Y"}, &images.samples});
   return layers;
 }
 

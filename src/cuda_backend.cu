@@ -149,11 +149,21 @@ class CudaBackend final : public Backend {
     sceneView_ = guide_->View();
   }
 
-  void RunPass(const RenderParams& rp, int spp) override {
+  void SetActivePixels(const std::vector<uint32_t>& pixels) override {
+    if (active_.Size() < pixels.size()) active_.Allocate(pixels.size(), "adaptive sampling's pixel list");
+    active_.Upload(pixels.data(), pixels.size(), stream_.Get());
+    activeCount_ = static_cast<uint32_t>(pixels.size());
+  }
+
+  void RunPass(const RenderParams& passParams, int spp) override {
     const cudaStream_t stream = stream_.Get();
+    RenderParams rp = passParams;
+    rp.activeCount = activeCount_;
+    rp.activePixels = active_.Get();
+    const unsigned long long pixels =
+        activeCount_ ? activeCount_ : static_cast<unsigned long long>(opt_.width) * opt_.height;
     // Fresh queue counters for the pass, keeping the running totals (read back at the end of the pass).
-    StartPass(*totals_,
-              static_cast<unsigned long long>(opt_.width) * opt_.height * static_cast<unsigned long long>(spp));
+    StartPass(*totals_, pixels * static_cast<unsigned long long>(spp));
     WaveCounters* dCounters = wave_->counters.Get();
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
     const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;
@@ -216,6 +226,8 @@ class CudaBackend final : public Backend {
   PinnedBuffer<WaveCounters> pinnedTotals_;
   DeviceBuffer<int> persistentNext_{1, "persistent threads' item counter"};
   std::unique_ptr<RaySortBuffers> sort_;  // --sort-rays
+  DeviceBuffer<uint32_t> active_;         // adaptive sampling's pixels (the first activeCount_)
+  uint32_t activeCount_ = 0;              // 0: every pixel
   Vec3 lo_, hi_;                          // the scene's bounds
   WaveCounters* totals_ = nullptr;        // running totals, host copy (pinned)
   CounterSnapshots snapshots_;

@@ -2,8 +2,10 @@
 #include "tracer/host/pass_driver.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "tracer/core/film.h"
+#include "tracer/host/pixel_batches.h"
 #include "tracer/host/timing.h"
 
 namespace tracer {
@@ -19,6 +21,12 @@ long long PoolSizeFor(const RenderOptions& opt, const PoolPolicy& policy) {
 int SamplesPerPass(long long pixels, long long pool, int sppRemaining) {
   long long want = (4 * pool + pixels - 1) / std::max(1LL, pixels);
   return static_cast<int>(std::max(1LL, std::min<long long>(want, sppRemaining)));
+}
+
+int AdaptivePassSpp(const RenderOptions& opt, int sppDone) {
+  const int batch = std::max(1, opt.adaptiveMinSpp / 8);
+  if (sppDone < opt.adaptiveMinSpp) return std::min(batch, opt.adaptiveMinSpp - sppDone);
+  return std::max(batch, sppDone / 8);
 }
 
 RenderParams MakeRenderParams(const RenderOptions& opt) {
@@ -66,19 +74,22 @@ PassStep LocalPassSchedule::Next(const PassReport& last) {
     stopCheckPending_ = false;
     if (Stops(afterCheckpoint_)) return step;
   }
-  if (sppDone_ >= opt_.spp) return step;
+  if (sppDone_ >= opt_.spp || last.livePixels == 0) return step;
   if (tileGuide_ && IsTileRefreshPass(pass_) && refreshedPass_ != pass_) {
     refreshedPass_ = pass_;
     step.kind = PassStep::Kind::kRefreshGuide;
     step.refresh = refreshes_++;
     return step;
   }
-  const long long pixels = static_cast<long long>(opt_.width) * opt_.height;
+  const long long pixels = last.livePixels > 0 ? last.livePixels : static_cast<long long>(opt_.width) * opt_.height;
   ++pass_;
   step.kind = PassStep::Kind::kPass;
   step.sampleBase = static_cast<uint32_t>(sppDone_);
   step.spp = SamplesPerPass(pixels, pool_, opt_.spp - sppDone_);
-  if (opt_.varianceAov) step.spp = std::min(step.spp, std::max(1, opt_.spp / kVarianceBatches));
+  if (opt_.adaptiveThreshold > 0.0f)
+    step.spp = std::min(step.spp, AdaptivePassSpp(opt_, sppDone_));
+  else if (opt_.varianceAov)
+    step.spp = std::min(step.spp, std::max(1, opt_.spp / kVarianceBatches));
   return step;
 }
 
@@ -110,36 +121,40 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
     return schedule.CombineFilm(film);
   };
 
-  // --aov variance: each pass's mean per pixel and channel, from the film's growth (batch means).
-  const bool variance = opt.varianceAov;
-  HostFilm before;
-  std::vector<double> s1, s2;
-  double samples = 0.0;
-  int batches = 0;
-  if (variance) {
-    before.Reset(opt.width, opt.height);
-    if (opt.resume) before.sum = opt.resume->sum;
-    s1.assign(before.sum.size(), 0.0);
-    s2.assign(before.sum.size(), 0.0);
+  PassReport last;
+  last.stats = &st;
+  // --aov variance and --adaptive: each pixel's batch means, one batch per pass (pixel_batches.h). Adaptive
+  // sampling starts with every pixel active and, after each pass past the minimum, keeps those still noisy.
+  const bool adaptive = opt.adaptiveThreshold > 0.0f;
+  const bool batchStats = opt.varianceAov || adaptive;
+  PixelBatches batches;
+  std::unique_ptr<ThreadPool> statsPool;  // the statistics' loops, on every core (opt.threads)
+  std::vector<uint32_t> active;           // adaptive: ascending; else empty (every pixel)
+  HostFilm now;
+  if (batchStats) {
+    statsPool = std::make_unique<ThreadPool>(ThreadPool::ThreadsFor(opt.threads));
+    batches.Reset(opt.width, opt.height, opt.resume ? opt.resume->sum : std::vector<unsigned long long>{},
+                  statsPool.get());
   }
-  auto addBatch = [&](int spp) {
-    HostFilm now;
-    now.Reset(opt.width, opt.height);
-    backend.ReadFilm(now);
-    const double n = static_cast<double>(spp), scale = 1.0 / (kFilmScale * n);
-    for (size_t i = 0; i < now.sum.size(); ++i) {
-      const double m = static_cast<double>(now.sum[i] - before.sum[i]) * scale;
-      s1[i] += n * m;
-      s2[i] += n * m * m;
-    }
-    samples += n;
-    ++batches;
-    before.sum.swap(now.sum);
+  if (adaptive) {
+    active.resize(static_cast<size_t>(pixels));
+    for (uint32_t p = 0; p < active.size(); ++p) active[p] = p;
+  }
+  int activeSpp = opt.resume ? opt.resume->sppDone : 0;  // samples of each pixel still active
+  if (batchStats) now.Reset(opt.width, opt.height);
+  auto afterPass = [&](int spp) {
+    backend.ReadFilm(now);  // (every value overwritten)
+    batches.Add(now.sum, active, spp);
+    activeSpp += spp;
+    if (!adaptive || activeSpp < opt.adaptiveMinSpp) return;
+    std::vector<uint32_t> still = batches.StillActive(active, opt.adaptiveThreshold);
+    if (still.size() == active.size()) return;
+    active.swap(still);
+    if (!active.empty()) backend.SetActivePixels(active);
+    last.livePixels = static_cast<long long>(active.size());
   };
 
   Stopwatch clock;
-  PassReport last;
-  last.stats = &st;
   for (;;) {
     const PassStep step = schedule.Next(last);
     last.spp = 0;
@@ -160,11 +175,12 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
     st.extensionRays = totals.extensionRays;
     st.shadowRays = totals.shadowRays;
     st.droppedSamples = totals.dropped;
-    st.primaryRays += static_cast<uint64_t>(pixels) * static_cast<uint64_t>(step.spp);
+    const uint64_t sampled = adaptive ? active.size() : static_cast<uint64_t>(pixels);
+    st.primaryRays += sampled * static_cast<uint64_t>(step.spp);
     st.seconds = clock.Seconds();
     last.spp = step.spp;
     last.firstBad = totals.firstBad;
-    if (variance) addBatch(step.spp);
+    if (batchStats) afterPass(step.spp);
   }
 
   HostFilm film;
@@ -176,14 +192,14 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   result.width = opt.width;
   result.height = opt.height;
   result.sppDone = film.sppDone;
+  if (adaptive) film.pixelSpp = batches.Samples();
+  result.converged = adaptive && active.empty();
   result.rgb = film.Resolve();
-  if (variance) {
-    result.varianceBatches = batches;
-    result.variance.assign(s1.size(), 0.0f);
-    if (batches >= 2)
-      for (size_t i = 0; i < s1.size(); ++i)
-        result.variance[i] =
-            static_cast<float>(std::max(0.0, s2[i] - s1[i] * s1[i] / samples) / (batches - 1) / samples);
+  if (opt.varianceAov) {
+    result.variance = batches.Variance();
+    result.varianceBatches = batches.Batches(0);
+    for (uint32_t p = 1; p < film.pixelSpp.size(); ++p)
+      result.varianceBatches = std::min(result.varianceBatches, batches.Batches(p));
   }
   result.film = std::move(film);
   result.firstNonFinite = NonFiniteSample::Decode(firstBad);

@@ -69,4 +69,17 @@ inline double MaxBlockZ(const BlockSeries& a, const BlockSeries& b, size_t* wors
   return zmax;
 }
 
+// |sum of A's block means - sum of B's| over its standard error (the blocks' errors in quadrature): the whole image's
+// agreement, where a small bias shared by every block adds up.
+inline double WholeImageZ(const BlockSeries& a, const BlockSeries& b) {
+  double sa = 0.0, sb = 0.0, va = 0.0, vb = 0.0;
+  for (size_t i = 0; i < a.mean.size(); ++i) {
+    sa += a.mean[i];
+    sb += b.mean[i];
+    va += a.standardError[i] * a.standardError[i];
+    vb += b.standardError[i] * b.standardError[i];
+  }
+  return va + vb > 0.0 ? std::fabs(sa - sb) / std::sqrt(va + vb) : (sa == sb ? 0.0 : INFINITY);
+}
+
 }  // namespace tracer::test

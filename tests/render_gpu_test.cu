@@ -302,6 +302,57 @@ TEST(GpuAov, VarianceFromThePassesLeavesTheImageAsItWas) {
   EXPECT_NEAR(g / c, 1.0, 0.15);
 }
 
+// Adaptive sampling on the GPU: a stopped pixel is not generated again and each pixel is divided by its own count,
+// so the blocks of adaptive GPU renders agree with uniform CPU renders' within 4 standard errors (8 seeds each, block
+// by block and over the whole image); and the GPU spends as many samples as the CPU's adaptive render of the same
+// seed, within 10% (the stop rule reads the same kind of film; the decisions differ with the noise).
+TEST(GpuAdaptive, AgreesWithUniformCpuRendersAndSpendsAsTheCpuDoes) {
+  TRACER_REQUIRE_GPU();
+  const int w = 64, h = 64;
+  const SceneData d = Data(test::ProjectScenesDir() + "/cornell.obj", w, h);
+  const RenderOptions uniform = test::QuietRender(w, h, 64, 8);
+  RenderOptions adaptive = test::QuietRender(w, h, 512, 8);
+  adaptive.adaptiveThreshold = 0.1f;
+  auto meanSpp = [](const RenderResult& r) {
+    double n = 0.0;
+    for (uint32_t s : r.film.pixelSpp) n += s;
+    return n / static_cast<double>(r.film.pixelSpp.size());
+  };
+  double gpuSpp = 0.0;
+  const test::BlockSeries gpu = test::RenderBlocks(
+      [&](unsigned s) {
+        RenderOptions o = adaptive;
+        o.seed = s + 1000u;
+        const RenderResult r = RenderCuda(d, o);
+        EXPECT_EQ(r.film.pixelSpp.size(), static_cast<size_t>(w * h));
+        gpuSpp += meanSpp(r) / 8;
+        return r.rgb;
+      },
+      8, w, h, 16);
+  const test::BlockSeries cpu = test::RenderBlocks(
+      [&](unsigned s) {
+        RenderOptions o = uniform;
+        o.seed = s;
+        return RenderCpu(d, o).rgb;
+      },
+      8, w, h, 16);
+  size_t worst = 0;
+  const double z = test::MaxBlockZ(cpu, gpu, &worst);
+  const double wholeZ = test::WholeImageZ(cpu, gpu);
+  RenderOptions one = adaptive;
+  one.seed = 1000u + 100u;
+  const double gpuOne = meanSpp(RenderCuda(d, one)), cpuOne = meanSpp(RenderCpu(d, one));
+  std::printf(
+      "adaptive GPU against uniform CPU: max block z %.2f, whole image z %.2f; %.1f spp on average of 512; "
+      "seed %u: gpu %.1f, cpu %.1f spp\n",
+      z, wholeZ, gpuSpp, one.seed, gpuOne, cpuOne);
+  EXPECT_TRUE(gpu.allFinite);
+  EXPECT_LT(z, 4.0);
+  EXPECT_LT(wholeZ, 4.0);
+  EXPECT_LT(gpuSpp, 0.8 * 512);
+  EXPECT_NEAR(gpuOne / cpuOne, 1.0, 0.1);
+}
+
 // Mean radiance of the Cornell box at 1024 spp, GPU against CPU, within 0.5%.
 TEST(GpuAgreement, CornellMeanAt1024spp) {
   TRACER_REQUIRE_GPU();

@@ -78,7 +78,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("scene", "OBJ scene to render", cxxopts::value<std::string>())
     ("o,output", "output image: .png, .hdr, .pfm or .exr (written atomically; .exr keeps the settings in its header)", cxxopts::value<std::string>()->default_value("output/render.png"))
     ("exr-half", "write .exr output as 16-bit floats instead of 32-bit")
-    ("aov", "auxiliary outputs, a comma-separated list of albedo (first hit's base colour), normal (its shading normal, toward the camera), depth (camera distance; 1e10 where the ray leaves), position (world), variance (of each pixel's mean, from 16 or more passes): layers of an .exr output, else files beside it (out.albedo.pfm, ...); the first-hit outputs average --aov-samples camera rays per pixel, traced on the host", cxxopts::value<std::string>())
+    ("aov", "auxiliary outputs, a comma-separated list of albedo (first hit's base colour), normal (its shading normal, toward the camera), depth (camera distance; 1e10 where the ray leaves), position (world), variance (of each pixel's mean, from 16 or more passes), samples (per pixel: --adaptive's sample map): layers of an .exr output, else files beside it (out.albedo.pfm, ...); the first-hit outputs average --aov-samples camera rays per pixel, traced on the host", cxxopts::value<std::string>())
     ("aov-samples", "camera rays per pixel for the first-hit outputs (the render's first samples)", cxxopts::value<int>()->default_value("8"))
     ("h,help", "print this help and exit");
   cli.add_options("Camera (default: SCENE.camera beside the OBJ, else framed on the scene's bounds)")
@@ -102,6 +102,8 @@ cxxopts::Options MakeOptionsSpec() {
     ("env-sampling", "importance: next-event estimation of the environment (the map by its luminance, a constant --env uniformly over the sphere), MIS-weighted against BSDF sampling, with a share of light selection by power; uniform: its naive twin, no shadow rays to the environment (only BSDF-sampled rays that leave the scene see it)", cxxopts::value<std::string>()->default_value("importance"))
     ("clamp", "firefly clamp: cap each contribution's max component (0 = off)", cxxopts::value<float>()->default_value("0"))
     ("time", "stop at the first pass boundary after this many seconds of rendering (0 = no limit)", cxxopts::value<double>()->default_value("0"))
+    ("adaptive", "adaptive sampling: after --adaptive-min-spp samples, each 8x8 tile of pixels stops once the relative standard error of its pixels' means (root mean square; a pixel darker than the image's median counts as the median) is at most T, such as 0.05; --spp stays the most a pixel gets; --aov samples writes the sample map (0 = off)", cxxopts::value<float>()->default_value("0"))
+    ("adaptive-min-spp", "samples every pixel gets before adaptive sampling may stop it (fewer let tiles stop before they met their rare bright paths)", cxxopts::value<int>()->default_value("64"))
     ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
     ("threads", "CPU threads for rendering and for the checks that loading a scene does (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
@@ -240,6 +242,12 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   if (!(opt.clamp >= 0.0f)) throw UsageError("--clamp must be >= 0");
   opt.timeLimit = r["time"].as<double>();
   if (!(opt.timeLimit >= 0.0)) throw UsageError("--time must be >= 0");
+  opt.adaptiveThreshold = r["adaptive"].as<float>();
+  if (!(opt.adaptiveThreshold >= 0.0f && opt.adaptiveThreshold <= 1.0f))
+    throw UsageError("--adaptive must be a relative standard error between 0 (off) and 1, such as 0.02");
+  opt.adaptiveMinSpp = r["adaptive-min-spp"].as<int>();
+  if (opt.adaptiveMinSpp < 2 || opt.adaptiveMinSpp > 1 << 20)
+    throw UsageError("--adaptive-min-spp must be between 2 and 1048576 (a pixel's error needs two batches)");
 }
 
 // --check-nan, --checkpoint, --checkpoint-interval and --resume.
@@ -446,6 +454,12 @@ void CheckOutputs(const CliOptions& o) {
   if (o.exrHalf && (measuring || FormatFromPath(o.outPath) != ImageFormat::kExr))
     throw UsageError("--exr-half applies to .exr output only");
   if (o.aovKinds && measuring) throw UsageError("--aov does not apply to --profile or --benchmark");
+  if (o.render.adaptiveThreshold > 0.0f && measuring)
+    throw UsageError("--adaptive does not apply to --profile or --benchmark (they measure fixed work)");
+  if (o.render.adaptiveThreshold > 0.0f && (!o.checkpointPath.empty() || !o.resumePath.empty()))
+    throw UsageError(
+        "--adaptive cannot be checkpointed or resumed (a checkpoint keeps the sums, not each pixel's "
+        "samples and spread)");
   if ((o.aovKinds & kAovVariance) && !o.resumePath.empty())
     throw UsageError("--aov variance cannot be resumed (a checkpoint keeps the sums, not the passes' spread)");
   if (measuring && (!o.checkpointPath.empty() || !o.resumePath.empty()))

@@ -281,7 +281,16 @@ std::string NonFiniteReport(const RenderResult& result) {
 void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved,
                   double frameSeconds) {
   const RenderStats& st = result.stats;
-  double samples = static_cast<double>(result.width) * result.height * std::max(0, result.sppDone - startSpp);
+  const double pixels = static_cast<double>(result.width) * result.height;
+  double samples = pixels * std::max(0, result.sppDone - startSpp);
+  if (!result.film.pixelSpp.empty()) {  // adaptive sampling
+    samples = 0.0;
+    for (uint32_t n : result.film.pixelSpp) samples += n;
+    std::fprintf(
+        stderr, "adaptive sampling: %.1f spp on average (from %d to %d), %.1f%% of a uniform render's %d spp%s\n",
+        samples / pixels, *std::min_element(result.film.pixelSpp.begin(), result.film.pixelSpp.end()), result.sppDone,
+        100.0 * samples / (pixels * cli.render.spp), cli.render.spp, result.converged ? "; every pixel converged" : "");
+  }
   std::string notes = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
   char frame[80] = "";
   if (frameSeconds > 0.0) std::snprintf(frame, sizeof frame, " (%.2fs from the end of the build)", frameSeconds);
@@ -369,7 +378,7 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
                  cli.checkpointPath.c_str());
     return 128 + signal;
   }
-  if (result.sppDone < opt.spp && !opt.quiet)
+  if (result.sppDone < opt.spp && !result.converged && !opt.quiet)
     std::fprintf(stderr, "stopped by --time after %d of %d spp\n", result.sppDone, opt.spp);
   return 0;
 }
@@ -385,10 +394,18 @@ int Render(CliOptions& cli, Job& job) {
   }
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
-  if ((cli.aovKinds & kAovVariance) && job.Ranks() > 1) {
+  if (opt.adaptiveThreshold > 0.0f && opt.spp <= opt.adaptiveMinSpp) {
     if (job.IsRoot())
-      std::cerr << "tracer: error: --aov variance is not available under mpirun (each rank sees only its own "
-                   "passes); render it with one process\n";
+      std::cerr << "tracer: error: --adaptive stops pixels only after --adaptive-min-spp " << opt.adaptiveMinSpp
+                << " samples, and --spp is " << opt.spp << (cli.sppGiven ? "" : " (this backend's default)")
+                << ": raise --spp or lower --adaptive-min-spp\n";
+    return job.FinalCode(2);
+  }
+  if (((cli.aovKinds & kAovVariance) || opt.adaptiveThreshold > 0.0f) && job.Ranks() > 1) {
+    if (job.IsRoot())
+      std::cerr << "tracer: error: " << (opt.adaptiveThreshold > 0.0f ? "--adaptive" : "--aov variance")
+                << " is not available under mpirun (each rank sees only its own passes); render it with one "
+                   "process\n";
     return job.FinalCode(2);
   }
 
@@ -440,6 +457,11 @@ int Render(CliOptions& cli, Job& job) {
   if (cli.aovKinds && result.sppDone > 0) {
     ComputeFirstHitAovs(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
     aov.variance = result.variance;
+    if (cli.aovKinds & kAovSamples) {
+      const std::vector<uint32_t>& n = result.film.pixelSpp;
+      aov.samples.assign(static_cast<size_t>(result.width) * result.height, static_cast<float>(result.sppDone));
+      for (size_t p = 0; p < n.size(); ++p) aov.samples[p] = static_cast<float>(n[p]);
+    }
   }
   const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, frameSeconds,
                                 loaded.interiorFlags, aov);

@@ -11,11 +11,14 @@
 namespace tracer {
 
 // ---- generate -----------------------------------------------------------------------------------------
-// Work item w of a pass covers pixel w % (width*height) and sample sampleBase + w / (width*height).
+// Work item w of a pass covers pixel w % P of the pass's P pixels (every pixel, or adaptive sampling's active ones)
+// and sample sampleBase + w / P.
 TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t work, Ray& ray, PathState& ps) {
-  uint64_t pixels = static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
-  uint32_t pixel = static_cast<uint32_t>(work % pixels);
-  uint32_t sample = rp.sampleBase + static_cast<uint32_t>(work / pixels);
+  const uint64_t pixels =
+      rp.activeCount ? uint64_t{rp.activeCount} : static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
+  const uint32_t index = static_cast<uint32_t>(work % pixels);
+  const uint32_t pixel = rp.activeCount ? rp.activePixels[index] : index;
+  const uint32_t sample = rp.sampleBase + static_cast<uint32_t>(work / pixels);
   PathRng rng{rp.seed, pixel, sample};
   int px = static_cast<int>(pixel % static_cast<uint32_t>(rp.width));
   int py = static_cast<int>(pixel / static_cast<uint32_t>(rp.width));

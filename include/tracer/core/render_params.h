@@ -13,6 +13,9 @@ struct RenderParams {
   uint32_t sampleBase;    // first sample index of this pass
   int32_t guideLights;    // 1: tile-guided emitter choice (scene.tiles), 0: by power
   int32_t envBsdfOnly;    // 1 (--env-sampling uniform, the naive twin): no next-event estimation of the environment
+  // Adaptive sampling: this pass samples only these pixels (ascending, in the backend's memory); 0: every pixel.
+  uint32_t activeCount;
+  const uint32_t* activePixels;
 };
 
 }  // namespace tracer

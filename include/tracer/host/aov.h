@@ -7,7 +7,7 @@
 // all of them (a ray that leaves the scene adds 0), depth and position over those that hit (kAovMissDepth and 0
 // where none does). The variance
 // comes from the render itself: the passes are batches of samples, and the spread of their means estimates it
-// (pass_driver.h, RenderOptions::varianceAov).
+// (pixel_batches.h, RenderOptions::varianceAov); so do the samples per pixel (RenderResult::film.pixelSpp).
 #pragma once
 #include <string>
 #include <vector>
@@ -19,11 +19,12 @@
 namespace tracer {
 
 enum AovKind : int {
-  kAovAlbedo = 1,    // the base colour at the first hit (Kd times its texture; a mirror's or conductor's Ks)
-  kAovNormal = 2,    // the shading normal at the first hit (after bump and normal maps), toward the camera
-  kAovDepth = 4,     // the distance from the camera to the first hit; kAovMissDepth where every ray leaves
-  kAovPosition = 8,  // the world position of the first hit; 0 where every ray leaves
-  kAovVariance = 16  // the variance of each pixel's mean, per channel
+  kAovAlbedo = 1,     // the base colour at the first hit (Kd times its texture; a mirror's or conductor's Ks)
+  kAovNormal = 2,     // the shading normal at the first hit (after bump and normal maps), toward the camera
+  kAovDepth = 4,      // the distance from the camera to the first hit; kAovMissDepth where every ray leaves
+  kAovPosition = 8,   // the world position of the first hit; 0 where every ray leaves
+  kAovVariance = 16,  // the variance of each pixel's mean, per channel
+  kAovSamples = 32    // the samples each pixel received (--adaptive's sample map; the same everywhere without it)
 };
 constexpr float kAovMissDepth = 1e10f;  // as Blender's depth pass writes the background
 
@@ -35,13 +36,14 @@ struct AovImages {
   std::vector<float> albedo, normal, position;  // 3 floats per pixel, row 0 at the top
   std::vector<float> depth;                     // 1 float per pixel
   std::vector<float> variance;                  // 3 floats per pixel
+  std::vector<float> samples;                   // 1 float per pixel
 };
 
 // The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on options.threads host threads
 // (0: all).
 void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out);
 
-// The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance).
+// The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance, samples).
 std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds);
 
 // The file beside `outPath` that holds one layer when the image format has no layers: out.png -> out.albedo.pfm.

@@ -55,7 +55,10 @@ class Backend {
   // Refresh number `refresh` of the tile guide (statistics, costs, min-plus propagation, cdfs), its statistics
   // shared with other processes as `share` says (the default: this process computes all of them).
   virtual void RefreshTileGuide(int refresh, const TileStatsShare& share) = 0;
-  // Renders samples [rp.sampleBase, rp.sampleBase + spp) of every pixel into the film; returns when done.
+  // Adaptive sampling: the passes from now on sample only these pixels (ascending; never empty).
+  virtual void SetActivePixels(const std::vector<uint32_t>& pixels) = 0;
+  // Renders samples [rp.sampleBase, rp.sampleBase + spp) of every pixel (or of the active ones) into the film;
+  // returns when done.
   virtual void RunPass(const RenderParams& rp, int spp) = 0;
   virtual PassTotals Totals() const = 0;
   // Copies the film's fixed-point sums into film.sum (already sized for the image).
@@ -77,6 +80,7 @@ struct PassStep {
 // the process's running statistics (rays, seconds) and first non-finite sample.
 struct PassReport {
   int spp = 0;
+  long long livePixels = -1;  // adaptive sampling: the pixels still sampling (0: every one stopped); -1: every pixel
   const RenderStats* stats = nullptr;
   unsigned long long firstBad = NonFiniteSample::kNone;
 };
@@ -135,6 +139,8 @@ int SamplesPerPass(long long pixels, long long pool, int sppRemaining);
 // --aov variance caps a pass at spp / kVarianceBatches samples (at least 1), so a frame of spp >= 16 has at least
 // this many passes (batches).
 constexpr int kVarianceBatches = 16;
+// Adaptive sampling's cap on a pass after `sppDone` samples per pixel (RenderOptions::adaptiveThreshold).
+int AdaptivePassSpp(const RenderOptions& options, int sppDone);
 
 // Passes before which the tile guide is refreshed: 0, 1, 2, 4, 8, ... ("every few passes"). The guide changes
 // only between passes, so each pass samples one fixed distribution and stays unbiased.

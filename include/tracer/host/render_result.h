@@ -49,7 +49,8 @@ struct RenderResult {
   // varianceBatches = P (below 2 the variance is unknown and left 0).
   std::vector<float> variance;
   int varianceBatches = 0;
-  std::string backend;  // "cpu" or "cuda (GPU name)"
+  bool converged = false;  // adaptive sampling stopped every pixel before --spp (film.pixelSpp: each pixel's)
+  std::string backend;     // "cpu" or "cuda (GPU name)"
   RenderStats stats;
 };
 
