@@ -25,12 +25,18 @@ inline Vec3 NormalOfTexel(const unsigned char rgb[3]) {
 }
 
 // A grey height ramp of 256 x 4 texels: column x holds x (x / 255 as data), so between texel centres the bilinear
-// height rises by 256 / 255 per unit of u.
-inline bool WriteHeightRamp(const std::string& path) {
+// height rises by 256 / 255 per unit of u. alongV: 4 x 256 texels, row y (0 at the top, where v = 1) holds 255 - y,
+// rising by 256 / 255 per unit of v.
+inline bool WriteHeightRamp(const std::string& path, bool alongV = false) {
   std::vector<unsigned char> px(256 * 4);
   for (int y = 0; y < 4; ++y)
-    for (int x = 0; x < 256; ++x) px[static_cast<size_t>(y) * 256 + x] = static_cast<unsigned char>(x);
-  return stbi_write_png(path.c_str(), 256, 4, 1, px.data(), 256) != 0;
+    for (int x = 0; x < 256; ++x)
+      if (alongV)
+        px[static_cast<size_t>(x) * 4 + y] = static_cast<unsigned char>(255 - x);
+      else
+        px[static_cast<size_t>(y) * 256 + x] = static_cast<unsigned char>(x);
+  return alongV ? stbi_write_png(path.c_str(), 4, 256, 1, px.data(), 4) != 0
+                : stbi_write_png(path.c_str(), 256, 4, 1, px.data(), 256) != 0;
 }
 
 // The square |x|, |y| <= 1 at z = 0, facing +z, uv (0, 0) at (-1, -1) and (1, 1) at (1, 1) (so T = dp/du = (2, 0,

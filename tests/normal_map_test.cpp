@@ -115,6 +115,43 @@ TEST(BumpMap, TiltsTheNormalAwayFromTheRise) {
   test::RemoveTree(dir);
 }
 
+// The height's other derivative and the texture's -s scale, which the linear u-ramp above does not see: (a) a ramp
+// rising along v on the turned quad (v along -x) rises toward -x, so the normal tilts toward +x, and the half-bright
+// map reads brighter than the flat quad (a sign error in dh/dv, or dh/dv taken along u, reads darker or flat);
+// (b) the u-ramp at -bm 0.75 -s 2 1 1 -clamp on: over x < 0 the scaled ramp rises twice as fast per unit of u, so the
+// slope is bm 1.5's (37.0 degrees), and over x > 0 the clamped height is flat; the image is the mean of the two
+// halves (a derivative taken per unit of the scaled coordinate instead of the surface's u would halve the slope on
+// the left). Measured: 0.44902 / 0.34977 against 0.44972 / 0.35009 along v (a flipped dh/dv would read 0.0996
+// under the half-bright map), 0.47513 / 0.17476 against 0.47486 / 0.17481 scaled.
+TEST(BumpMap, RampAlongVAndScaledUvTiltAsTheirSlopes) {
+  const std::string dir = test::MakeTempDir();
+  const double slope = 1.5 * (256.0 / 255.0) / 2.0;  // height per unit of x, both cases
+  const Vec3 tiltedPlusX = Normalize(Vec3(static_cast<float>(slope), 0.0f, 1.0f));
+  const Vec3 tiltedMinusX = Normalize(Vec3(static_cast<float>(-slope), 0.0f, 1.0f));
+  ASSERT_TRUE(test::WriteHeightRamp(dir + "/hv.png", true));
+  const std::string alongV =
+      test::WriteShadingQuad(dir, "Kd 0.5 0.5 0.5\nbump -bm 1.5 hv.png", Vec3(0.0f), test::kTurnedUv);
+  for (bool halfX : {false, true}) {
+    const double expected = 0.5 * test::CosineFractionAbove(tiltedPlusX, halfX);
+    const double got = QuadRadiance(alongV, Vec3(0, 0, 12), halfX);
+    std::printf("bump along v, turned uv, %s: %.5f, expected %.5f\n",
+                halfX ? "half-bright map" : "constant environment", got, expected);
+    EXPECT_NEAR(got, expected, 0.006 * expected);
+    if (halfX) EXPECT_GT(got, 0.5 * 0.5 * 1.03);
+  }
+  ASSERT_TRUE(test::WriteHeightRamp(dir + "/h.png"));
+  const std::string scaled = test::WriteShadingQuad(dir, "Kd 0.5 0.5 0.5\nbump -bm 0.75 -s 2 1 1 -clamp on h.png");
+  for (bool halfX : {false, true}) {
+    const double expected =
+        0.5 * 0.5 * (test::CosineFractionAbove(tiltedMinusX, halfX) + test::CosineFractionAbove(Vec3(0, 0, 1), halfX));
+    const double got = QuadRadiance(scaled, Vec3(0, 0, 12), halfX);
+    std::printf("bump -bm 0.75 -s 2 1 1 -clamp on, %s: %.5f, expected %.5f\n",
+                halfX ? "half-bright map" : "constant environment", got, expected);
+    EXPECT_NEAR(got, expected, 0.006 * expected);
+  }
+  test::RemoveTree(dir);
+}
+
 // Vertex normals tilted 60 degrees toward +x, seen from 50 degrees toward -x: the view is under the shading
 // normal's horizon, where the BSDF is zero, so without bending the quad renders black. Bent (BendShadingNormal),
 // it reads albedo times (1 + cos) / 2 of the bent normal's angle with the surface. Lit instead from below by an
