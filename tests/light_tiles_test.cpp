@@ -1,6 +1,9 @@
 // @file light_tiles_test.cpp: light clustering, the tile cdf, and unbiasedness of tile-guided light selection
 // on the CPU renderer (the GPU's counterpart is in render_gpu_test.cu).
+#include "tracer/core/light_tiles.h"
+
 #include <gtest/gtest.h>
+#include <stb/stb_image_write.h>
 
 #include <cmath>
 #include <condition_variable>
@@ -97,6 +100,43 @@ TEST(TileCdf, KeepsEveryClusterWithPowerReachable) {
 
 // After a refresh, the emitter pmf of every tile is a distribution: summing EmitterPmf over all emitters
 // gives 1, and PickEmitter's reported pmf equals EmitterPmf of what it picked (MIS relies on both).
+// The statistics see what next-event estimation sees: two emitter quads of the same Ke, symmetric above a floor
+// point, one with a white map_Ke and one with a near-black one (sRGB 1/255): the near-black cluster's statistics
+// samples average under 1% of the white one's (they were equal when the statistics read Ke alone).
+TEST(TileGuide, StatisticsWeighEmittersByTheirMapKe) {
+  const std::string dir = test::MakeTempDir();
+  const unsigned char white[4 * 3] = {255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+  const unsigned char dark[4 * 3] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  ASSERT_TRUE(stbi_write_png((dir + "/white.png").c_str(), 2, 2, 3, white, 6));
+  ASSERT_TRUE(stbi_write_png((dir + "/dark.png").c_str(), 2, 2, 3, dark, 6));
+  test::WriteFile(dir + "/l.mtl",
+                  "newmtl floor\nKd 0.5 0.5 0.5\nnewmtl white\nKd 0 0 0\nKe 1 1 1\nmap_Ke white.png\n"
+                  "newmtl dark\nKd 0 0 0\nKe 1 1 1\nmap_Ke dark.png\n");
+  test::WriteFile(dir + "/l.obj",
+                  "mtllib l.mtl\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                  "usemtl floor\nv -5 0 -5\nv 5 0 -5\nv 5 0 5\nv -5 0 5\nf 4/1 3/2 2/3 1/4\n"
+                  "usemtl white\nv -1.25 2 -0.25\nv -0.75 2 -0.25\nv -0.75 2 0.25\nv -1.25 2 0.25\nf 5/1 6/2 7/3 8/4\n"
+                  "usemtl dark\nv 0.75 2 -0.25\nv 1.25 2 -0.25\nv 1.25 2 0.25\nv 0.75 2 0.25\nf 9/1 10/2 11/3 12/4\n");
+  SceneData d = BuildSceneData(LoadScene(dir + "/l.obj"),
+                               Camera::LookAt(Vec3(0, 1, 6), Vec3(0.0f), Vec3(0, 1, 0), 60.0f, 16, 16), Vec3(0.0f));
+  BuildLightClusters(d, 2);
+  ASSERT_EQ(d.clusters.Count(), 2);
+  TileGuideHost guide(d, GuideOptions(16));
+  const SceneView v = guide.View();
+  double mean[2] = {0.0, 0.0};
+  const int n = 4096;
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < n; ++i) {
+      const float u1 = (static_cast<float>(i % 64) + 0.5f) / 64.0f, u2 = (static_cast<float>(i / 64) + 0.5f) / 64.0f;
+      mean[c] += TileStatSample<false>(v, Vec3(0.0f), Vec3(0, 1, 0), c, 0.5f * u1, u1, u2) / n;
+    }
+  std::printf("statistics per cluster: %.5g and %.5g\n", mean[0], mean[1]);
+  const double lo = std::min(mean[0], mean[1]), hi = std::max(mean[0], mean[1]);
+  EXPECT_GT(hi, 0.0);
+  EXPECT_LT(lo, 0.01 * hi);
+  test::RemoveTree(dir);
+}
+
 TEST(TileGuide, EmitterPmfIsADistributionAndMatchesPicks) {
   SceneData d = Data("manylights.obj", 64, 48, 24);
   const RenderOptions opt = GuideOptions(16);

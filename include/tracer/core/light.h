@@ -63,6 +63,20 @@ TRACER_HD int PickEmitter(const SceneView& s, int tile, float u, float& pmf) {
 
 TRACER_HD float TriangleArea(Vec3 v0, Vec3 v1, Vec3 v2) { return 0.5f * Length(Cross(v1 - v0, v2 - v0)); }
 
+// An emitter triangle's radiance at barycentrics (b1, b2): Ke, times the map_Ke texel there when it has one (its
+// pick probability used the texture's mean).
+template <bool kLdg>
+TRACER_HD Vec3 EmittedRadianceAt(const SceneView& s, int tri, float b1, float b2) {
+  const int mat = TriangleMaterial<kLdg>(s, tri);
+  const Float4 ke = Load4<kLdg>(&s.materials[mat].ke);
+  const Vec3 le(ke.x, ke.y, ke.z);
+  const int32_t emissionTexture = LoadRO<kLdg>(&s.materials[mat].info.y);
+  if (emissionTexture < 0) return le;
+  float u, v;
+  TriangleUv<kLdg>(s, tri, b1, b2, u, v);
+  return le * SampleTexture(s, emissionTexture, u, v);
+}
+
 template <bool kLdg>
 TRACER_HD LightSample SampleLight(const SceneView& s, int tile, float uPick, float u1, float u2) {
   LightSample ls;
@@ -78,15 +92,7 @@ TRACER_HD LightSample SampleLight(const SceneView& s, int tile, float uPick, flo
   float area2 = Length(c);
   ls.n = area2 > 0.0f ? c / area2 : Vec3(0, 0, 1);
   ls.pdfArea = area2 > 0.0f ? pmf / (0.5f * area2) : 0.0f;
-  int mat = TriangleMaterial<kLdg>(s, tri);
-  Float4 ke = Load4<kLdg>(&s.materials[mat].ke);
-  ls.le = Vec3(ke.x, ke.y, ke.z);
-  const int32_t emissionTexture = LoadRO<kLdg>(&s.materials[mat].info.y);
-  if (emissionTexture >= 0) {  // map_Ke: the texel at the sampled point (the pick used the texture's mean)
-    float u, v;
-    TriangleUv<kLdg>(s, tri, b1, b2, u, v);
-    ls.le = ls.le * SampleTexture(s, emissionTexture, u, v);
-  }
+  ls.le = EmittedRadianceAt<kLdg>(s, tri, b1, b2);
   ls.tri = tri;
   return ls;
 }

@@ -3,8 +3,8 @@
 // cluster distribution p(c|t) = (1 - alpha) p_power(c) + alpha softmin(C[t]).
 //
 // Statistics: for the primary hit of each pixel of tile t, one emitter of cluster c is sampled and a shadow
-// ray traced; the unoccluded contribution Le cos_s cos_l / (d^2 p_area) (an estimate of the cluster's
-// irradiance there) goes into E[t][c], and the sample into N[t][c]. The cost is C = -log(E/N + eps), +inf
+// ray traced; the unoccluded contribution Le cos_s cos_l / (d^2 p_area) (Le with its map_Ke texel; an estimate of the
+// cluster's irradiance there) goes into E[t][c], and the sample into N[t][c]. The cost is C = -log(E/N + eps), +inf
 // where (t, c) has no sample. Min-plus propagation then lets each tile borrow the cost of similar tiles,
 // paying D[t][k] (a log-space penalty) for the difference.
 #pragma once
@@ -58,8 +58,7 @@ TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float 
   d = d / dist;
   const float cosS = Dot(n, d), cosL = -Dot(nl, d);
   if (cosS <= 0.0f || cosL <= 0.0f) return 0.0f;
-  Float4 ke = Load4<kLdg>(&s.materials[TriangleMaterial<kLdg>(s, tri)].ke);
-  const float value = Luminance(Vec3(ke.x, ke.y, ke.z)) * cosS * cosL / dist2 * (0.5f * area2) / pe;
+  const float value = Luminance(EmittedRadianceAt<kLdg>(s, tri, b1, b2)) * cosS * cosL / dist2 * (0.5f * area2) / pe;
   Ray r;
   r.o = OffsetRayOrigin(p, n, d);
   const Vec3 toL = q - r.o;
