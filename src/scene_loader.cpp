@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -537,7 +538,13 @@ class TextureStatementParser {
         float v[3];
         Numbers(option, &i, 1, option == "-t" ? 3 : 1, v);
         WarnOnce(option, "is not supported; ignored");
-      } else if (option == "-type" || option == "-colorspace") {
+      } else if (option == "-colorspace") {
+        std::string c(tokens[i++]);
+        std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (c != "linear" && c != "srgb")
+          Fail(path_, line_, key_ + " -colorspace " + Quote(tokens[i - 1]) + ": expected linear or sRGB");
+        o.colorspace = c == "linear" ? 'l' : 's';
+      } else if (option == "-type") {
         ++i;
         WarnOnce(option, "is not supported; ignored");
       } else {
@@ -841,6 +848,14 @@ int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, co
 int LoadTexture(Scene& scene, TextureCache& cache, const AssetFolders& folders, const std::string& key,
                 const TextureStatement& statement, const MtlOrigin& origin, const LoadOptions& options,
                 TexelEncoding encoding = TexelEncoding::kSrgb) {
+  // -colorspace: a colour map read as linear values, or a data map sRGB-decoded (with -imfchan, a channel is data).
+  const char colorspace = statement.options.colorspace;
+  if (colorspace == 'l' && encoding == TexelEncoding::kSrgb) encoding = TexelEncoding::kData;
+  if (colorspace == 's' && encoding == TexelEncoding::kData && !statement.options.channel)
+    encoding = TexelEncoding::kSrgb;
+  if (colorspace && encoding == TexelEncoding::kOpacity)
+    Warn(scene, origin.path, statement.line,
+         "material " + Quote(origin.name) + ": " + key + " -colorspace: an opacity is read as data; ignored");
   const int image = LoadImage(scene, cache, folders, key, statement, origin, options, encoding);
   if (image < 0) return -1;
   const TextureOptions& o = statement.options;

@@ -464,6 +464,36 @@ TEST_F(LoaderTest, TextureOptionsAreReadBeforeTheFileName) {
   EXPECT_EQ(c.options.gain, 1.0f);
 }
 
+// -colorspace (tinyobjloader's extension): a colour map read as linear values (grey 128 -> 128/255 instead of the
+// sRGB decode's 0.2158), a data map sRGB-decoded (bump, map_Ks), either spelling of sRGB; the same file decoded both
+// ways is two images; an opacity map ignores it with a warning; an unknown value is an error naming file and line.
+TEST_F(LoaderTest, ColorspaceChoosesHowTexelsAreDecoded) {
+  WriteGreyPng(dir_ + "/g.png", 128);
+  Scene scene = LoadWithMtl(
+      "newmtl a\nmap_Kd -colorspace linear g.png\nmap_Ke -colorspace sRGB g.png\nKe 1 1 1\n"
+      "newmtl b\nKs 0.5 0.5 0.5\nNs 100\nmap_Kd g.png\nbump -colorspace srgb g.png\nmap_Ks -colorspace linear g.png\n"
+      "newmtl c\nmap_d -colorspace linear g.png\n",
+      "a");
+  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(Contains(warnings[0], "m.mtl:12: material 'c': map_d -colorspace: an opacity is read as data; ignored"))
+      << warnings[0];
+  auto texel = [&](int map) { return scene.textures[size_t(scene.textureMaps[size_t(map)].texture)].texels[0].x; };
+  const float linear = 128.0f / 255.0f, srgb = 0.21586050f;
+  EXPECT_FLOAT_EQ(texel(scene.materials[0].texture), linear);          // map_Kd -colorspace linear
+  EXPECT_FLOAT_EQ(texel(scene.materials[0].emissionTexture), srgb);    // map_Ke -colorspace sRGB (its default)
+  EXPECT_FLOAT_EQ(texel(scene.materials[1].texture), srgb);            // map_Kd
+  EXPECT_FLOAT_EQ(texel(scene.materials[1].bumpTexture), srgb);        // bump -colorspace srgb
+  EXPECT_FLOAT_EQ(texel(scene.materials[1].specularTexture), linear);  // map_Ks (data; linear is its default)
+  EXPECT_EQ(scene.textures.size(), 3u);                                // g.png as sRGB colour, as data, as opacity
+
+  Write("bad.mtl", "newmtl a\nKd 1 1 1\n\nmap_Kd -colorspace rec2020 g.png\n");
+  const std::string error =
+      LoadError(Write("bad.obj", "mtllib bad.mtl\n" + std::string(kTriangle) + "usemtl a\nf 1 2 3\n"));
+  EXPECT_TRUE(Contains(error, "bad.mtl:4:")) << error;
+  EXPECT_TRUE(Contains(error, "-colorspace 'rec2020': expected linear or sRGB")) << error;
+}
+
 TEST_F(LoaderTest, ATextureSharedByMaterialsIsLoadedOnce) {
   WriteGreyPng(dir_ + "/shared.png", 10);
   ASSERT_EQ(mkdir((dir_ + "/t").c_str(), 0700), 0);

@@ -35,6 +35,10 @@ struct TextureOptions {
   float base = 0.0f, gain = 1.0f;  // -mm base gain: a texel's value becomes base + gain * value
   float bumpMultiplier = 1.0f;     // -bm: a bump map's height in scene units is bumpMultiplier times the texel
   char channel = 0;                // -imfchan r|g|b|m|l|z, 0 when not given: the channel a scalar map reads
+  // -colorspace linear|sRGB (tinyobjloader's extension), 0 when not given: how the 8-bit values are decoded. A colour
+  // map (map_Kd, map_Ke) is sRGB unless 'l' (linear: value / 255); a data map (map_Ks, map_Ns, bump, norm) linear
+  // unless 's' (sRGB-decoded, all three channels). map_d's opacity ignores it.
+  char colorspace = 0;
 };
 
 // A texture as a material uses it: an image (index into Scene::textures) and the options of the statement.
