@@ -251,8 +251,23 @@ struct ProfileRow {
 
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
-  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay, sorted;
+  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay, sorted, spatialSplits, objectSplits;
+  // The spatial-splits row's two wide BVHs (both from the host builder): the split tree's references per triangle,
+  // and the SAH costs with and without spatial splits.
+  double refsPerTriangle = 1.0, sahSpatialSplits = 0.0, sahObjectSplits = 0.0;
 };
+
+// The scene's triangles in the order its BVHs were built from (SceneData keeps them in the binary BVH's order).
+std::vector<Vec3> OriginalPositions(const SceneData& data) {
+  const size_t n = data.bvh.order.size();
+  std::vector<Vec3> positions(3 * n);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t v = 0; v < 3; ++v) {
+      const Float4& q = data.bvh.tris[3 * k + v];
+      positions[3 * static_cast<size_t>(data.bvh.order[k]) + v] = Vec3(q.x, q.y, q.z);
+    }
+  return positions;
+}
 
 void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderOptions& base,
                  std::vector<ProfileRow>& rows) {
@@ -303,6 +318,18 @@ void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderO
     std::snprintf(ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", binary.Kernel("intersect"),
                   opt.Kernel("intersect"), binary.Kernel("shadow"), opt.Kernel("shadow"), DescribeBvhs(data).c_str());
     rows.push_back({"BVH (compressed 8-wide vs binary)", "intersect+shadow", &binary, nm, om, ev});
+  }
+  {
+    // The wide traversal over the host builder's trees with and without spatial splits (--no-spatial-splits), both
+    // built here whichever builder made the scene's own.
+    const Measurement &os = m.objectSplits, &ss = m.spatialSplits;
+    const double nm = os.Kernel("intersect") + os.Kernel("shadow"), om = ss.Kernel("intersect") + ss.Kernel("shadow");
+    std::snprintf(ev, sizeof ev,
+                  "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %.2f references/triangle; SAH cost %.2f vs "
+                  "%.2f (host builder; the other rows render the %s builder's tree)",
+                  os.Kernel("intersect"), ss.Kernel("intersect"), os.Kernel("shadow"), ss.Kernel("shadow"),
+                  m.refsPerTriangle, m.sahObjectSplits, m.sahSpatialSplits, data.bvhReport.builder.c_str());
+    rows.push_back({"wide BVH (spatial splits vs object splits only)", "intersect+shadow", &os, nm, om, ev});
   }
   {
     // The intersect stage only: the shadow stage stays one thread per ray (ShadowStage in core/stages.h).
@@ -470,12 +497,7 @@ void LiveDecayJson(JsonWriter& j, const SceneData& data, const RenderOptions& o)
 // (the --make-rays rays of the benchmark camera, traced as --trace-rays does). Prints one block, adds "bvh_builders".
 void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int repeats, JsonWriter& j) {
   const size_t n = data.bvh.order.size();
-  std::vector<Vec3> positions(3 * n);
-  for (size_t k = 0; k < n; ++k)
-    for (size_t v = 0; v < 3; ++v) {
-      const Float4& q = data.bvh.tris[3 * k + v];
-      positions[3 * static_cast<size_t>(data.bvh.order[k]) + v] = Vec3(q.x, q.y, q.z);
-    }
+  const std::vector<Vec3> positions = OriginalPositions(data);
   std::fprintf(stderr, "  measuring the BVH builders (the CPU one takes a while on big scenes)\n");
   SceneData gpu = data, cpu = data;  // only the BVHs change: --trace-rays reads nothing else
   const BvhBuildOptions options;
@@ -549,6 +571,24 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   m.binary = variant("binary BVH", [](RenderOptions& v) { v.binaryBvh = true; });
   m.perRay = variant("one thread per ray", [](RenderOptions& v) { v.persistentRefill = 0; });
   m.sorted = variant("sorted rays", [](RenderOptions& v) { v.sortRays = true; });
+  {
+    // Spatial splits and their twin: the scene's wide BVH rebuilt by the host builder with and without them.
+    const std::vector<Vec3> positions = OriginalPositions(data);
+    SceneData split = data, objectOnly = data;
+    BvhBuildOptions withSplits, without;
+    without.spatialSplits = false;
+    std::fprintf(stderr, "  building the wide BVH with and without spatial splits\n");
+    split.wide = BuildWideBvh(positions, data.bvh, withSplits);
+    objectOnly.wide = BuildWideBvh(positions, data.bvh, without);
+    m.refsPerTriangle = static_cast<double>(split.wide.tris.size() / 3) /
+                        static_cast<double>(std::max<size_t>(data.bvh.order.size(), 1));
+    m.sahSpatialSplits = WideSahCost(split.wide);
+    m.sahObjectSplits = WideSahCost(objectOnly.wide);
+    std::fprintf(stderr, "  measuring spatial splits\n");
+    m.spatialSplits = Measure(split, o, "spatial splits", ps.repeats);
+    std::fprintf(stderr, "  measuring object splits only\n");
+    m.objectSplits = Measure(objectOnly, o, "object splits only", ps.repeats);
+  }
 
   std::vector<ProfileRow> rows;
   AddTwinRows(data, m, base, rows);
@@ -557,8 +597,8 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
 
   ProfileRowsJson(j, rows);
   j.BeginArray("measurements");
-  for (const Measurement* x :
-       {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary, &m.perRay, &m.sorted})
+  for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary,
+                               &m.perRay, &m.sorted, &m.spatialSplits, &m.objectSplits})
     MeasurementJson(j, *x);
   j.EndArray();
   LiveDecayJson(j, data, o);
