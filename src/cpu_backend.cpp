@@ -201,14 +201,12 @@ class CpuBackend final : public Backend {
     RenderParams rp = passParams;
     rp.activeCount = static_cast<uint32_t>(active_.size());
     rp.activePixels = active_.data();
-    const unsigned long long pixels =
-        active_.empty() ? static_cast<unsigned long long>(opt_.width) * opt_.height : active_.size();
     // Test hook, as the CUDA backend's: TRACER_FAULT_INJECT=cpu-pass fails the second pass, as a backend that
     // breaks in the middle of a render (tests/mpi_test.cpp: one rank of an MPI job). Unset in normal use.
     if (passes_ == 1 && InjectedPassFault())
       throw std::runtime_error("the CPU backend failed its second pass (injected by TRACER_FAULT_INJECT=cpu-pass)");
     // Fresh queue counters for the pass; the running totals stay.
-    StartPass(counters_, pixels * static_cast<unsigned long long>(spp));
+    StartPass(counters_, PassPixels(rp) * static_cast<unsigned long long>(spp));
     const FilmView film{film_.data(), &counters_.dropped, &counters_.firstBad, opt_.width, opt_.height};
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;

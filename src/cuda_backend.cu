@@ -160,10 +160,8 @@ class CudaBackend final : public Backend {
     RenderParams rp = passParams;
     rp.activeCount = activeCount_;
     rp.activePixels = active_.Get();
-    const unsigned long long pixels =
-        activeCount_ ? activeCount_ : static_cast<unsigned long long>(opt_.width) * opt_.height;
     // Fresh queue counters for the pass, keeping the running totals (read back at the end of the pass).
-    StartPass(*totals_, pixels * static_cast<unsigned long long>(spp));
+    StartPass(*totals_, PassPixels(rp) * static_cast<unsigned long long>(spp));
     WaveCounters* dCounters = wave_->counters.Get();
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
     const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;

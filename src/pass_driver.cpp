@@ -197,9 +197,7 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   result.rgb = film.Resolve();
   if (opt.varianceAov) {
     result.variance = batches.Variance();
-    result.varianceBatches = batches.Batches(0);
-    for (uint32_t p = 1; p < film.pixelSpp.size(); ++p)
-      result.varianceBatches = std::min(result.varianceBatches, batches.Batches(p));
+    result.varianceBatches = batches.LeastBatches();
   }
   result.film = std::move(film);
   result.firstNonFinite = NonFiniteSample::Decode(firstBad);

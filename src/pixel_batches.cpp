@@ -13,6 +13,11 @@ namespace tracer {
 namespace {
 constexpr size_t kChunk = 4096;  // pixels per task
 
+// The k-th pixel of `active` (ascending; empty: every pixel).
+uint32_t PixelAt(const std::vector<uint32_t>& active, size_t k) {
+  return active.empty() ? static_cast<uint32_t>(k) : active[k];
+}
+
 // fn(begin, end) over [0, n) in chunks of kChunk, on the pool when there is one.
 template <class Fn>
 void Chunks(ThreadPool* pool, size_t n, const Fn& fn) {
@@ -42,7 +47,7 @@ void PixelBatches::Add(const std::vector<unsigned long long>& sum, const std::ve
   const size_t count = active.empty() ? samples_.size() : active.size();
   Chunks(pool_, count, [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
-      const size_t p = active.empty() ? k : active[k];
+      const size_t p = PixelAt(active, k);
       for (size_t i = p * 3; i < p * 3 + 3; ++i) {
         const double m = static_cast<double>(sum[i] - before_[i]) * scale;
         s1_[i] += n * m;
@@ -55,22 +60,28 @@ void PixelBatches::Add(const std::vector<unsigned long long>& sum, const std::ve
   });
 }
 
+double PixelBatches::VarianceOfMean(size_t i) const {
+  const double b = batches_[i / 3], n = samples_[i / 3];
+  return std::max(0.0, s2_[i] - s1_[i] * s1_[i] / n) / (b - 1) / n;
+}
+
 std::vector<float> PixelBatches::Variance() const {
   std::vector<float> v(s1_.size(), 0.0f);
-  for (size_t i = 0; i < s1_.size(); ++i) {
-    const double b = batches_[i / 3], n = samples_[i / 3];
-    if (b >= 2) v[i] = static_cast<float>(std::max(0.0, s2_[i] - s1_[i] * s1_[i] / n) / (b - 1) / n);
-  }
+  for (size_t i = 0; i < s1_.size(); ++i)
+    if (batches_[i / 3] >= 2) v[i] = static_cast<float>(VarianceOfMean(i));
   return v;
 }
 
+int PixelBatches::LeastBatches() const {
+  return batches_.empty() ? 0 : static_cast<int>(*std::min_element(batches_.begin(), batches_.end()));
+}
+
 double PixelBatches::RelativeError(uint32_t p, double floor) const {
-  const double b = batches_[p], n = samples_[p];
-  if (b < 2) return INFINITY;
+  if (batches_[p] < 2) return INFINITY;
   double variance = 0.0, mean = 0.0;
   for (size_t i = size_t{p} * 3; i < size_t{p} * 3 + 3; ++i) {
-    variance += std::max(0.0, s2_[i] - s1_[i] * s1_[i] / n) / (b - 1) / n;
-    mean += s1_[i] / n;
+    variance += VarianceOfMean(i);
+    mean += s1_[i] / samples_[p];
   }
   const double se = std::sqrt(variance / 3.0);
   if (se == 0.0) return 0.0;
@@ -99,7 +110,6 @@ std::vector<uint32_t> PixelBatches::StillActive(const std::vector<uint32_t>& act
   const int tilesX = (width_ + kAdaptiveTile - 1) / kAdaptiveTile,
             tilesY = (height_ + kAdaptiveTile - 1) / kAdaptiveTile;
   const size_t count = active.empty() ? samples_.size() : active.size();
-  auto pixelAt = [&](size_t k) { return active.empty() ? static_cast<uint32_t>(k) : active[k]; };
   // One task per row of tiles: the active pixels of image rows [8 r, 8 r + 8) are a contiguous run of the ascending
   // list. Each tile's squared relative errors are summed in pixel order, its pixels kept when their root mean square
   // is above the threshold, and the rows' pixels joined in order.
@@ -114,14 +124,14 @@ std::vector<uint32_t> PixelBatches::StillActive(const std::vector<uint32_t>& act
   auto row = [&](size_t r) {
     std::vector<double> sum(static_cast<size_t>(tilesX), 0.0), pixels(static_cast<size_t>(tilesX), 0.0);
     for (size_t k = rowStart[r]; k < rowStart[r + 1]; ++k) {
-      const uint32_t p = pixelAt(k);
+      const uint32_t p = PixelAt(active, k);
       const size_t t = (p % static_cast<uint32_t>(width_)) / kAdaptiveTile;
       const double e = RelativeError(p, floor);
       sum[t] += e * e;
       pixels[t] += 1.0;
     }
     for (size_t k = rowStart[r]; k < rowStart[r + 1]; ++k) {
-      const uint32_t p = pixelAt(k);
+      const uint32_t p = PixelAt(active, k);
       const size_t t = (p % static_cast<uint32_t>(width_)) / kAdaptiveTile;
       if (sum[t] > threshold * threshold * pixels[t]) kept[r].push_back(p);
     }

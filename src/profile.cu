@@ -580,8 +580,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     std::fprintf(stderr, "  building the wide BVH with and without spatial splits\n");
     split.wide = BuildWideBvh(positions, data.bvh, withSplits);
     objectOnly.wide = BuildWideBvh(positions, data.bvh, without);
-    m.refsPerTriangle = static_cast<double>(split.wide.tris.size() / 3) /
-                        static_cast<double>(std::max<size_t>(data.bvh.order.size(), 1));
+    m.refsPerTriangle = WideReferencesPerTriangle(split);
     m.sahSpatialSplits = WideSahCost(split.wide);
     m.sahObjectSplits = WideSahCost(objectOnly.wide);
     std::fprintf(stderr, "  measuring spatial splits\n");

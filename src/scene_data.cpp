@@ -218,18 +218,20 @@ double BvhBytesPerTriangle(const SceneData& d, bool wide) {
   return static_cast<double>(bytes) / static_cast<double>(std::max<size_t>(d.bvh.order.size(), 1));
 }
 
+double WideReferencesPerTriangle(const SceneData& d) {
+  return static_cast<double>(d.wide.tris.size() / 3) / static_cast<double>(std::max<size_t>(d.bvh.order.size(), 1));
+}
+
 std::string DescribeBvhs(const SceneData& d) {
   char text[256];
   int n = std::snprintf(text, sizeof text, "binary BVH: %zu nodes, depth %d, %.0f bytes/triangle", d.bvh.nodes.size(),
                         d.bvh.depth, BvhBytesPerTriangle(d, false));
   // References: the wide BVH's leaf entries, more than the triangles where spatial splits put one in several leaves.
   if (!d.wide.nodes.empty())
-    std::snprintf(
-        text + n, sizeof text - static_cast<size_t>(n),
-        "; wide BVH: %zu nodes, depth %d, %.0f bytes/triangle, %.2f references/triangle, SAH cost %.2f",
-        d.wide.nodes.size(), d.wide.depth, BvhBytesPerTriangle(d, true),
-        static_cast<double>(d.wide.tris.size() / 3) / static_cast<double>(std::max<size_t>(d.bvh.order.size(), 1)),
-        WideSahCost(d.wide));
+    std::snprintf(text + n, sizeof text - static_cast<size_t>(n),
+                  "; wide BVH: %zu nodes, depth %d, %.0f bytes/triangle, %.2f references/triangle, SAH cost %.2f",
+                  d.wide.nodes.size(), d.wide.depth, BvhBytesPerTriangle(d, true), WideReferencesPerTriangle(d),
+                  WideSahCost(d.wide));
   return text;
 }
 

@@ -14,8 +14,7 @@ namespace tracer {
 // Work item w of a pass covers pixel w % P of the pass's P pixels (every pixel, or adaptive sampling's active ones)
 // and sample sampleBase + w / P.
 TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t work, Ray& ray, PathState& ps) {
-  const uint64_t pixels =
-      rp.activeCount ? uint64_t{rp.activeCount} : static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
+  const uint64_t pixels = PassPixels(rp);
   const uint32_t index = static_cast<uint32_t>(work % pixels);
   const uint32_t pixel = rp.activeCount ? rp.activePixels[index] : index;
   const uint32_t sample = rp.sampleBase + static_cast<uint32_t>(work / pixels);
@@ -55,6 +54,9 @@ struct ShadeOutput {
   Vec3 emitted;   // to add to the film now (emission reached by the BSDF sample, MIS-weighted)
 };
 
+// The cosine with ng of wo's mirror direction about n, 2 (n.wo) n - wo.
+TRACER_HD float MirrorCosine(Vec3 n, Vec3 ng, Vec3 wo) { return 2.0f * Dot(n, wo) * Dot(n, ng) - Dot(wo, ng); }
+
 // Shading normals (interpolated vn, bump and normal maps) are not the surface's own. Seen from wo, the mirror
 // direction about ns can point under the geometric surface, and wo itself can fall under ns's horizon, where every
 // reflective BSDF is zero: black fringes at silhouettes and on steep bumps. So where the mirror direction R of wo
@@ -63,8 +65,6 @@ struct ShadeOutput {
 // direction (the remedy Cycles calls ensure_valid_reflection; this closed form is ours). Directions under the
 // geometric surface stay rejected, so no light leaks through. Needs wo.ng >= 0 (the shade step's frame flip sees
 // to it); returns ns itself where nothing needs bending.
-// The cosine with ng of wo's mirror direction about n, 2 (n.wo) n - wo.
-TRACER_HD float MirrorCosine(Vec3 n, Vec3 ng, Vec3 wo) { return 2.0f * Dot(n, wo) * Dot(n, ng) - Dot(wo, ng); }
 TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
   const float cosO = Dot(wo, ng), t = Fminf(0.01f, 0.9f * cosO);
   const Vec3 r = ns * (2.0f * Dot(ns, wo)) - wo;

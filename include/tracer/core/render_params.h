@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 
+#include "tracer/core/common.h"
+
 namespace tracer {
 
 struct RenderParams {
@@ -17,5 +19,10 @@ struct RenderParams {
   uint32_t activeCount;
   const uint32_t* activePixels;
 };
+
+// The pixels a pass samples: adaptive sampling's active ones, or every pixel. A pass has PassPixels * spp work items.
+TRACER_HD uint64_t PassPixels(const RenderParams& rp) {
+  return rp.activeCount ? uint64_t{rp.activeCount} : static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
+}
 
 }  // namespace tracer

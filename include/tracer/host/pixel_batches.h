@@ -25,6 +25,7 @@
 // 2.7 standard errors either side, and the image's mean came out within 0.1% (Dammertz, Hanika, Keller and Lensch 2010
 // also stop image regions rather than pixels).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -47,6 +48,7 @@ class PixelBatches {
   // Samples per pixel so far, and a pixel's batches.
   const std::vector<uint32_t>& Samples() const { return samples_; }
   int Batches(uint32_t pixel) const { return static_cast<int>(batches_[pixel]); }
+  int LeastBatches() const;  // the fewest batches of any pixel
   // The relative standard error of a pixel's mean (see above), with `floor` the least mean that it divides by.
   double RelativeError(uint32_t pixel, double floor) const;
   // The median over pixels (every 7th) of the channels' mean: RelativeError's floor.
@@ -56,6 +58,7 @@ class PixelBatches {
   std::vector<uint32_t> StillActive(const std::vector<uint32_t>& active, double threshold) const;
 
  private:
+  double VarianceOfMean(size_t i) const;  // value i (pixel i / 3's channel i % 3); needs 2 batches or more
   int width_ = 0, height_ = 0;
   ThreadPool* pool_ = nullptr;
   std::vector<unsigned long long> before_;  // the film's sums after the last batch

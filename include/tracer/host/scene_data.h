@@ -117,6 +117,8 @@ void RequireBvh(const SceneData& data, bool binaryBvh);
 
 // Bytes of the binary (or wide) BVH's nodes and triangles per scene triangle.
 double BvhBytesPerTriangle(const SceneData& data, bool wide);
+// The wide BVH's leaf entries per triangle: above 1 where spatial splits put a triangle in several leaves.
+double WideReferencesPerTriangle(const SceneData& data);
 
 // "binary BVH: N nodes, depth D, B bytes/triangle; wide BVH: ..." for messages (the wide part when built).
 std::string DescribeBvhs(const SceneData& data);
