@@ -14,7 +14,9 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
     : opt_(opt), stream_(stream) {
   grid_ = TileGrid{opt.width, opt.height, opt.tileSize, (opt.width + opt.tileSize - 1) / opt.tileSize,
                    (opt.height + opt.tileSize - 1) / opt.tileSize};
-  k_ = data.clusters.Count();
+  const GuideClusters clusters = MakeGuideClusters(data, opt);
+  k_ = clusters.count;
+  power_.Upload(clusters.powerPmf, "tile guide clusters");
   const size_t pixels = static_cast<size_t>(opt.width) * opt.height, T = grid_.NumTiles();
   pos_.Allocate(pixels, "tile G-buffer");
   nd_.Allocate(pixels, "tile G-buffer");
@@ -30,6 +32,8 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   view_ = scene.view;
   view_.tiles.cdf = cdf_.Get();
   view_.tiles.numClusters = k_;
+  view_.tiles.envCluster = clusters.envCluster;
+  view_.tiles.clusterPowerPmf = power_.Get();
   view_.tiles.tileSize = opt.tileSize;
   view_.tiles.tilesX = grid_.tilesX;
   view_.tiles.numTiles = static_cast<int32_t>(T);

@@ -75,6 +75,16 @@ void BuildLightClusters(SceneData& d, int maxClusters) {
   lc.clusterStart.push_back(n);
 }
 
+GuideClusters MakeGuideClusters(const SceneData& data, const RenderOptions& opt) {
+  GuideClusters g;
+  const float env = opt.envSampling == EnvSampling::kBsdfOnly ? 0.0f : data.env.params.pick;
+  g.envCluster = env > 0.0f && data.clusters.Count() > 0 ? 1 : 0;
+  for (float p : data.clusters.clusterPowerPmf) g.powerPmf.push_back(g.envCluster ? p * (1.0f - env) : p);
+  if (g.envCluster) g.powerPmf.push_back(env);
+  g.count = static_cast<int>(g.powerPmf.size());
+  return g;
+}
+
 TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt, ThreadPool* pool)
     : data_(data),
       view_(data.View()),
@@ -87,7 +97,8 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt, Th
   tilesX_ = (width_ + tileSize_ - 1) / tileSize_;
   tilesY_ = (height_ + tileSize_ - 1) / tileSize_;
   numTiles_ = tilesX_ * tilesY_;
-  k_ = data.clusters.Count();
+  clusters_ = MakeGuideClusters(data, opt);
+  k_ = clusters_.count;
   const size_t pixels = static_cast<size_t>(width_) * height_;
   posValid_.resize(pixels);
   normalDepth_.resize(pixels);
@@ -125,6 +136,8 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt, Th
   cdf_.assign(sum_.size(), 0.0f);
   view_.tiles.cdf = cdf_.data();
   view_.tiles.numClusters = k_;
+  view_.tiles.envCluster = clusters_.envCluster;
+  view_.tiles.clusterPowerPmf = clusters_.powerPmf.data();
   view_.tiles.tileSize = tileSize_;
   view_.tiles.tilesX = tilesX_;
   view_.tiles.numTiles = numTiles_;
@@ -184,7 +197,7 @@ void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
   for (size_t i = 0; i < cost_.size(); ++i) cost_[i] = TileCost(sum_[i], count_[i]);
   MinPlusIterateBandHost(band_, d_.data(), cost_.data(), k_, kMinPlusSteps);
   for (int t = 0; t < numTiles_; ++t)
-    TileCdfRow(&cost_[static_cast<size_t>(t) * k_], data_.clusters.clusterPowerPmf.data(), k_, alpha_,
+    TileCdfRow(&cost_[static_cast<size_t>(t) * k_], clusters_.powerPmf.data(), k_, alpha_,
                &cdf_[static_cast<size_t>(t) * k_]);
 }
 

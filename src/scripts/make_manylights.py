@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 # @file make_manylights.py: writes scenes/manylights.{obj,mtl,camera}: a grid of rooms joined by doorways,
-# each lit by its own ceiling lights, so that most lights are hidden from most pixels.
-#   usage: python3 src/scripts/make_manylights.py [output-folder]
+# each lit by its own ceiling lights, so that most lights are hidden from most pixels. With --courtyards it writes
+# scenes/courtyards.{obj,mtl,camera} instead: the same grid with every other room (a checkerboard) open to the sky,
+# without ceiling or lights, for an environment light (--env or --env-map) that half the pixels see and half do not.
+#   usage: python3 src/scripts/make_manylights.py [--courtyards] [output-folder]
 import os
 import sys
+
+COURTYARDS = "--courtyards" in sys.argv[1:]
+args = [a for a in sys.argv[1:] if a != "--courtyards"]
+NAME = "courtyards" if COURTYARDS else "manylights"
 
 NX, NZ = 8, 4          # rooms along x and z
 W, H = 4.0, 3.0        # room width/depth and height
 DOOR_W, DOOR_H = 1.0, 2.2
-out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "scenes")
+out_dir = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "scenes")
 
 verts, faces = [], []  # faces: (material, [vertex indices])
 
@@ -47,6 +53,8 @@ for i in range(NX):
         x0, z0 = i * W, j * W
         x1, z1 = x0 + W, z0 + W
         quad("floor", (x0, 0, z0), (x1, 0, z0), (x1, 0, z1), (x0, 0, z1))
+        if COURTYARDS and (i + j) % 2 == 1:
+            continue  # open to the sky
         quad("wall", (x0, H, z0), (x0, H, z1), (x1, H, z1), (x1, H, z0))
         # two ceiling lights per room, wound to face down (-y)
         for k, (lx, lz) in enumerate(((0.3, 0.3), (0.6, 0.65))):
@@ -63,10 +71,15 @@ for j in range(NZ + 1):
     for i in range(NX):
         wall_z(j * W, i * W, (i + 1) * W, door=0 < j < NZ)
 
-with open(os.path.join(out_dir, "manylights.obj"), "w") as f:
-    f.write("# @file manylights.obj: made by src/scripts/make_manylights.py for the tracer project.\n")
-    f.write("# %d x %d rooms joined by doorways, two ceiling lights each (%d emitter triangles).\n" % (NX, NZ, NX * NZ * 4))
-    f.write("mtllib manylights.mtl\n")
+lights = sum(1 for mat, _ in faces if mat.startswith("light")) * 2
+with open(os.path.join(out_dir, NAME + ".obj"), "w") as f:
+    f.write("# @file %s.obj: made by src/scripts/make_manylights.py for the tracer project.\n" % NAME)
+    if COURTYARDS:
+        f.write("# %d x %d rooms joined by doorways, every other one open to the sky, the others with two ceiling lights "
+                "(%d emitter triangles).\n" % (NX, NZ, lights))
+    else:
+        f.write("# %d x %d rooms joined by doorways, two ceiling lights each (%d emitter triangles).\n" % (NX, NZ, lights))
+    f.write("mtllib %s.mtl\n" % NAME)
     for v in verts:
         f.write("v %g %g %g\n" % v)
     current = None
@@ -75,11 +88,11 @@ with open(os.path.join(out_dir, "manylights.obj"), "w") as f:
             f.write("usemtl %s\n" % mat)
             current = mat
         f.write("f %s\n" % " ".join(str(k) for k in idx))
-with open(os.path.join(out_dir, "manylights.mtl"), "w") as f:
-    f.write("# @file manylights.mtl: materials of the many-light scene.\n")
+with open(os.path.join(out_dir, NAME + ".mtl"), "w") as f:
+    f.write("# @file %s.mtl: materials of the %s scene.\n" % (NAME, "courtyard" if COURTYARDS else "many-light"))
     f.write("newmtl wall\nKd 0.7 0.7 0.7\nnewmtl floor\nKd 0.5 0.45 0.4\n")
     for k, c in enumerate(((12, 11, 9), (9, 11, 12), (12, 9, 8), (10, 12, 9))):
         f.write("newmtl light%d\nKd 0.8 0.8 0.8\nKe %g %g %g\n" % ((k,) + c))
-with open(os.path.join(out_dir, "manylights.camera"), "w") as f:
-    f.write("# @file manylights.camera: from a corner of the first room, along the row of doorways.\n")
+with open(os.path.join(out_dir, NAME + ".camera"), "w") as f:
+    f.write("# @file %s.camera: from a corner of the first room, along the row of doorways.\n" % NAME)
     f.write("eye 0.3 1.5 2.0\nlook_at 30 1.2 2.0\nup 0 1 0\nfov 60\n")

@@ -38,7 +38,7 @@ TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t
 TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps, Vec3 d) {
   float pdfEnv;
   const Vec3 le = EnvRadiance(s.env, s.environment, d, pdfEnv);
-  const float envPick = EnvPick(s, rp);
+  const float envPick = EnvPick(s, rp, GuideTile(s, rp, ps.pixel));
   float w = 1.0f;
   if (!(ps.flags & kPathSpecular) && envPick > 0.0f) w = PowerHeuristic(ps.bsdfPdf, envPick * pdfEnv);
   FilmAdd(film, rp, ps.pixel, ps.depth, ps.throughput * le * w);
@@ -98,8 +98,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   const SurfaceBsdf bsdf = GetBsdf<kLdg>(s, sf, le);
   const Vec3 wo = -ray.d;
   const PathRng rng{rp.seed, ps.pixel, ps.sample};
-  const int tile = rp.guideLights ? TileOfPixel(s.tiles, ps.pixel, rp.width) : -1;
-  const float envPick = EnvPick(s, rp);
+  const int tile = GuideTile(s, rp, ps.pixel);
+  const float envPick = EnvPick(s, rp, tile);
 
   // Emission reached by the previous BSDF sample, MIS-weighted against light sampling.
   if (!IsBlack(le) && Dot(sf.ng, wo) > 0.0f) {

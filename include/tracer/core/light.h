@@ -2,9 +2,11 @@
 // Emitters are triangles with a positive Ke, one-sided: they emit on the side their winding faces.
 //
 // The environment (core/environment.h) is one more light: next-event estimation picks it with probability
-// EnvPick (its power share, SceneView::env.p.pick) and an emitter otherwise, so every emitter's pick
-// probability is (1 - EnvPick) times EmitterPmf. Under tile guiding the environment keeps that fixed share and the
-// tiles guide the choice among the emitters only (the tile statistics do not sample the environment).
+// EnvPick and an emitter otherwise, so every emitter's pick probability is (1 - EnvPick) times EmitterPmf (the
+// emitter's probability given that an emitter is picked). By power, EnvPick is the environment's power share
+// (SceneView::env.p.pick). Under tile guiding the environment is one more cluster, the last of the tile's cdf
+// (TileGuideView::envCluster): its statistics sample the environment like any cluster's, and EnvPick is that
+// cluster's probability in the path's tile, so a tile that sees the sky picks it more often than one indoors.
 #pragma once
 #include "tracer/core/render_params.h"
 #include "tracer/core/scene_view.h"
@@ -17,9 +19,6 @@ struct LightSample {
   int32_t tri;
 };
 
-// Probability that next-event estimation samples the environment rather than an emitter.
-TRACER_HD float EnvPick(const SceneView& s, const RenderParams& rp) { return rp.envBsdfOnly ? 0.0f : s.env.p.pick; }
-
 // Index of the screen tile a pixel belongs to, for tile-guided light selection.
 TRACER_HD int TileOfPixel(const TileGuideView& g, uint32_t pixel, int width) {
   int x = static_cast<int>(pixel % static_cast<uint32_t>(width)),
@@ -27,22 +26,44 @@ TRACER_HD int TileOfPixel(const TileGuideView& g, uint32_t pixel, int width) {
   return (y / g.tileSize) * g.tilesX + x / g.tileSize;
 }
 
-// Probability of choosing emitter e (its pick probability, before the point on it).
+// The tile whose guide a path of `pixel` uses, or -1 for selection by power.
+TRACER_HD int GuideTile(const SceneView& s, const RenderParams& rp, uint32_t pixel) {
+  return rp.guideLights && s.tiles.numClusters > 0 ? TileOfPixel(s.tiles, pixel, rp.width) : -1;
+}
+
+// The emitter clusters' share of tile t's cdf: its entry for the last emitter cluster (1 without an environment
+// cluster; the environment cluster, when there is one, is last and holds the rest).
+TRACER_HD float TileEmitterMass(const TileGuideView& g, int tile) {
+  const int emitterClusters = g.numClusters - g.envCluster;
+  return emitterClusters > 0 ? g.cdf[static_cast<size_t>(tile) * g.numClusters + emitterClusters - 1] : 0.0f;
+}
+
+// Probability that next-event estimation samples the environment rather than an emitter, for a path in `tile`.
+TRACER_HD float EnvPick(const SceneView& s, const RenderParams& rp, int tile) {
+  if (rp.envBsdfOnly) return 0.0f;
+  if (tile >= 0 && s.tiles.numClusters > 0 && s.tiles.envCluster) return 1.0f - TileEmitterMass(s.tiles, tile);
+  return s.env.p.pick;
+}
+
+// Probability of choosing emitter e (its pick probability, before the point on it), given that an emitter is picked.
 TRACER_HD float EmitterPmf(const SceneView& s, int emitter, int tile) {
   if (s.tiles.numClusters == 0 || tile < 0) return s.lightAlias[emitter].pmf;
   int c = s.tiles.emitterCluster[emitter];
   const float* cdf = s.tiles.cdf + static_cast<size_t>(tile) * s.tiles.numClusters;
+  const float mass = TileEmitterMass(s.tiles, tile);
   float pc = cdf[c] - (c > 0 ? cdf[c - 1] : 0.0f);
-  return pc * s.tiles.emitterInClusterPmf[emitter];
+  return mass > 0.0f ? pc / mass * s.tiles.emitterInClusterPmf[emitter] : 0.0f;
 }
 
 // Picks an emitter; tile < 0 or no tile guide means "in proportion to power".
 TRACER_HD int PickEmitter(const SceneView& s, int tile, float u, float& pmf) {
   if (s.tiles.numClusters == 0 || tile < 0) return SampleAlias(s.lightAlias, s.numEmitters, u, pmf);
-  // Cluster by inverting the tile's cdf (binary search), then an emitter inside it by its alias table;
-  // the leftover fraction of u is reused for the second choice.
-  const int nc = s.tiles.numClusters;
-  const float* cdf = s.tiles.cdf + static_cast<size_t>(tile) * nc;
+  // Cluster by inverting the emitter clusters' part of the tile's cdf (binary search; u scaled to their mass),
+  // then an emitter inside it by its alias table; the leftover fraction of u is reused for the second choice.
+  const int nc = s.tiles.numClusters - s.tiles.envCluster;
+  const float* cdf = s.tiles.cdf + static_cast<size_t>(tile) * s.tiles.numClusters;
+  const float mass = TileEmitterMass(s.tiles, tile);
+  u *= mass;
   int lo = 0, hi = nc - 1;
   while (lo < hi) {
     int mid = (lo + hi) >> 1;
@@ -57,7 +78,7 @@ TRACER_HD int PickEmitter(const SceneView& s, int tile, float u, float& pmf) {
   int start = s.tiles.clusterStart[lo], count = s.tiles.clusterStart[lo + 1] - start;
   float pe;
   int local = SampleAlias(s.tiles.clusterAlias + start, count, u2, pe);
-  pmf = pc * pe;
+  pmf = mass > 0.0f ? pc / mass * pe : 0.0f;
   return start + local;  // emitters are numbered cluster by cluster
 }
 

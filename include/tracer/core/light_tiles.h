@@ -4,7 +4,8 @@
 //
 // Statistics: for the primary hit of each pixel of tile t, one emitter of cluster c is sampled and a shadow
 // ray traced; the unoccluded contribution Le cos_s cos_l / (d^2 p_area) (Le with its map_Ke texel; an estimate of the
-// cluster's irradiance there) goes into E[t][c], and the sample into N[t][c]. The cost is C = -log(E/N + eps), +inf
+// cluster's irradiance there) goes into E[t][c], and the sample into N[t][c]. The environment, when next-event
+// estimation samples it, is the last cluster (see light.h). The cost is C = -log(E/N + eps), +inf
 // where (t, c) has no sample. Min-plus propagation then lets each tile borrow the cost of similar tiles,
 // paying D[t][k] (a log-space penalty) for the difference.
 #pragma once
@@ -34,9 +35,22 @@ TRACER_HD void GBufferItem(const SceneView& s, int px, int py, Float4& posValid,
 
 // One statistics sample toward cluster c from a primary hit (p, n). Returns the luminance of the
 // unoccluded contribution (0 when occluded or facing away).
+// The environment cluster (the last, TileGuideView::envCluster) samples a direction by SampleEnvironment: the
+// estimate Le cos_s / pdf of the environment's irradiance at p, in the same units as an emitter cluster's.
 template <bool kLdg>
 TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float uPick, float u1, float u2) {
   const TileGuideView& g = s.tiles;
+  if (g.envCluster && c == g.numClusters - 1) {
+    const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
+    const float cosS = Dot(n, es.wi);
+    if (!(es.pdf > 0.0f) || cosS <= 0.0f) return 0.0f;
+    Ray r;
+    r.o = OffsetRayOrigin(p, n, es.wi);
+    r.d = es.wi;
+    r.tmax = kInf;
+    r.index = 0;
+    return TraverseBvh<true, kLdg>(s.bvh, r).tri < 0 ? Luminance(es.le) * cosS / es.pdf : 0.0f;
+  }
   const int start = g.clusterStart[c], count = g.clusterStart[c + 1] - start;
   if (count <= 0) return 0.0f;
   float pe;

@@ -36,8 +36,9 @@ struct TileGuideView {
   const AliasEntry* clusterAlias;    // per cluster-local emitter, alias tables laid end to end
   const int32_t* emitterCluster;     // emitter -> cluster
   const float* emitterInClusterPmf;  // emitter -> pmf inside its cluster
-  const float* clusterPowerPmf;      // cluster -> p_power(c)
-  int32_t numClusters;
+  const float* clusterPowerPmf;      // cluster -> p_power(c), the environment's share included
+  int32_t numClusters;               // emitter clusters, and the environment's when envCluster is 1
+  int32_t envCluster;                // 1: the last cluster is the environment (no emitters, no clusterStart entry)
   int32_t tileSize;
   int32_t tilesX;
   int32_t numTiles;

@@ -31,6 +31,7 @@ class DeviceTileGuide {
   DeviceBuffer<float> dense_;  // numTiles^2, only for a dense --minplus kernel
   DeviceBuffer<float> sum_, count_, cost_, cdf_;
   DeviceBuffer<float> values_;  // [round][tile][2] statistics when shared with other processes
+  DeviceBuffer<float> power_;   // the guide's clusters by power (GuideClusters::powerPmf)
   SceneView view_;
 };
 

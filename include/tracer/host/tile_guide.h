@@ -18,6 +18,16 @@ namespace tracer {
 // power through a per-cluster alias table.
 void BuildLightClusters(SceneData& data, int maxClusters);
 
+// The clusters a tile guide chooses among: the scene's emitter clusters and, when next-event estimation samples
+// the environment (a positive power share and not --env-sampling uniform), the environment as one more, the last.
+// powerPmf is their selection by power: the emitter clusters' shares times (1 - the environment's), then its own.
+struct GuideClusters {
+  int count = 0;
+  int envCluster = 0;
+  std::vector<float> powerPmf;
+};
+GuideClusters MakeGuideClusters(const SceneData& data, const RenderOptions& opt);
+
 // Statistics rounds per refresh: each round tests one cluster per tile with every pixel of the tile.
 inline int TileRoundsForRefresh(int refresh, int clusters) { return std::min(clusters, refresh == 0 ? 32 : 8); }
 constexpr int kMinPlusSteps = 3;
@@ -48,6 +58,7 @@ class TileGuideHost {
   float alpha_;
   uint32_t seed_;
   int width_, height_, tileSize_, tilesX_, tilesY_, numTiles_, k_;
+  GuideClusters clusters_;
   TileBand band_{};
   std::vector<Float4> posValid_, normalDepth_, tileInfo_;
   std::vector<float> sum_, count_, cost_, cdf_;
