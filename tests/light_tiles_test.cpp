@@ -13,7 +13,9 @@
 #include <numeric>
 #include <thread>
 
+#include "cutout_scenes.h"
 #include "image_compare.h"
+#include "normal_map_scenes.h"
 #include "test_util.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/scene_loader.h"
@@ -146,6 +148,52 @@ TEST(TileGuide, StatisticsWeighEmittersByTheirMapKe) {
   const double lo = std::min(mean[0], mean[1]), hi = std::max(mean[0], mean[1]);
   EXPECT_GT(hi, 0.0);
   EXPECT_LT(lo, 0.01 * hi);
+  test::RemoveTree(dir);
+}
+
+// The guide sees the scene as paths do. Through a fully transparent card (d 0) between a floor and a lamp, its
+// G-buffer finds the floor and its statistics from the floor the lamp's irradiance, L A / d^2 = 50 x 0.01 / 4; with
+// the card opaque, the card and nothing. (Both went to the card when the guide traversed without the cut-out test.)
+// And its G-buffer's normal is the normal map's: a texel tilting it 40 degrees toward +x (it read the flat quad's).
+TEST(TileGuide, SeesThroughCutOutsAndReadsMappedNormals) {
+  const std::string dir = test::MakeTempDir();
+  for (const char* card : {"d 0", "d 1"}) {
+    SceneData d = BuildSceneData(LoadScene(test::WriteShadowScene(dir, card)),
+                                 Camera::LookAt(Vec3(0, 5, 0), Vec3(0.0f), Vec3(0, 0, -1), 20.0f, 64, 48), Vec3(0.0f));
+    BuildLightClusters(d, 1);
+    TileGuideHost guide(d, GuideOptions(16));
+    const SceneView v = guide.View();
+    Float4 pos, nd;
+    GBufferItem<false>(v, 44, 24, pos, nd);  // beside the lamp, over the card
+    double mean = 0.0;
+    const int n = 64;
+    for (int i = 0; i < n * n; ++i) {
+      const float u1 = (static_cast<float>(i % n) + 0.5f) / n, u2 = (static_cast<float>(i / n) + 0.5f) / n;
+      mean += TileStatSample<false>(v, Vec3(0.0f), Vec3(0, 1, 0), 0, 0.5f, u1, u2) / (n * n);
+    }
+    std::printf("card \"%s\": G-buffer hit at y = %.4f, statistics from the floor %.5f\n", card, pos.y, mean);
+    ASSERT_EQ(pos.w, 1.0f);
+    if (std::string(card) == "d 0") {
+      EXPECT_NEAR(pos.y, 0.0f, 1e-4f);
+      EXPECT_NEAR(mean, 0.125, 0.01 * 0.125);
+    } else {
+      EXPECT_NEAR(pos.y, 1.0f, 1e-4f);
+      EXPECT_EQ(mean, 0.0);
+    }
+  }
+  const unsigned char texel[3] = {
+      static_cast<unsigned char>(std::lround((std::sin(40.0 * kPi / 180.0) + 1.0) * 0.5 * 255.0)), 128,
+      static_cast<unsigned char>(std::lround((std::cos(40.0 * kPi / 180.0) + 1.0) * 0.5 * 255.0))};
+  ASSERT_TRUE(test::WriteUniformNormalMap(dir + "/n.png", 4, texel));
+  SceneData q = BuildSceneData(LoadScene(test::WriteShadingQuad(dir, "Kd 0.5 0.5 0.5\nnorm n.png")),
+                               Camera::LookAt(Vec3(0, 0, 12), Vec3(0.0f), Vec3(0, 1, 0), 6.0f, 64, 48), Vec3(0.0f));
+  Float4 pos, nd;
+  GBufferItem<false>(q.View(), 32, 24, pos, nd);
+  const Vec3 expected = test::NormalOfTexel(texel);
+  std::printf("G-buffer normal (%.4f, %.4f, %.4f), the map's (%.4f, %.4f, %.4f)\n", nd.x, nd.y, nd.z, expected.x,
+              expected.y, expected.z);
+  ASSERT_EQ(pos.w, 1.0f);
+  EXPECT_GT(Dot(Vec3(nd.x, nd.y, nd.z), expected), 0.9999f);
   test::RemoveTree(dir);
 }
 

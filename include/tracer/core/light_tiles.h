@@ -16,18 +16,20 @@ namespace tracer {
 
 constexpr float kTileCostEpsilon = 1e-6f;
 
-// One pixel's primary hit through the pixel centre: (position, 1) and (normal facing the camera, depth);
-// w = 0 in the first when the ray leaves the scene.
+// One pixel's primary hit through the pixel centre: (position, 1) and (shading normal, bump or normal map
+// included, facing the camera; depth); w = 0 in the first when the ray leaves the scene. Like every ray of the
+// guide it traverses the binary BVH with the render's cut-out test, so it passes through holes as paths do.
 template <bool kLdg>
 TRACER_HD void GBufferItem(const SceneView& s, int px, int py, Float4& posValid, Float4& normalDepth) {
   Ray r = s.camera.Generate(px, py, 0.5f, 0.5f);
-  HitRecord h = TraverseBvh<false, kLdg>(s.bvh, r);
+  HitRecord h = BinaryBvhTraversal::Trace<false, kLdg>(s, r);
   if (h.tri < 0) {
     posValid = Float4{0, 0, 0, 0};
     normalDepth = Float4{0, 0, 0, 0};
     return;
   }
   Surface sf = GetSurface<kLdg>(s, h);
+  sf.ns = MappedShadingNormal<kLdg>(s, sf);
   Vec3 n = Dot(sf.ns, r.d) > 0.0f ? -sf.ns : sf.ns;
   posValid = Float4{sf.p.x, sf.p.y, sf.p.z, 1.0f};
   normalDepth = Float4{n.x, n.y, n.z, h.t};
@@ -49,7 +51,7 @@ TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float 
     r.d = es.wi;
     r.tmax = kInf;
     r.index = 0;
-    return TraverseBvh<true, kLdg>(s.bvh, r).tri < 0 ? Luminance(es.le) * cosS / es.pdf : 0.0f;
+    return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? Luminance(es.le) * cosS / es.pdf : 0.0f;
   }
   const int start = g.clusterStart[c], count = g.clusterStart[c + 1] - start;
   if (count <= 0) return 0.0f;
@@ -80,7 +82,7 @@ TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float 
   r.d = toL / len;
   r.tmax = len * (1.0f - 1e-4f);
   r.index = 0;
-  return TraverseBvh<true, kLdg>(s.bvh, r).tri < 0 ? value : 0.0f;
+  return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? value : 0.0f;
 }
 
 // Weights of the dissimilarity, in units of cost (-log of the light estimate): a tile one tile away pays

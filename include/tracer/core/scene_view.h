@@ -395,4 +395,12 @@ TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
   return b;
 }
 
+// The shading normal at a surface with its material's bump or normal map applied, as GetBsdf applies it (for code
+// that needs the normal without the BSDF: the tile guide's G-buffer).
+template <bool kLdg>
+TRACER_HD Vec3 MappedShadingNormal(const SceneView& s, const Surface& sf) {
+  const Material* m = &s.materials[sf.material];
+  return (Load4<kLdg>(&m->info).w & kMaterialHasBump) ? MappedNormal<kLdg>(s, sf, Load4<kLdg>(&m->bump)) : sf.ns;
+}
+
 }  // namespace tracer
