@@ -188,7 +188,7 @@ TEST(ShadingNormal, TiltedVertexNormalsAreBentNotBlackAndDoNotLeak) {
 // A closed, lossless glass object under a constant environment of 1 reads 1 everywhere: every path that enters
 // leaves, each crossing scales radiance by 1/eta^2 one way and eta^2 the other, and reflection loses nothing. Here a
 // low-poly sphere (12 x 6 facets) with smooth vertex normals, whose shading normals differ from the facets' by up to
-// about about 20 degrees, seen at 48x48 through paths of up to 64 bounces, without Russian roulette, so that every path
+// about 20 degrees, seen at 48x48 through paths of up to 64 bounces, without Russian roulette, so that every path
 // that neither exceeds the depth nor crosses wrongly reads exactly 1. A crossing judged by the shading normal against
 // the facet (entering where the ray leaves, so scaled by 2.25 instead of 0.44) shows as a pixel off 1.
 TEST(ShadingNormal, SmoothGlassSphereUnderAConstantSkyReadsOne) {
