@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "tracer/core/integrator.h"
+#include "tracer/core/first_hit.h"
 #include "tracer/host/pass_driver.h"
 #include "tracer/host/thread_pool.h"
 
@@ -37,53 +37,39 @@ int ParseAovList(const std::string& list) {
   }
 }
 
+void SizeFirstHitAovs(int width, int height, int kinds, AovImages& out) {
+  const size_t pixels = static_cast<size_t>(width) * static_cast<size_t>(height);
+  out.width = width;
+  out.height = height;
+  out.albedo.assign(kinds & kAovAlbedo ? pixels * 3 : 0, 0.0f);
+  out.normal.assign(kinds & kAovNormal ? pixels * 3 : 0, 0.0f);
+  out.depth.assign(kinds & kAovDepth ? pixels : 0, 0.0f);
+  out.position.assign(kinds & kAovPosition ? pixels * 3 : 0, 0.0f);
+}
+
+void StoreFirstHit(const FirstHitOutputs& f, size_t p, AovImages& out) {
+  for (int c = 0; c < 3; ++c) {
+    if (!out.albedo.empty()) out.albedo[p * 3 + c] = Axis(f.albedo, c);
+    if (!out.normal.empty()) out.normal[p * 3 + c] = Axis(f.normal, c);
+    if (!out.position.empty()) out.position[p * 3 + c] = Axis(f.position, c);
+  }
+  if (!out.depth.empty()) out.depth[p] = f.depth;
+}
+
 void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out) {
-  const int w = options.width, h = options.height;
-  const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
-  out.width = w;
-  out.height = h;
-  if (kinds & kAovAlbedo) out.albedo.assign(pixels * 3, 0.0f);
-  if (kinds & kAovNormal) out.normal.assign(pixels * 3, 0.0f);
-  if (kinds & kAovDepth) out.depth.assign(pixels, 0.0f);
-  if (kinds & kAovPosition) out.position.assign(pixels * 3, 0.0f);
-  if (!(kinds & (kAovAlbedo | kAovNormal | kAovDepth | kAovPosition)) || samples <= 0) return;
+  SizeFirstHitAovs(options.width, options.height, kinds, out);
+  if (!(kinds & kFirstHitAovs) || samples <= 0) return;
   const SceneView view = scene.View();
   RenderParams rp = MakeRenderParams(options);
   rp.sampleBase = 0;
   const bool binary = options.binaryBvh || view.wide.nodes == nullptr;
-  const float inv = 1.0f / static_cast<float>(samples);
   ThreadPool pool(ThreadPool::ThreadsFor(options.threads));
+  const size_t pixels = static_cast<size_t>(options.width) * static_cast<size_t>(options.height);
   pool.ParallelFor(pixels, 64, [&](size_t begin, size_t end) {
-    for (size_t p = begin; p < end; ++p) {
-      Vec3 albedo(0.0f), normal(0.0f), position(0.0f);
-      float depth = 0.0f;
-      int hits = 0;
-      for (int k = 0; k < samples; ++k) {
-        Ray ray;
-        PathState ps;
-        GenerateItem(view, rp, static_cast<uint64_t>(k) * pixels + p, ray, ps);
-        HitRecord hit;
-        DispatchBvh(binary, [&](auto bvh) { hit = decltype(bvh)::template Trace<false, false>(view, ray); });
-        if (hit.tri < 0) continue;
-        ++hits;
-        Surface sf = GetSurface<false>(view, hit);
-        Vec3 emission;
-        const SurfaceBsdf b = GetBsdf<false>(view, sf, emission);
-        albedo += (b.cls == kMirror || (b.cls == kGlossy && IsBlack(b.kd))) ? b.ks : b.kd;
-        normal += Dot(sf.ns, ray.d) < 0.0f ? sf.ns : -sf.ns;
-        position += sf.p;
-        depth += hit.t * Length(ray.d);
-      }
-      // Albedo and normal over all the pixel's rays (a ray that leaves adds 0: edges blend with the background);
-      // depth and position over the rays that hit (a blend of near and far would be neither).
-      const float invHits = hits ? 1.0f / static_cast<float>(hits) : 0.0f;
-      for (int c = 0; c < 3; ++c) {
-        if (!out.albedo.empty()) out.albedo[p * 3 + c] = Axis(albedo, c) * inv;
-        if (!out.normal.empty()) out.normal[p * 3 + c] = Axis(normal, c) * inv;
-        if (!out.position.empty()) out.position[p * 3 + c] = Axis(position, c) * invHits;
-      }
-      if (!out.depth.empty()) out.depth[p] = hits ? depth * invHits : kAovMissDepth;
-    }
+    DispatchBvh(binary, [&](auto bvh) {
+      for (size_t p = begin; p < end; ++p)
+        StoreFirstHit(FirstHitPixel<decltype(bvh), false>(view, rp, p, samples), p, out);
+    });
   });
 }
 

@@ -455,7 +455,12 @@ int Render(CliOptions& cli, Job& job) {
   const Stopwatch writeClock;
   AovImages aov;
   if (cli.aovKinds && result.sppDone > 0) {
-    ComputeFirstHitAovs(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
+#if defined(TRACER_HAVE_CUDA)
+    if (backend.useCuda)  // after a render on the GPU, the GPU traces them too
+      ComputeFirstHitAovsCuda(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
+    else
+#endif
+      ComputeFirstHitAovs(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
     aov.variance = result.variance;
     if (cli.aovKinds & kAovSamples) {
       const std::vector<uint32_t>& n = result.film.pixelSpp;

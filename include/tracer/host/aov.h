@@ -1,17 +1,18 @@
 // @file aov.h: auxiliary outputs (--aov), what denoisers take beside the image: the first hit's albedo, shading
 // normal, camera distance and world position, and the per-pixel variance of the image's mean.
 //
-// The first-hit outputs are computed on the host after the render, for every backend alike, by the same per-ray
-// code (camera, traversal with cut-outs, surface, BSDF with bump and normal maps): `samples` camera rays per
-// pixel, the render's own first samples (the same pixel and lens positions). Albedo and normal are averaged over
-// all of them (a ray that leaves the scene adds 0), depth and position over those that hit (kAovMissDepth and 0
-// where none does). The variance
+// The first-hit outputs are computed after the render by the same per-ray code (core/first_hit.h's FirstHitPixel),
+// on the host's threads (ComputeFirstHitAovs) or, after a render on the GPU, on the GPU (ComputeFirstHitAovsCuda,
+// defined when nvcc built it): `samples` camera rays per pixel, the render's own first samples (the same pixel and
+// lens positions). Albedo and normal are averaged over all of them (a ray that leaves the scene adds 0), depth and
+// position over those that hit (kAovMissDepth and 0 where none does). The variance
 // comes from the render itself: the passes are batches of samples, and the spread of their means estimates it
 // (pixel_batches.h, RenderOptions::varianceAov); so do the samples per pixel (RenderResult::film.pixelSpp).
 #pragma once
 #include <string>
 #include <vector>
 
+#include "tracer/core/first_hit.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/render_options.h"
 #include "tracer/host/scene_data.h"
@@ -26,7 +27,7 @@ enum AovKind : int {
   kAovVariance = 16,  // the variance of each pixel's mean, per channel
   kAovSamples = 32    // the samples each pixel received (--adaptive's sample map; the same everywhere without it)
 };
-constexpr float kAovMissDepth = 1e10f;  // as Blender's depth pass writes the background
+constexpr int kFirstHitAovs = kAovAlbedo | kAovNormal | kAovDepth | kAovPosition;
 
 // The kinds named in a comma-separated list ("albedo,normal"); throws std::invalid_argument naming a bad name.
 int ParseAovList(const std::string& list);
@@ -42,6 +43,14 @@ struct AovImages {
 // The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on options.threads host threads
 // (0: all).
 void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out);
+#if defined(TRACER_HAVE_CUDA)
+// The same on the current CUDA device (the scene uploaded again; one thread per pixel). Throws DeviceError.
+void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
+                             AovImages& out);
+#endif
+// Sizes out's first-hit images for `kinds` at width x height (zeros), and stores one pixel's outputs in them.
+void SizeFirstHitAovs(int width, int height, int kinds, AovImages& out);
+void StoreFirstHit(const FirstHitOutputs& f, size_t p, AovImages& out);
 
 // The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance, samples).
 std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds);
