@@ -68,7 +68,8 @@ void DeviceTileGuide::Refresh(int refresh, const TileStatsShare& share) {
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (share.combine) share.combine(values);
     values_.Upload(values.data(), values.size(), stream_);
-    LaunchApplyTileStats(values_.Get(), grid_, refresh, rounds, k_, sum_.Get(), count_.Get(), stream_);
+    LaunchApplyTileStats(values_.Get(), grid_, refresh, rounds, k_, view_.tiles.envCluster, sum_.Get(), count_.Get(),
+                         stream_);
     // values (pageable) must outlive the asynchronous upload.
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }

@@ -169,7 +169,7 @@ void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
   ForEachTile([&](int t) {
     if (!share.Mine(t)) return;
     for (int round = 0; round < rounds; ++round) {
-      const int c = TileRoundCluster(t, round, refresh, k_);
+      const int c = TileRoundCluster(t, round, refresh, k_, clusters_.envCluster);
       float s = 0.0f, n = 0.0f;
       ForEachPixel(t, [&](int, int, size_t i) {
         if (posValid_[i].w == 0.0f) return;
@@ -189,7 +189,7 @@ void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
   // Added round by round, as one process alone adds them.
   for (int round = 0; round < rounds; ++round)
     for (int t = 0; t < numTiles_; ++t) {
-      const size_t tc = static_cast<size_t>(t) * k_ + TileRoundCluster(t, round, refresh, k_);
+      const size_t tc = static_cast<size_t>(t) * k_ + TileRoundCluster(t, round, refresh, k_, clusters_.envCluster);
       const float* v = &values[(static_cast<size_t>(round) * numTiles_ + t) * 2];
       sum_[tc] += v[0];
       count_[tc] += v[1];

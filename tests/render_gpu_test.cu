@@ -288,8 +288,8 @@ TEST(GpuAgreement, EveryMaterialFeatureInOneScene) {
 // same per-pixel code, so a value may differ only where the rays' last bits matter (nvcc contracts multiply-adds into
 // FMAs, g++ does not): at rays that graze an edge and, we take it, where a cut-out's alpha is fractional (the filtered
 // edge of the map_d quadrant), whose test is decided by a hash of the ray's bits. At most 4% of the values by more than
-// 1e-3 (relative; measured on an H100: 2.0% on the feature scene, none on the Cornell box), and each output's mean
-// within 1e-3 (the floor's normal map alone tilts the normals all over the floor).
+// 1e-3 (relative) on the feature scene and 0.1% on the Cornell box (measured on an H100: 2.0% and none), and each
+// output's mean within 1e-3 (the floor's normal map alone tilts the normals all over the floor).
 TEST(GpuAov, FirstHitOutputsAreTheCpus) {
   TRACER_REQUIRE_GPU();
   const std::string dir = test::MakeTempDir();
@@ -319,7 +319,7 @@ TEST(GpuAov, FirstHitOutputsAreTheCpus) {
         }
         std::printf("%s BVH: %zu of %zu values differ; means %.6f (cpu) and %.6f (gpu)\n", binary ? "binary" : "wide",
                     off, a.size(), ma / a.size(), mb / b.size());
-        EXPECT_LE(off, a.size() / 25);
+        EXPECT_LE(off, &d == &scenes[0] ? a.size() / 25 : a.size() / 1000);
         EXPECT_NEAR(ma / a.size(), mb / b.size(), 1e-3 * std::max(1.0, std::fabs(ma / a.size())));
       }
       const size_t hits = std::count_if(gpu.depth.begin(), gpu.depth.end(), [](float z) { return z != kAovMissDepth; });

@@ -156,9 +156,9 @@ RenderOptions QuietRender(int w, int h, int spp, int maxDepth) {
   return o;
 }
 
-SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions) {
+SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions, Vec3 environment) {
   const Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
-  return BuildSceneData(scene, cam, Vec3(0.0f), bvhOptions);
+  return BuildSceneData(scene, cam, environment, bvhOptions);
 }
 
 // Random triangle soup: mostly small triangles of varied size, plus coplanar sheets, exact duplicates,

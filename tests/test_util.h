@@ -40,8 +40,9 @@ Scene LoadOneTrianglePerMaterial(const std::string& dir, const std::string& stem
 // Render options for a small test image: w x h at spp samples, paths of at most maxDepth bounces, no progress.
 RenderOptions QuietRender(int w, int h, int spp, int maxDepth);
 
-// The scene's render data with its own camera (SCENE.camera) at w x h, no environment.
-SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions = {});
+// The scene's render data with its own camera (SCENE.camera) at w x h, and a constant environment (none by default).
+SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions = {},
+                               Vec3 environment = Vec3(0.0f));
 
 struct CommandResult {
   int exitCode;        // the process's exit status, or 128 + signal

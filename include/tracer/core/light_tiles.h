@@ -16,9 +16,11 @@ namespace tracer {
 
 constexpr float kTileCostEpsilon = 1e-6f;
 
-// One pixel's primary hit through the pixel centre: (position, 1) and (shading normal, bump or normal map
-// included, facing the camera; depth); w = 0 in the first when the ray leaves the scene. Like every ray of the
-// guide it traverses the binary BVH with the render's cut-out test, so it passes through holes as paths do.
+// One pixel's primary hit through the pixel centre: (position, 1) and (geometric normal facing the camera, depth);
+// w = 0 in the first when the ray leaves the scene. Like every ray of the guide it traverses the binary BVH with the
+// render's cut-out test, so it passes through holes as paths do. The geometric normal, not the shading one: the
+// statistics need the surface's own hemisphere, and their rays leave from an offset along it (OffsetRayOrigin's
+// contract); a vertex, bump or normal map's normal can point below the surface, whence rays would start inside it.
 template <bool kLdg>
 TRACER_HD void GBufferItem(const SceneView& s, int px, int py, Float4& posValid, Float4& normalDepth) {
   Ray r = s.camera.Generate(px, py, 0.5f, 0.5f);
@@ -28,9 +30,8 @@ TRACER_HD void GBufferItem(const SceneView& s, int px, int py, Float4& posValid,
     normalDepth = Float4{0, 0, 0, 0};
     return;
   }
-  Surface sf = GetSurface<kLdg>(s, h);
-  sf.ns = MappedShadingNormal<kLdg>(s, sf);
-  Vec3 n = Dot(sf.ns, r.d) > 0.0f ? -sf.ns : sf.ns;
+  const Surface sf = GetSurface<kLdg>(s, h);
+  Vec3 n = Dot(sf.ng, r.d) > 0.0f ? -sf.ng : sf.ng;
   posValid = Float4{sf.p.x, sf.p.y, sf.p.z, 1.0f};
   normalDepth = Float4{n.x, n.y, n.z, h.t};
 }
@@ -136,8 +137,12 @@ TRACER_HD uint32_t TileStatSampleIndex(int refresh, int round) {
 }
 
 // The cluster that round r of refresh f tests from tile t: a different pseudo-random cluster per tile and
-// round, so that over rounds every tile samples a spread of clusters.
-TRACER_HD int TileRoundCluster(int t, int round, int refresh, int K) {
+// round, so that over rounds every tile samples a spread of clusters. With an environment cluster (the last, envCluster
+// 1), round 0 of every refresh tests it in every tile: among up to 256 emitter clusters it would otherwise be one
+// round's chance in K, and until a tile has its statistics the guide gives the sky only the power mix's part of its
+// share.
+TRACER_HD int TileRoundCluster(int t, int round, int refresh, int K, int envCluster) {
+  if (envCluster && round == 0) return K - 1;
   uint64_t h =
       Mix64((static_cast<uint64_t>(refresh) << 48) ^ (static_cast<uint64_t>(round) << 32) ^ static_cast<uint32_t>(t));
   return static_cast<int>(h % static_cast<uint64_t>(K));

@@ -32,11 +32,11 @@ static_assert(sizeof(TextureInfo) == 48, "texture record: three 16-byte loads");
 // Many-light sampling by screen tiles (see light_tiles.h); null when --light-sampling power.
 struct TileGuideView {
   const float* cdf;                  // per tile: numClusters cumulative probabilities of p(c|t)
-  const int32_t* clusterStart;       // per cluster: first entry of clusterEmitters; numClusters + 1 entries
+  const int32_t* clusterStart;       // per emitter cluster: its first emitter; numClusters - envCluster + 1 entries
   const AliasEntry* clusterAlias;    // per cluster-local emitter, alias tables laid end to end
   const int32_t* emitterCluster;     // emitter -> cluster
   const float* emitterInClusterPmf;  // emitter -> pmf inside its cluster
-  const float* clusterPowerPmf;      // cluster -> p_power(c), the environment's share included
+  const float* clusterPowerPmf;      // cluster -> p_power(c); the guide's view: the environment's share included
   int32_t numClusters;               // emitter clusters, and the environment's when envCluster is 1
   int32_t envCluster;                // 1: the last cluster is the environment (no emitters, no clusterStart entry)
   int32_t tileSize;
@@ -393,14 +393,6 @@ TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
   emission = Vec3(ke.x, ke.y, ke.z);
   if (info.y >= 0) emission = emission * SampleTexture(s, info.y, sf.u, sf.v);  // map_Ke
   return b;
-}
-
-// The shading normal at a surface with its material's bump or normal map applied, as GetBsdf applies it (for code
-// that needs the normal without the BSDF: the tile guide's G-buffer).
-template <bool kLdg>
-TRACER_HD Vec3 MappedShadingNormal(const SceneView& s, const Surface& sf) {
-  const Material* m = &s.materials[sf.material];
-  return (Load4<kLdg>(&m->info).w & kMaterialHasBump) ? MappedNormal<kLdg>(s, sf, Load4<kLdg>(&m->bump)) : sf.ns;
 }
 
 }  // namespace tracer

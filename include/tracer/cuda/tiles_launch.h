@@ -24,8 +24,8 @@ void LaunchTileStatsShared(const SceneView& s, const Float4* pos, const Float4* 
                            int rounds, uint32_t seed, bool naiveReduction, int part, int parts, float* values,
                            float* sum, float* count, cudaStream_t st);
 // Adds values [round][tile][2] to sum and count, round by round (deterministic).
-void LaunchApplyTileStats(const float* values, const TileGrid& g, int refresh, int rounds, int K, float* sum,
-                          float* count, cudaStream_t st);
+void LaunchApplyTileStats(const float* values, const TileGrid& g, int refresh, int rounds, int K, int envCluster,
+                          float* sum, float* count, cudaStream_t st);
 void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st);
 void LaunchTileCdf(const float* cost, const float* powerPmf, int T, int K, float alpha, float* cdf, cudaStream_t st);
 
