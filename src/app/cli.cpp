@@ -141,7 +141,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>())
     ("make-rays", "write the benchmark rays of KIND to FILE (ray-file format) and exit; renders nothing. KIND: primary (one per pixel centre, id = pixel), diffuse (2 cosine-distributed rays from each primary hit, offset 1e-4 x the bounds' diagonal along the normal, id = 2 pixel + k) or ao (the diffuse rays with tmax = 0.1 x diagonal; replay with --any-hit). Camera fixed by the bounds lo..hi: eye lo + (0.85,0.55,0.5) extent, target lo + (0.15,0.3,0.5) extent, up +y, fov 60; --width/--height default to 1920x1080; --seed picks the diffuse directions", cxxopts::value<std::string>(), "KIND FILE");
   cli.add_options("Light sampling")
-    ("light-sampling", "power (alias table over emitter power) or tiles (guided by the min-plus tile pass)", cxxopts::value<std::string>()->default_value("power"))
+    ("light-sampling", "power (alias table over emitter power, the environment at its power share) or tiles (per screen tile, guided by the min-plus tile pass; the environment is one of its clusters)", cxxopts::value<std::string>()->default_value("power"))
     ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
     ("tile-size", "screen tile size in pixels for tile guiding", cxxopts::value<int>()->default_value("16"))
     ("tile-guide-mix", "weight alpha of the tile-guided pdf against the power pdf, in [0, 1)", cxxopts::value<float>()->default_value("0.5"))
