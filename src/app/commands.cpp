@@ -20,7 +20,6 @@
 #include "tracer/host/camera_probe.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/cli.h"
-#include "tracer/host/device_error.h"
 #include "tracer/host/env_map.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/job.h"
@@ -456,20 +455,7 @@ int Render(CliOptions& cli, Job& job) {
   const Stopwatch writeClock;
   AovImages aov;
   if (cli.aovKinds && result.sppDone > 0) {
-    bool onHost = true;
-#if defined(TRACER_HAVE_CUDA)
-    if (backend.useCuda) {  // after a render on the GPU, the GPU traces them too
-      try {
-        ComputeFirstHitAovsCuda(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
-        onHost = false;
-      } catch (const DeviceError& e) {
-        // Out of device memory (the scene is uploaded again) must not cost the finished render: trace them here.
-        if (e.sticky || !e.outOfMemory) throw;
-        std::cerr << "tracer: " << e.what() << "\ntracer: tracing the --aov first-hit outputs on the CPU\n";
-      }
-    }
-#endif
-    if (onHost) ComputeFirstHitAovs(loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
+    ComputeFirstHitAovsOnSelectedBackend(backend, loaded.data, opt, cli.aovKinds, cli.aovSamples, aov);
     aov.variance = result.variance;
     if (cli.aovKinds & kAovSamples) {
       const std::vector<uint32_t>& n = result.film.pixelSpp;

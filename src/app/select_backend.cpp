@@ -1,10 +1,11 @@
-// @file select_backend.cpp: every `#if TRACER_HAVE_CUDA` of the app: backend choice, fallback, profiler.
+// @file select_backend.cpp: every `#if TRACER_HAVE_CUDA` of the app: backend choice, fallback, --aov, profiler.
 #include "select_backend.h"
 
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 
+#include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/cli.h"
 #include "tracer/host/device_error.h"
@@ -108,6 +109,24 @@ int RunGpuProfiler(bool benchmark, const BackendChoice& choice, const SceneData&
   (void)benchmark, (void)choice, (void)data, (void)options, (void)settings;
   throw std::logic_error("the profiler needs the CUDA renderer");
 #endif
+}
+
+void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
+                                          const RenderOptions& options, int kinds, int samples, AovImages& out) {
+#if defined(TRACER_HAVE_CUDA)
+  if (choice.useCuda) {
+    try {
+      ComputeFirstHitAovsCuda(data, options, kinds, samples, out);
+      return;
+    } catch (const DeviceError& e) {
+      if (e.sticky || !e.outOfMemory) throw;
+      std::cerr << "tracer: " << e.what() << "\ntracer: tracing the --aov first-hit outputs on the CPU\n";
+    }
+  }
+#else
+  (void)choice;
+#endif
+  ComputeFirstHitAovs(data, options, kinds, samples, out);
 }
 
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,

@@ -1,5 +1,6 @@
 // @file select_backend.h: the app's one view of whether this build has CUDA: which backend renders, the
-// default --spp that follows from it, the render with its out-of-memory fallback, and the GPU profiler.
+// default --spp that follows from it, the render with its out-of-memory fallback, --aov's first-hit outputs, and the
+// GPU profiler.
 #pragma once
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 
 namespace tracer {
 
+struct AovImages;
 struct ProfileSettings;
 class PassSchedule;
 
@@ -47,6 +49,12 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
 // SelectBackend allowed it.
 int RunGpuProfiler(bool benchmark, const BackendChoice& choice, const SceneData& data, const RenderOptions& options,
                    const ProfileSettings& settings);
+
+// --aov's first-hit outputs of `kinds` at `samples` rays per pixel: on the GPU when the render ran there
+// (choice.useCuda), on the host's threads otherwise; a GPU out of memory (the scene is uploaded again) hands them to
+// the host rather than lose the finished render. Any other device error propagates.
+void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
+                                          const RenderOptions& options, int kinds, int samples, AovImages& out);
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
