@@ -14,6 +14,7 @@
 #include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/bvh_build_gpu.h"
+#include "tracer/host/image_io.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/tile_guide.h"
@@ -325,6 +326,47 @@ TEST(GpuAov, FirstHitOutputsAreTheCpus) {
       const size_t hits = std::count_if(gpu.depth.begin(), gpu.depth.end(), [](float z) { return z != kAovMissDepth; });
       EXPECT_GT(hits, gpu.depth.size() / 2) << "the GPU's rays mostly missed";
     }
+  test::RemoveTree(dir);
+}
+
+// The EXR round trip on the GPU: a GPU render with every output to an .exr, read back with OpenEXR, holds layer for
+// layer the values that the same command writes as PFM files beside a .png, and the image the .pfm render's, value
+// for value (the first-hit layers are the GPU's; FirstHitOutputsAreTheCpus compares them with the host's). Skipped
+// in a build without OpenEXR.
+TEST(GpuAov, ExrRoundTripWithEveryOutput) {
+  TRACER_REQUIRE_GPU();
+  if (!ExrSupported()) GTEST_SKIP() << "built without OpenEXR (libopenexr-dev)";
+  const std::string dir = test::MakeTempDir();
+  const std::string run = test::ProjectScenesDir() + "/cornell.obj --backend cuda --width 32 --height 24 --spp 32 " +
+                          "--seed 5 -q --aov albedo,normal,depth,position,variance,samples -o " + dir;
+  for (const char* out : {"/a.exr", "/b.png", "/c.pfm"}) {
+    const test::CommandResult r = test::RunTracer(run + out);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+  }
+  struct Layer {
+    const char* name;
+    std::vector<std::string> channels;
+  };
+  int w = 0, h = 0;
+  for (const Layer& layer :
+       {Layer{"albedo", {"albedo.R", "albedo.G", "albedo.B"}}, Layer{"normal", {"normal.X", "normal.Y", "normal.Z"}},
+        Layer{"depth", {"depth.Z"}}, Layer{"position", {"position.X", "position.Y", "position.Z"}},
+        Layer{"variance", {"variance.R", "variance.G", "variance.B"}}, Layer{"samples", {"samples.Y"}}}) {
+    const std::vector<float> exr = ReadExrChannels(dir + "/a.exr", layer.channels, w, h);
+    ASSERT_EQ(w, 32);
+    ASSERT_EQ(h, 24);
+    const std::vector<float> pfm = ReadPfm(dir + "/b." + layer.name + ".pfm", w, h);
+    const size_t n = layer.channels.size();
+    ASSERT_EQ(exr.size(), static_cast<size_t>(32 * 24) * n) << layer.name;
+    double sum = 0.0;
+    for (size_t i = 0; i < exr.size(); ++i) {
+      ASSERT_EQ(exr[i], pfm[(i / n) * 3 + i % n]) << layer.name << " value " << i;
+      sum += std::fabs(exr[i]);
+    }
+    EXPECT_GT(sum, 0.0) << layer.name << " is empty";
+  }
+  const std::vector<float> image = ReadExr(dir + "/a.exr", w, h), pfm = ReadPfm(dir + "/c.pfm", w, h);
+  EXPECT_EQ(image, pfm);
   test::RemoveTree(dir);
 }
 
