@@ -1,0 +1,153 @@
+// @file env_light_checks.h: the environment-light checks with known answers, run on the CPU (env_map_test.cpp) and on
+// the GPU (render_gpu_test.cu) alike: a convex diffuse object of albedo 0.5 under a constant environment of 1 reads
+// 0.5 on it, and a floor under a sky with a tiny sun, importance sampling against BSDF sampling only.
+//
+// Tolerances: means are compared with 4 standard errors estimated from the spread of independent seeds
+// (t-distributed with seeds - 1 degrees of freedom: about a 1% false alarm at 8 seeds).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "env_test_scenes.h"
+#include "test_util.h"
+#include "tracer/host/scene_loader.h"
+
+namespace tracer::test {
+
+// A scene's render data from an OBJ with a camera, and the environment map img (unless null), scale 1.
+inline SceneData LoadWithMap(const std::string& obj, Vec3 eye, Vec3 at, float fov, int w, int h, const EnvImage* img,
+                             float rotateDegrees = 0.0f, Vec3 constant = Vec3(0.0f)) {
+  Scene scene = LoadScene(obj);
+  SceneData d = BuildSceneData(scene, Camera::LookAt(eye, at, Vec3(0, 1, 0), fov, w, h), constant);
+  if (img) SetEnvironmentMap(d, *img, 1.0f, rotateDegrees);
+  return d;
+}
+
+struct Series {
+  std::vector<std::vector<float>> images;
+  // Mean over seeds of each pixel's first channel, and the standard error of the image mean.
+  std::vector<double> PixelMeans() const {
+    std::vector<double> m(images[0].size() / 3, 0.0);
+    for (const auto& img : images)
+      for (size_t p = 0; p < m.size(); ++p) m[p] += img[3 * p] / images.size();
+    return m;
+  }
+  double Mean(double* standardError) const {
+    std::vector<double> means;
+    for (const auto& img : images) {
+      double s = 0;
+      for (size_t p = 0; p < img.size(); p += 3) s += img[p];
+      means.push_back(s / (img.size() / 3));
+    }
+    double m = 0, var = 0;
+    for (double x : means) m += x / means.size();
+    for (double x : means) var += (x - m) * (x - m) / (means.size() - 1);
+    *standardError = std::sqrt(var / means.size());
+    return m;
+  }
+};
+
+// A renderer: RenderCpu's or RenderCuda's image.
+using RenderImageFn = std::function<std::vector<float>(const SceneData&, const RenderOptions&)>;
+
+inline Series RenderSeeds(const RenderImageFn& render, const SceneData& d, RenderOptions opt, int seeds) {
+  Series s;
+  for (int k = 0; k < seeds; ++k) {
+    opt.seed = 500u + 31u * k;
+    s.images.push_back(render(d, opt));
+  }
+  return s;
+}
+
+// A convex diffuse object of albedo 0.5 under an environment of radiance 1 reflects 0.5 in every direction: light
+// reflected once leaves it for good. A pixel that sees the object over a fraction f of its samples reads
+// 0.5 f + (1 - f); the same seed at depth 0 (where the object is black and the environment 1) reads 1 - f with the
+// same camera rays, so each pixel's expected value is known exactly. Checked for a turned cube (so that no face is
+// axis-aligned) under the constant --env colour and under a constant map, with and without importance sampling.
+inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render) {
+  const std::string dir = test::MakeTempDir();
+  const int w = 24, h = 24, seeds = 6;
+  const EnvImage ones = test::ConstantMap(32, 16, 1.0f);
+  int sceneIndex = 0;
+  for (auto [axis, angle] : {std::pair<Vec3, float>{Vec3(1, 2, 3), 0.7f}, {Vec3(-2, 1, 0.5f), 2.1f}}) {
+    const std::string obj = test::WriteCubeScene(dir, "cube" + std::to_string(sceneIndex++), 0.5f, axis, angle);
+    for (bool useMap : {false, true})
+      for (EnvSampling sampling : {EnvSampling::kImportance, EnvSampling::kBsdfOnly}) {
+        const SceneData d = LoadWithMap(obj, Vec3(0.5f, 1.0f, 5.0f), Vec3(0.0f), 40.0f, w, h, useMap ? &ones : nullptr,
+                                        0.0f, useMap ? Vec3(0.0f) : Vec3(1.0f));
+        ASSERT_GT(d.env.params.pick, 0.99f);  // no emitters: the environment is the only light
+        RenderOptions opt = test::QuietRender(w, h, 16, 4);
+        opt.envSampling = sampling;
+        const Series lit = RenderSeeds(render, d, opt, seeds);
+        opt.maxDepth = 0;
+        const Series bare = RenderSeeds(render, d, opt, seeds);
+        const std::vector<double> got = lit.PixelMeans(), background = bare.PixelMeans();
+        // Pixels fully on the object: mean 0.5 (within 4 standard errors from the spread of the seeds' means); every
+        // pixel: its exact expectation, within what the noise (16 spp x 6 seeds, per-sample spread at most 0.5)
+        // allows at 5 standard deviations.
+        double worst = 0;
+        std::vector<double> seedMeans(seeds, 0.0);
+        int count = 0;
+        for (size_t p = 0; p < got.size(); ++p) {
+          const double expect = 0.5 * (1.0 - background[p]) + background[p];
+          worst = std::max(worst, std::fabs(got[p] - expect));
+          if (background[p] != 0.0) continue;
+          ++count;
+          for (int k = 0; k < seeds; ++k) seedMeans[k] += lit.images[k][3 * p];
+        }
+        const std::string what = std::string(useMap ? "map" : "--env") +
+                                 (sampling == EnvSampling::kBsdfOnly ? ", BSDF only" : ", importance");
+        ASSERT_GT(count, 100) << "the cube should fill much of the view";
+        double mean = 0, var = 0;
+        for (double& m : seedMeans) mean += (m /= count) / seeds;
+        for (double m : seedMeans) var += (m - mean) * (m - mean) / (seeds - 1);
+        const double se = std::sqrt(var / seeds);
+        std::printf("cube %d, %s: mean on the object %.5f +- %.5f\n", sceneIndex, what.c_str(), mean, se);
+        EXPECT_LT(se, 0.005) << what;
+        EXPECT_NEAR(mean, 0.5, 4 * se + 2e-4) << what;
+        EXPECT_LT(worst, 5 * 0.5 / std::sqrt(16.0 * seeds)) << what;
+      }
+  }
+  test::RemoveTree(dir);
+}
+
+// A diffuse floor under a sky with a tiny bright sun (nothing else in the scene): every pixel's expected value is
+// the analytic FloorRadiance. Both samplings are unbiased (image means within 4 standard errors of it), and at
+// equal spp importance sampling has at most a third of the RMSE of BSDF sampling alone.
+inline void ExpectSunAndSkyImportanceSamplingCutsRmse(const RenderImageFn& render) {
+  const std::string dir = test::MakeTempDir();
+  const std::string obj = test::WriteFloorScene(dir, 0.6f);
+  // 64 x 32: the sun one texel at row 8 (theta about 47 degrees), 4000 times the sky.
+  const EnvImage sky = test::SkyWithSun(64, 32, 40, 8, 2000.0f);
+  const double expected = test::FloorRadiance(sky, 0.6);
+  const int w = 24, h = 24, seeds = 8;
+  const SceneData d = LoadWithMap(obj, Vec3(0, 1, 0), Vec3(0, 0, -1.5f), 40.0f, w, h, &sky, 23.0f);
+  double rmse[2], mean[2], se[2];
+  for (int k = 0; k < 2; ++k) {
+    RenderOptions opt = test::QuietRender(w, h, 16, 3);
+    opt.envSampling = k == 0 ? EnvSampling::kImportance : EnvSampling::kBsdfOnly;
+    const Series s = RenderSeeds(render, d, opt, seeds);
+    double sq = 0, n = 0;
+    for (const auto& img : s.images)
+      for (size_t p = 0; p < img.size(); p += 3) sq += (img[p] - expected) * (img[p] - expected), n += 1;
+    rmse[k] = std::sqrt(sq / n);
+    mean[k] = s.Mean(&se[k]);
+  }
+  std::printf(
+      "floor under sun and sky: expected %.4f; importance mean %.4f +- %.4f, RMSE %.4f; BSDF only mean %.4f "
+      "+- %.4f, RMSE %.4f (ratio %.3f)\n",
+      expected, mean[0], se[0], rmse[0], mean[1], se[1], rmse[1], rmse[0] / rmse[1]);
+  EXPECT_NEAR(mean[0], expected, 4 * se[0] + 1e-4 * expected);
+  EXPECT_NEAR(mean[1], expected, 4 * se[1] + 1e-4 * expected);
+  EXPECT_LT(se[0], 0.01 * expected) << "too noisy for the bias check to mean anything";
+  EXPECT_LE(rmse[0], rmse[1] / 3.0);
+  test::RemoveTree(dir);
+}
+
+}  // namespace tracer::test
