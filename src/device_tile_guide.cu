@@ -15,7 +15,7 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   grid_ = TileGrid{opt.width, opt.height, opt.tileSize, (opt.width + opt.tileSize - 1) / opt.tileSize,
                    (opt.height + opt.tileSize - 1) / opt.tileSize};
   const GuideClusters clusters = MakeGuideClusters(data, opt);
-  k_ = clusters.count;
+  k_ = clusters.Count();
   power_.Upload(clusters.powerPmf, "tile guide clusters");
   const size_t pixels = static_cast<size_t>(opt.width) * opt.height, T = grid_.NumTiles();
   pos_.Allocate(pixels, "tile G-buffer");

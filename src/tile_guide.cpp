@@ -81,7 +81,6 @@ GuideClusters MakeGuideClusters(const SceneData& data, const RenderOptions& opt)
   g.envCluster = env > 0.0f && data.clusters.Count() > 0 ? 1 : 0;
   for (float p : data.clusters.clusterPowerPmf) g.powerPmf.push_back(g.envCluster ? p * (1.0f - env) : p);
   if (g.envCluster) g.powerPmf.push_back(env);
-  g.count = static_cast<int>(g.powerPmf.size());
   return g;
 }
 
@@ -98,7 +97,7 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt, Th
   tilesY_ = (height_ + tileSize_ - 1) / tileSize_;
   numTiles_ = tilesX_ * tilesY_;
   clusters_ = MakeGuideClusters(data, opt);
-  k_ = clusters_.count;
+  k_ = clusters_.Count();
   const size_t pixels = static_cast<size_t>(width_) * height_;
   posValid_.resize(pixels);
   normalDepth_.resize(pixels);

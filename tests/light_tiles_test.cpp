@@ -51,6 +51,17 @@ RenderParams GuidedParams() {
   return rp;
 }
 
+// The mean of cluster c's statistics samples from p (normal +y) over the centres of an n x n grid of (u1, u2), the
+// emitter inside the cluster picked by u1 / 2.
+double MeanStatistic(const SceneView& v, Vec3 p, int c, int n) {
+  double sum = 0.0;
+  for (int i = 0; i < n * n; ++i) {
+    const float u1 = (static_cast<float>(i % n) + 0.5f) / n, u2 = (static_cast<float>(i / n) + 0.5f) / n;
+    sum += TileStatSample<false>(v, p, Vec3(0, 1, 0), c, 0.5f * u1, u1, u2);
+  }
+  return sum / (n * n);
+}
+
 }  // namespace
 
 TEST(LightClusters, PartitionTheEmittersAndKeepTheirPower) {
@@ -134,13 +145,7 @@ TEST(TileGuide, StatisticsWeighEmittersByTheirMapKe) {
   ASSERT_EQ(d.clusters.Count(), 2);
   TileGuideHost guide(d, GuideOptions(16));
   const SceneView v = guide.View();
-  double mean[2] = {0.0, 0.0};
-  const int n = 4096;
-  for (int c = 0; c < 2; ++c)
-    for (int i = 0; i < n; ++i) {
-      const float u1 = (static_cast<float>(i % 64) + 0.5f) / 64.0f, u2 = (static_cast<float>(i / 64) + 0.5f) / 64.0f;
-      mean[c] += TileStatSample<false>(v, Vec3(0.0f), Vec3(0, 1, 0), c, 0.5f * u1, u1, u2) / n;
-    }
+  const double mean[2] = {MeanStatistic(v, Vec3(0.0f), 0, 64), MeanStatistic(v, Vec3(0.0f), 1, 64)};
   std::printf("statistics per cluster: %.5g and %.5g\n", mean[0], mean[1]);
   const double lo = std::min(mean[0], mean[1]), hi = std::max(mean[0], mean[1]);
   EXPECT_GT(hi, 0.0);
@@ -163,12 +168,7 @@ TEST(TileGuide, SeesThroughCutOutsAndKeepsTheGeometricNormal) {
     const SceneView v = guide.View();
     Float4 pos, nd;
     GBufferItem<false>(v, 44, 24, pos, nd);  // beside the lamp, over the card
-    double mean = 0.0;
-    const int n = 64;
-    for (int i = 0; i < n * n; ++i) {
-      const float u1 = (static_cast<float>(i % n) + 0.5f) / n, u2 = (static_cast<float>(i / n) + 0.5f) / n;
-      mean += TileStatSample<false>(v, Vec3(0.0f), Vec3(0, 1, 0), 0, 0.5f, u1, u2) / (n * n);
-    }
+    const double mean = MeanStatistic(v, Vec3(0.0f), 0, 64);
     std::printf("card \"%s\": G-buffer hit at y = %.4f, statistics from the floor %.5f\n", card, pos.y, mean);
     ASSERT_EQ(pos.w, 1.0f);
     if (std::string(card) == "d 0") {
@@ -245,8 +245,7 @@ TEST(TileGuide, EnvironmentIsTheLastCluster) {
   RenderOptions opt;
   const GuideClusters g = MakeGuideClusters(d, opt);
   ASSERT_EQ(g.envCluster, 1);
-  ASSERT_EQ(g.count, d.clusters.Count() + 1);
-  ASSERT_EQ(g.powerPmf.size(), static_cast<size_t>(g.count));
+  ASSERT_EQ(g.Count(), d.clusters.Count() + 1);
   EXPECT_EQ(g.powerPmf.back(), d.env.params.pick);
   EXPECT_GT(d.env.params.pick, 0.5f);  // a sky all round outshines 32 small lamps
   EXPECT_NEAR(std::accumulate(g.powerPmf.begin(), g.powerPmf.end(), 0.0), 1.0, 1e-5);
@@ -254,17 +253,17 @@ TEST(TileGuide, EnvironmentIsTheLastCluster) {
     EXPECT_NEAR(g.powerPmf[c], d.clusters.clusterPowerPmf[c] * (1.0f - d.env.params.pick), 1e-7f);
   opt.envSampling = EnvSampling::kBsdfOnly;
   EXPECT_EQ(MakeGuideClusters(d, opt).envCluster, 0);
-  EXPECT_EQ(MakeGuideClusters(d, opt).count, d.clusters.Count());
+  EXPECT_EQ(MakeGuideClusters(d, opt).Count(), d.clusters.Count());
   EXPECT_EQ(MakeGuideClusters(Data("courtyards.obj", 16, 16, 24), RenderOptions{}).envCluster, 0);
   // Round 0 of every refresh tests the environment in every tile; the other rounds, and every round without an
   // environment cluster, spread over all clusters.
   int envRounds = 0, firstRoundHits = 0;
   for (int t = 0; t < 500; ++t)
     for (int refresh = 0; refresh < 3; ++refresh) {
-      EXPECT_EQ(TileRoundCluster(t, 0, refresh, g.count, 1), g.count - 1);
+      EXPECT_EQ(TileRoundCluster(t, 0, refresh, g.Count(), 1), g.Count() - 1);
       for (int round = 1; round < 8; ++round)
-        envRounds += TileRoundCluster(t, round, refresh, g.count, 1) == g.count - 1;
-      firstRoundHits += TileRoundCluster(t, 0, refresh, g.count, 0) == g.count - 1;
+        envRounds += TileRoundCluster(t, round, refresh, g.Count(), 1) == g.Count() - 1;
+      firstRoundHits += TileRoundCluster(t, 0, refresh, g.Count(), 0) == g.Count() - 1;
     }
   EXPECT_LT(envRounds, 500 * 3 * 7 / 8);
   EXPECT_LT(firstRoundHits, 500 * 3 / 4);
@@ -287,16 +286,8 @@ TEST(TileGuide, EnvironmentStatisticsAreItsIrradiance) {
   const SceneView v = guide.View();
   ASSERT_EQ(v.tiles.envCluster, 1);
   const int env = v.tiles.numClusters - 1;
-  auto mean = [&](Vec3 p) {
-    double m = 0.0;
-    const int n = 128;
-    for (int i = 0; i < n * n; ++i) {
-      const float u1 = (static_cast<float>(i % n) + 0.5f) / n, u2 = (static_cast<float>(i / n) + 0.5f) / n;
-      m += TileStatSample<false>(v, p, Vec3(0, 1, 0), env, 0.5f, u1, u2);
-    }
-    return m / (n * n);
-  };
-  const double open = mean(Vec3(0, 2, 0)), roofed = mean(Vec3(0, 0, 0)), expected = kPi * Luminance(sky);
+  const double open = MeanStatistic(v, Vec3(0, 2, 0), env, 128), roofed = MeanStatistic(v, Vec3(0.0f), env, 128),
+               expected = kPi * Luminance(sky);
   std::printf("environment statistics: %.5f on the roof (pi L = %.5f), %.5f under it\n", open, expected, roofed);
   EXPECT_NEAR(open, expected, 0.01 * expected);
   EXPECT_LT(roofed, 0.01 * expected);

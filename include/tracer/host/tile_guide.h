@@ -22,9 +22,9 @@ void BuildLightClusters(SceneData& data, int maxClusters);
 // the environment (a positive power share and not --env-sampling uniform), the environment as one more, the last.
 // powerPmf is their selection by power: the emitter clusters' shares times (1 - the environment's), then its own.
 struct GuideClusters {
-  int count = 0;
   int envCluster = 0;
   std::vector<float> powerPmf;
+  int Count() const { return static_cast<int>(powerPmf.size()); }
 };
 GuideClusters MakeGuideClusters(const SceneData& data, const RenderOptions& opt);
 
