@@ -51,11 +51,39 @@ TRACER_HD RayTriPre PrepareRay(Vec3 d) {
   return p;
 }
 
+// The distance a traversal compares a triangle hit by: its t, but never nearer than where the ray enters the
+// triangle's own bounding box. The watertight test's t is ill-conditioned for a ray that grazes the triangle's
+// plane and can come out several ulps nearer than the triangle's box (and so than every box holding it), while the
+// box tests are conservative. Such a hit was found or not depending on which came first: tested before a hit a
+// little farther on, it won; after it, its boxes were culled against that hit. The GPU's order depends on warp
+// timing (postponed triangle tests, persistent threads), and the conference room at 1080p, 256 spp, flipped one
+// or two samples between runs of the same render, one run in two. With this distance a winning hit is never
+// nearer than its boxes' entries, which are at most its distance times kCullMargin, so none of them is culled and
+// the hit is a function of the ray and the triangles alone. Computed only for a triangle the ray hits. The entry is
+// lowered by 2^-21 (about four ulps) first: a triangle in an axis plane (a floor, a wall) is hit exactly where
+// its flat box is entered, and the two formulas round a few ulps apart there; those hits keep their t, and the
+// entry's three roundings plus this slack stay below kCullMargin.
+constexpr float kHitBoxSlack = 1.0f - 1.0f / 2097152.0f;  // 1 - 2^-21
+// From the vertices relative to the ray's origin (v - o: min(v) - o is min(v - o), rounding being monotonic). Each
+// axis's near plane only, chosen by the direction's sign (SafeInverse keeps inv off zero): a min-or-max per pair
+// (one predicated FMNMX on the GPU) and a multiply, 13 instructions in all. On the H100 (2026-11-26, against
+// 7ef0215, --trace-rays at 1920x1080) it costs 6% of the conference room's primary and 9-10% of its and the sports
+// car's diffuse-ray rates (2% of the sports car's primary), 3.4% of a render: the price of renders that repeat bit
+// for bit. With both planes of each axis, or after the test from the reloaded vertices, it cost the same.
+TRACER_HD float NearPlane(float a, float b, float c, float inv) {
+  return (inv >= 0.0f ? Fminf(Fminf(a, b), c) : Fmaxf(Fmaxf(a, b), c)) * inv;
+}
+TRACER_HD float TriangleBoxEntry(Vec3 a, Vec3 b, Vec3 c, Vec3 inv) {
+  return Fmaxf(Fmaxf(NearPlane(a.x, b.x, c.x, inv.x), NearPlane(a.y, b.y, c.y, inv.y)),
+               NearPlane(a.z, b.z, c.z, inv.z));
+}
+
 // Watertight ray/triangle test. Accepts hits with 0 < t <= tmax (tmax itself, so that a traversal can see a
 // tie with its current hit and settle it by NearerHit); both faces. On a hit, writes t and the barycentric
-// weights of v1 and v2.
-TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1, Vec3 v2, float tmax, float& tOut,
-                                 float& b1Out, float& b2Out) {
+// weights of v1 and v2. kBoxed: t is the hit distance (HitDistance; rayInv = SafeInverse(d)).
+template <bool kBoxed>
+TRACER_HD bool IntersectTriangleImpl(const RayTriPre& pre, Vec3 o, Vec3 rayInv, Vec3 v0, Vec3 v1, Vec3 v2, float tmax,
+                                     float& tOut, float& b1Out, float& b2Out) {
   Vec3 a = v0 - o, b = v1 - o, c = v2 - o;
   float ax = Axis(a, pre.kx) - pre.sx * Axis(a, pre.kz), ay = Axis(a, pre.ky) - pre.sy * Axis(a, pre.kz);
   float bx = Axis(b, pre.kx) - pre.sx * Axis(b, pre.kz), by = Axis(b, pre.ky) - pre.sy * Axis(b, pre.kz);
@@ -77,10 +105,24 @@ TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1,
   float inv = 1.0f / det;
   t *= inv;
   if (!(t > 0.0f && t <= tmax)) return false;
-  tOut = t;
+  // Only for a hit: computed before the edge tests, for every triangle, it cost the H100 20% of its trace rates.
+  tOut = kBoxed ? Fmaxf(t, TriangleBoxEntry(a, b, c, rayInv) * kHitBoxSlack) : t;
   b1Out = v * inv;
   b2Out = w * inv;
   return true;
+}
+TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1, Vec3 v2, float tmax, float& tOut,
+                                 float& b1Out, float& b2Out) {
+  return IntersectTriangleImpl<false>(pre, o, Vec3(0.0f), v0, v1, v2, tmax, tOut, b1Out, b2Out);
+}
+// The traversals' test: the hit's t is its HitDistance (the raw t is held against tmax, which admits every hit that
+// would win).
+TRACER_HD bool IntersectTriangleBoxed(const RayTriPre& pre, Vec3 o, Vec3 inv, Vec3 v0, Vec3 v1, Vec3 v2, float tmax,
+                                      float& tOut, float& b1Out, float& b2Out) {
+  return IntersectTriangleImpl<true>(pre, o, inv, v0, v1, v2, tmax, tOut, b1Out, b2Out);
+}
+TRACER_HD float HitDistance(float t, Vec3 o, Vec3 inv, Vec3 v0, Vec3 v1, Vec3 v2) {
+  return Fmaxf(t, TriangleBoxEntry(v0 - o, v1 - o, v2 - o, inv) * kHitBoxSlack);
 }
 
 // Whether a hit at t on triangle `tri` replaces `hit`: it is nearer, or as near on a lower triangle index.
@@ -89,7 +131,8 @@ TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1,
 // threads, postponed triangle tests) and made two renders of the conference room differ in a few pixels.
 // With it the hit is a function of the ray alone, for every traversal and BVH that test the same triangles
 // with the same arithmetic, provided no traversal culls a box holding a triangle that would win: see
-// kCullMargin. A fresh hit has tri = -1, so nothing ties with the ray's own tmax: hits stay strictly below it.
+// kCullMargin and HitDistance. A fresh hit has tri = -1, so nothing ties with the ray's own tmax: hits stay
+// strictly below it.
 TRACER_HD bool NearerHit(float t, int32_t tri, const HitRecord& hit) {
   return t < hit.t || (t == hit.t && tri < hit.tri);
 }
@@ -106,7 +149,8 @@ constexpr float kSlabExitScale = 1.0000005f;
 // lies a few ulps nearer than the current hit (a coplanar overlap, a shared edge) can round above that hit;
 // culled at t, the nearer triangle would then be found or not depending on which came first, and the GPU's
 // order depends on timing. 1 + 2^-19 (16 ulps of float's 2^-23 spacing at the top of a binade, ~8 above its
-// bottom) covers the few roundings of both formulas on ordinary geometry; it costs one multiply per node.
+// bottom) covers the roundings of a box's entry (three, or none below it: the wide nodes widen theirs) against
+// HitDistance, which keeps a hit's distance at or beyond its own box's entry; it costs one multiply per node.
 constexpr float kCullMargin = 1.0000019073486328f;  // 1 + 2^-19
 
 // Slab test of one box; returns the entry distance (0 <= entry <= tmax), or -1 when missed.
@@ -172,7 +216,7 @@ TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray, const Filter
           Vec3 v0, v1, v2;
           LoadTriangle<kLdg>(bvh.tris, k, v0, v1, v2);
           float t, b1, b2;
-          if (IntersectTriangle(pre, ray.o, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit) &&
+          if (IntersectTriangleBoxed(pre, ray.o, inv, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit) &&
               accept(k, b1, b2)) {
             hit = HitRecord{t, b1, b2, k};
             if (kAnyHit) return hit;

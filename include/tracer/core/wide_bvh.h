@@ -234,9 +234,9 @@ TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalSta
                  c = Load4<kLdg>(&bvh.tris[3 * k + 2]);
     float t, b1, b2;
     const int32_t tri = static_cast<int32_t>(BitsFromFloat(a.w));
-    if (IntersectTriangle(st.pre, ray.o, Vec3(a.x, a.y, a.z), Vec3(b.x, b.y, b.z), Vec3(c.x, c.y, c.z), st.hit.t, t, b1,
-                          b2) &&
-        NearerHit(t, tri, st.hit) && accept(tri, b1, b2)) {
+    const Vec3 v0(a.x, a.y, a.z), v1(b.x, b.y, b.z), v2(c.x, c.y, c.z);
+    if (IntersectTriangleBoxed(st.pre, ray.o, st.inv, v0, v1, v2, st.hit.t, t, b1, b2) && NearerHit(t, tri, st.hit) &&
+        accept(tri, b1, b2)) {
       st.hit = HitRecord{t, b1, b2, tri};
       if (kAnyHit) return false;
     }
