@@ -226,7 +226,7 @@ class CpuBackend final : public Backend {
   PassTotals Totals() const override {
     return PassTotals{counters_.extensionRays, counters_.shadowRays, counters_.dropped, counters_.firstBad};
   }
-  void ReadFilm(HostFilm& film) override { film.sum = film_; }
+  void ReadFilm(unsigned long long* sum) override { std::copy(film_.begin(), film_.end(), sum); }
   void SetDump(RayDumpWriter* dump) { dump_ = dump; }
   void AddStats(RenderStats& st) override {
     st.livePerBounce.clear();

@@ -90,6 +90,7 @@ class CudaBackend final : public Backend {
  public:
   CudaBackend(const SceneData& data, const RenderOptions& opt)
       : opt_(opt), timer_(opt.collectStats, stream_.Get()), pinnedTotals_(1) {
+    const Stopwatch setupClock;
     RequireBvh(data, opt.binaryBvh);
     int dev = 0, devices = 0;
     TRACER_CUDA_CHECK(cudaGetDevice(&dev));
@@ -108,6 +109,7 @@ class CudaBackend final : public Backend {
     }
     if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
       guide_ = std::make_unique<DeviceTileGuide>(*scene_, data, opt, stream_.Get());
+    setupSeconds_ = setupClock.Seconds();
   }
 
   std::string Name() const override { return name_; }
@@ -186,12 +188,12 @@ class CudaBackend final : public Backend {
 
   // Through the pinned staging buffer (or, for the naive twin, straight into pageable memory); the time of the
   // copy alone is kept for the "readback" row.
-  void ReadFilm(HostFilm& film) override {
-    unsigned long long* dst = opt_.pageableReadback ? film.sum.data() : pinnedFilm_.Get();
+  void ReadFilm(unsigned long long* sum) override {
+    unsigned long long* dst = opt_.pageableReadback ? sum : pinnedFilm_.Get();
     const Stopwatch copyClock;
     TRACER_CUDA_CHECK(cudaMemcpy(dst, film_.Get(), film_.Bytes(), cudaMemcpyDeviceToHost));
     readMs_ = copyClock.Ms();
-    if (!opt_.pageableReadback) std::copy(dst, dst + film.sum.size(), film.sum.begin());
+    if (!opt_.pageableReadback) std::copy(dst, dst + film_.Size(), sum);
   }
 
   void AddStats(RenderStats& st) override {
@@ -207,6 +209,7 @@ class CudaBackend final : public Backend {
     for (auto& kv : timer_.Totals()) st.kernelMs.emplace_back(kv.first, kv.second);
     st.kernelMs.emplace_back("readback", readMs_);
     st.peakDeviceBytes = DeviceBytesPeak();
+    st.setupSeconds = setupSeconds_;
   }
 
  private:
@@ -230,7 +233,7 @@ class CudaBackend final : public Backend {
   WaveCounters* totals_ = nullptr;        // running totals, host copy (pinned)
   CounterSnapshots snapshots_;
   unsigned blocks_ = 1;
-  double readMs_ = 0.0;
+  double readMs_ = 0.0, setupSeconds_ = 0.0;
 };
 
 }  // namespace

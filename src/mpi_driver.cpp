@@ -84,6 +84,77 @@ void ReduceSum(unsigned long long* data, size_t n, bool root, MPI_Comm comm) {
   }
 }
 
+// ---- the film sum ---------------------------------------------------------------------------------------------
+// The ranks of a node add their films in shared memory: an MPI shared-memory window holds one film per rank, each
+// rank reads its backend's film into its own part, and after a barrier each adds one slice of every part into the
+// first part, so that the node's ranks add in parallel at memory speed instead of passing 47.5 MiB (a 1080p film)
+// through a reduction tree. Each node's sum then goes to rank 0 with MPI_Reduce, 1 MiB at a time (ReduceSum), among
+// the nodes' first ranks. Integers: the order of the additions does not change a bit of the image.
+// TRACER_MPI_SHARED_FILM=0 makes every rank a node of its own (one MPI_Reduce over all ranks, as across nodes): the
+// naive twin, and the multi-node path on one machine for the tests.
+class FilmSum {
+ public:
+  // Collective over `node` (world rank 0 is first there and in `leaders`, MPI_COMM_NULL on the other ranks).
+  FilmSum(MPI_Comm node, MPI_Comm leaders, size_t values) : node_(node), leaders_(leaders), n_(values) {
+    TRACER_MPI_CHECK(MPI_Comm_rank(node_, &nodeRank_));
+    TRACER_MPI_CHECK(MPI_Comm_size(node_, &nodeRanks_));
+    void* base = nullptr;
+    TRACER_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(n_ * sizeof(unsigned long long)),
+                                             sizeof(unsigned long long), MPI_INFO_NULL, node_, &base, &win_));
+    TRACER_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
+    for (int r = 0; r < nodeRanks_; ++r) {
+      MPI_Aint bytes = 0;
+      int unit = 0;
+      void* part = nullptr;
+      TRACER_MPI_CHECK(MPI_Win_shared_query(win_, r, &bytes, &unit, &part));
+      parts_.push_back(static_cast<unsigned long long*>(part));
+    }
+    // The part's pages faulted in while the passes render, not after the last.
+    touch_ = std::thread([p = Mine(), n = n_] { std::memset(p, 0, n * sizeof(unsigned long long)); });
+  }
+  // Only after a finished render: MPI_Win_free waits for every rank of the node.
+  void Free() {
+    TRACER_MPI_CHECK(MPI_Win_unlock_all(win_));
+    TRACER_MPI_CHECK(MPI_Win_free(&win_));
+  }
+  ~FilmSum() {
+    if (touch_.joinable()) touch_.join();
+  }
+  unsigned long long* Mine() { return parts_[static_cast<size_t>(nodeRank_)]; }
+  size_t Values() const { return n_; }
+  void Ready() {
+    if (touch_.joinable()) touch_.join();
+  }
+  // After every rank of the node wrote Mine(): the sum of every rank's film into `out` on world rank 0.
+  void Sum(unsigned long long* out, bool root) {
+    Barrier();
+    const size_t begin = n_ * static_cast<size_t>(nodeRank_) / static_cast<size_t>(nodeRanks_),
+                 end = n_ * static_cast<size_t>(nodeRank_ + 1) / static_cast<size_t>(nodeRanks_);
+    unsigned long long* first = parts_[0];
+    for (int r = 1; r < nodeRanks_; ++r) {
+      const unsigned long long* p = parts_[static_cast<size_t>(r)];
+      for (size_t i = begin; i < end; ++i) first[i] += p[i];
+    }
+    Barrier();
+    if (leaders_ != MPI_COMM_NULL) ReduceSum(first, n_, root, leaders_);
+    if (root) std::copy(first, first + n_, out);
+    Barrier();  // (no rank writes its part again before rank 0 has read the sum)
+  }
+
+ private:
+  void Barrier() {
+    TRACER_MPI_CHECK(MPI_Win_sync(win_));
+    TRACER_MPI_CHECK(MPI_Barrier(node_));
+    TRACER_MPI_CHECK(MPI_Win_sync(win_));
+  }
+  MPI_Comm node_, leaders_;
+  size_t n_;
+  int nodeRank_ = 0, nodeRanks_ = 1;
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::vector<unsigned long long*> parts_;
+  std::thread touch_;
+};
+
 // ---- the scene broadcast --------------------------------------------------------------------------------------
 // Rank 0 sends the scene through a communicator of its own, from a thread, so that its main thread can render
 // meanwhile: a header (the arrays' sizes and the scalars), the arrays of ForEachSceneArray in pieces of 4 MiB, and
@@ -449,6 +520,7 @@ struct RankSummary {
   double busySeconds = 0.0;
   double sceneSeconds = 0.0;  // from the end of rank 0's load: when this rank had the scene (rank 0: had sent it)
   double startSeconds = 0.0;  // and when it began to render
+  double setupSeconds = 0.0, allocateSeconds = 0.0;  // RenderStats's
   char backend[96] = {};
 };
 
@@ -473,7 +545,7 @@ class MpiPassSchedule final : public PassSchedule {
   void Begin(const Backend& backend, long long pool) override;
   PassStep Next(const PassReport& last) override;
   TileStatsShare GuideShare() override;
-  bool CombineFilm(HostFilm& film) override;
+  bool CombineFilm(Backend& backend, HostFilm& film) override;
   void CombineStats(RenderStats& stats, unsigned long long& firstBad) override;
 
  private:
@@ -505,7 +577,18 @@ class MpiJob final : public Job {
     MPI_Comm node;
     TRACER_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
     TRACER_MPI_CHECK(MPI_Comm_rank(node, &localRank_));
+    // The film sum's groups (FilmSum): the nodes, or one rank each under TRACER_MPI_SHARED_FILM=0 (rank 0's
+    // setting, so that every rank makes the same calls); and the groups' first ranks, world rank 0 first.
+    const char* shared = std::getenv("TRACER_MPI_SHARED_FILM");
+    sharedFilm_ = BcastInt(shared && std::strcmp(shared, "0") == 0 ? 0 : 1, MPI_COMM_WORLD) != 0;
+    if (sharedFilm_)
+      TRACER_MPI_CHECK(MPI_Comm_dup(node, &filmNode_));
+    else
+      TRACER_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank_, 0, &filmNode_));
     TRACER_MPI_CHECK(MPI_Comm_free(&node));
+    int filmRank = 0;
+    TRACER_MPI_CHECK(MPI_Comm_rank(filmNode_, &filmRank));
+    TRACER_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, filmRank == 0 ? 0 : MPI_UNDEFINED, rank_, &filmLeaders_));
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int length = 0;
     TRACER_MPI_CHECK(MPI_Get_processor_name(host, &length));
@@ -522,6 +605,10 @@ class MpiJob final : public Job {
   ~MpiJob() override {
     SceneSent();  // (the commands wait for it while the scene exists; this is for a path that did not)
     if (savedCerr_) std::cerr.rdbuf(savedCerr_);
+    if (filmSum_) filmSum_->Free();  // (every rank comes here, unless MPI_Abort ended the job)
+    filmSum_.reset();
+    MPI_Comm_free(&filmNode_);
+    if (filmLeaders_ != MPI_COMM_NULL) MPI_Comm_free(&filmLeaders_);
     MPI_Comm_free(&work);
     MPI_Comm_free(&together);
     MPI_Comm_free(&scene_);
@@ -625,6 +712,12 @@ class MpiJob final : public Job {
   void SceneSent() override {
     if (sender_.joinable()) sender_.join();
   }
+  void PrepareFilm(int width, int height) override {
+    filmSum_ = std::make_unique<FilmSum>(filmNode_, filmLeaders_, static_cast<size_t>(width) * height * 3);
+  }
+  // The film sum for a film of `values` values, if PrepareFilm made one that size.
+  FilmSum* Film(size_t values) { return filmSum_ && filmSum_->Values() == values ? filmSum_.get() : nullptr; }
+  bool SharedFilm() const { return sharedFilm_; }
   // Seconds since rank 0 finished loading (every rank's clock starts as the ranks agree that it did).
   double FrameSeconds() const { return frameClock_.Seconds(); }
   double SceneSeconds() const { return sceneSeconds_; }
@@ -643,18 +736,21 @@ class MpiJob final : public Job {
     for (const RankSummary& s : record.ranks) passes += s.passes, spp += s.spp;
     std::fprintf(stderr,
                  "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s, rank 0 rendering "
-                 "meanwhile); render %.2fs (%d passes, %d spp); film reduction %.3fs (%s); frame %.3fs (from the end "
-                 "of the build to the summed film); write %.3fs\n",
+                 "meanwhile); render %.2fs (%d passes, %d spp); film readback %.3fs, reduction %.3fs (%s, %s); frame "
+                 "%.3fs (from the end of the build to the summed film); write %.3fs\n",
                  ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
-                 record.reduceSeconds, Bytes(record.filmBytes).c_str(), record.frameSeconds, writeSeconds);
+                 record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(),
+                 sharedFilm_ ? "summed in shared memory on each node" : "MPI_Reduce over the ranks",
+                 record.frameSeconds, writeSeconds);
     for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
       const RankSummary& s = record.ranks[static_cast<size_t>(r)];
       char scene[64] = "";
       if (r > 0) std::snprintf(scene, sizeof scene, " (scene received at %.3fs)", s.sceneSeconds);
       std::fprintf(stderr,
-                   "  %s, %s: rendering from %.3fs%s, %d passes, %d spp, busy %.2fs (%.0f%%), %.2f M samples/s\n",
-                   Who(r).c_str(), s.backend, s.startSeconds, scene, s.passes, s.spp, s.busySeconds,
-                   100.0 * s.busySeconds / std::max(record.renderSeconds, 1e-9),
+                   "  %s, %s: rendering from %.3fs%s (set-up %.3fs, path pool and film %.3fs), %d passes, %d spp, "
+                   "busy %.2fs (%.0f%%), %.2f M samples/s\n",
+                   Who(r).c_str(), s.backend, s.startSeconds, scene, s.setupSeconds, s.allocateSeconds, s.passes, s.spp,
+                   s.busySeconds, 100.0 * s.busySeconds / std::max(record.renderSeconds, 1e-9),
                    static_cast<double>(pixels_) * s.spp / std::max(s.busySeconds, 1e-9) / 1e6);
     }
   }
@@ -688,7 +784,7 @@ class MpiJob final : public Job {
   MPI_Comm work = MPI_COMM_NULL, together = MPI_COMM_NULL;
   struct RenderRecord {
     int signal = 0;
-    double renderSeconds = 0.0, reduceSeconds = 0.0, frameSeconds = 0.0;
+    double renderSeconds = 0.0, readSeconds = 0.0, reduceSeconds = 0.0, frameSeconds = 0.0;
     size_t filmBytes = 0;
     std::vector<RankSummary> ranks;  // rank 0 only
   } record;
@@ -707,6 +803,9 @@ class MpiJob final : public Job {
   }
 
   int rank_ = 0, ranks_ = 1, localRank_ = 0;
+  bool sharedFilm_ = true;
+  MPI_Comm filmNode_ = MPI_COMM_NULL, filmLeaders_ = MPI_COMM_NULL;
+  std::unique_ptr<FilmSum> filmSum_;
   std::vector<std::string> hosts_;
   std::unique_ptr<LinePrefixBuffer> prefix_;
   std::streambuf* savedCerr_ = nullptr;
@@ -801,10 +900,22 @@ TileStatsShare MpiPassSchedule::GuideShare() {
   return share;
 }
 
-bool MpiPassSchedule::CombineFilm(HostFilm& film) {
-  const Stopwatch clock;
+bool MpiPassSchedule::CombineFilm(Backend& backend, HostFilm& film) {
   const bool root = job_.IsRoot();
-  ReduceSum(film.sum.data(), film.sum.size(), root, job_.together);
+  FilmSum* sum = job_.Film(film.sum.size());
+  Stopwatch clock;
+  if (sum) {
+    sum->Ready();
+    backend.ReadFilm(sum->Mine());
+    job_.record.readSeconds = clock.Seconds();
+    clock.Restart();
+    sum->Sum(film.sum.data(), root);
+  } else {  // (a film of another size than PrepareFilm's)
+    backend.ReadFilm(film.sum.data());
+    job_.record.readSeconds = clock.Seconds();
+    clock.Restart();
+    ReduceSum(film.sum.data(), film.sum.size(), root, job_.together);
+  }
   ReduceSum(&film.dropped, 1, root, job_.together);
   film.sppDone = sppDone_;
   job_.record.reduceSeconds = clock.Seconds();
@@ -825,6 +936,8 @@ void MpiPassSchedule::CombineStats(RenderStats& st, unsigned long long& firstBad
   mine.busySeconds = busySeconds_;
   mine.sceneSeconds = job_.SceneSeconds();
   mine.startSeconds = startSeconds_;
+  mine.setupSeconds = st.setupSeconds;
+  mine.allocateSeconds = st.allocateSeconds;
   std::snprintf(mine.backend, sizeof mine.backend, "%s", backendName_.c_str());
   std::vector<RankSummary> all(root ? static_cast<size_t>(job_.Ranks()) : 1);
   TRACER_MPI_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, job_.together));

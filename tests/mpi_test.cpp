@@ -147,17 +147,32 @@ TEST(Mpi, TwoAndThreeRanksRenderTheImageOfOneProcessByteForByte) {
   EXPECT_NE(ReadFile(dir + "/mpi2.pfm"), ReadFile(dir + "/spp14.pfm"));
 }
 
-// The films are summed 128K values (1 MiB) at a time: a 320x240 film is 230,400 values, a full chunk and a part.
-TEST(Mpi, FilmLargerThanOneReductionChunkIsSummedByteForByte) {
+// The ranks of a node sum their films in shared memory, each rank one slice of the film (a 320x240 film is 230,400
+// values: slices of 115,200 and 76,800); between nodes the sums go through MPI_Reduce 128K values (1 MiB) at a
+// time, a full chunk and a part here. TRACER_MPI_SHARED_FILM=0 makes every rank a node of its own, so that the
+// second way runs on one machine too.
+TEST(Mpi, FilmsAreSummedByteForByteInSharedMemoryAndAcrossNodes) {
   const std::string dir = MakeTempDir();
   const std::string base =
       Scene("cornell.obj") + " --backend cpu --width 320 --height 240 --spp 4 --seed 5 --paths-in-flight 20000";
   ASSERT_EQ(test::RunTracer(base + " -o " + dir + "/one.pfm").exitCode, 0);
-  for (int ranks : {2, 3}) {
-    const std::string out = dir + "/mpi" + std::to_string(ranks) + ".pfm";
-    CommandResult r = RunJob(Mpi(ranks, base + " -o " + out));
+  for (const char* shared : {"1", "0"})
+    for (int ranks : {2, 3}) {
+      const std::string out = dir + "/mpi" + std::to_string(ranks) + shared + ".pfm";
+      CommandResult r =
+          RunJob("env TRACER_MPI_SHARED_FILM=" + std::string(shared) + " " + Mpi(ranks, base + " -q -o " + out));
+      ASSERT_EQ(r.exitCode, 0) << r.output;
+      EXPECT_TRUE(ReadFile(out) == ReadFile(dir + "/one.pfm"))
+          << ranks << " ranks, TRACER_MPI_SHARED_FILM=" << shared;  // (not the 900-KB files)
+    }
+  // The report says which way the films went.
+  for (const char* shared : {"1", "0"}) {
+    CommandResult r =
+        RunJob("env TRACER_MPI_SHARED_FILM=" + std::string(shared) + " " + Mpi(2, base + " -o " + dir + "/said.pfm"));
     ASSERT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_TRUE(ReadFile(out) == ReadFile(dir + "/one.pfm")) << ranks << " ranks";  // (not the 900-KB files)
+    EXPECT_TRUE(
+        Contains(r.output, shared[0] == '1' ? "summed in shared memory on each node" : "MPI_Reduce over the ranks"))
+        << r.output;
   }
 }
 

@@ -292,8 +292,10 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
         100.0 * samples / (pixels * cli.render.spp), cli.render.spp, result.converged ? "; every pixel converged" : "");
   }
   std::string notes = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
-  char frame[80] = "";
-  if (frameSeconds > 0.0) std::snprintf(frame, sizeof frame, " (%.2fs from the end of the build)", frameSeconds);
+  char frame[160] = "";
+  if (frameSeconds > 0.0)
+    std::snprintf(frame, sizeof frame, " (%.2fs from the end of the build; set-up %.3fs, path pool and film %.3fs)",
+                  frameSeconds, st.setupSeconds, st.allocateSeconds);
   std::fprintf(stderr,
                "rendered on %s: %d spp%s in %.2fs%s, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M "
                "shadow)\n",
@@ -417,6 +419,7 @@ int Render(CliOptions& cli, Job& job) {
   Checkpoint resumed;
   LoadedScene loaded;
   std::string settings;  // what must match a checkpoint
+  job.PrepareFilm(opt.width, opt.height);
   const int loadCode = job.ShareScene(
       [&] {
         // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.

@@ -40,6 +40,9 @@ class Job {
     (void)data;
     return load();
   }
+  // Before ShareScene, while the other ranks wait for the root to load: what the ranks will sum their films of
+  // width x height pixels in (MPI: a shared-memory window on each node). Alone: nothing.
+  virtual void PrepareFilm(int width, int height) { (void)width, (void)height; }
   // Waits until the root has sent the scene (ShareScene); at once elsewhere.
   virtual void SceneSent() {}
   // The schedule of a render's passes: null alone (RunPasses's own). `bar` draws the progress of the whole

@@ -61,8 +61,8 @@ class Backend {
   // returns when done.
   virtual void RunPass(const RenderParams& rp, int spp) = 0;
   virtual PassTotals Totals() const = 0;
-  // Copies the film's fixed-point sums into film.sum (already sized for the image).
-  virtual void ReadFilm(HostFilm& film) = 0;
+  // Copies the film's fixed-point sums (width x height x 3 values) to `sum`.
+  virtual void ReadFilm(unsigned long long* sum) = 0;
   // At the end: what only this backend measures (per-stage ms, lanes per warp, live paths, peak memory).
   virtual void AddStats(RenderStats& stats) = 0;
 };
@@ -95,9 +95,11 @@ class PassSchedule {
   virtual PassStep Next(const PassReport& last) = 0;
   // How this process takes part in the refresh that Next just asked for.
   virtual TileStatsShare GuideShare() { return {}; }
-  // Sums the film (sums and dropped samples) of every process into `film` on the process that writes files,
-  // sets film.sppDone to the samples per pixel it holds, and returns true there (false on the others).
-  virtual bool CombineFilm(HostFilm& film) = 0;
+  // Reads the backend's film and sums it (sums and dropped samples, film.dropped holding this process's) over
+  // every process into `film` on the process that writes files, sets film.sppDone to the samples per pixel it
+  // holds, and returns true there; false on the others, whose `film` it may leave empty. `film` comes sized for the
+  // image (HostFilm::Reset).
+  virtual bool CombineFilm(Backend& backend, HostFilm& film) = 0;
   // At the end, after CombineFilm: the statistics of every process summed (rays, dropped samples) and the
   // first non-finite sample (the smallest packed value), on the process that writes.
   virtual void CombineStats(RenderStats& stats, unsigned long long& firstBad) { (void)stats, (void)firstBad; }
@@ -111,7 +113,7 @@ class LocalPassSchedule final : public PassSchedule {
   LocalPassSchedule(const RenderOptions& options, const ProgressFn& progress);
   void Begin(const Backend& backend, long long pool) override;
   PassStep Next(const PassReport& last) override;
-  bool CombineFilm(HostFilm& film) override;
+  bool CombineFilm(Backend& backend, HostFilm& film) override;
 
  private:
   bool Stops(const PassReport& last) const;
@@ -128,7 +130,8 @@ class LocalPassSchedule final : public PassSchedule {
 // Renders options.spp samples per pixel (less when stopped early) with the backend, alone.
 RenderResult RunPasses(const RenderOptions& options, Backend& backend, const ProgressFn& progress = {});
 // The same loop with the steps `schedule` decides; the result's film and statistics are the combined ones on
-// the process where CombineFilm returns true, this process's own elsewhere.
+// the process where CombineFilm returns true; elsewhere this process's own statistics and whatever film
+// CombineFilm left.
 RenderResult RunPasses(const RenderOptions& options, Backend& backend, PassSchedule& schedule);
 
 // The path pool's size for these options and policy.

@@ -14,9 +14,11 @@ struct RenderStats {
   uint64_t extensionRays = 0;  // closest-hit rays traced (primary included)
   uint64_t primaryRays = 0;
   uint64_t shadowRays = 0;
-  uint64_t droppedSamples = 0;                           // non-finite contributions counted and dropped
-  std::vector<uint64_t> livePerBounce;                   // rays entering intersect at each bounce (when collected)
-  double seconds = 0.0;                                  // rendering only, not loading or building
+  uint64_t droppedSamples = 0;          // non-finite contributions counted and dropped
+  std::vector<uint64_t> livePerBounce;  // rays entering intersect at each bounce (when collected)
+  double seconds = 0.0;                 // rendering only, not loading or building
+  double setupSeconds = 0.0;            // before the first pass: the backend's set-up (on a GPU, the scene's upload)
+  double allocateSeconds = 0.0;         // and the path pool's and film's allocation
   std::vector<std::pair<std::string, double>> kernelMs;  // per stage, summed (GPU: CUDA events)
   double activeLanesShade = 0.0;     // average active lanes per warp in the shade kernels (GPU, collected)
   double classesPerShadeWarp = 0.0;  // average distinct material classes among a shade warp's lanes
