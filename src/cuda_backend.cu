@@ -85,13 +85,19 @@ struct DeviceWave {
   }
 };
 
-template <class L>
-class CudaBackend final : public Backend {
+// What MakeCudaBackendWithoutScene's backend is besides a Backend.
+class SceneUploader {
  public:
-  CudaBackend(const SceneData& data, const RenderOptions& opt)
+  virtual ~SceneUploader() = default;
+  virtual void UploadScene(const SceneData& data) = 0;
+};
+
+template <class L>
+class CudaBackend final : public Backend, public SceneUploader {
+ public:
+  // Without the scene: UploadScene must come before the first pass (Allocate may come before it).
+  explicit CudaBackend(const RenderOptions& opt)
       : opt_(opt), timer_(opt.collectStats, stream_.Get()), pinnedTotals_(1) {
-    const Stopwatch setupClock;
-    RequireBvh(data, opt.binaryBvh);
     int dev = 0, devices = 0;
     TRACER_CUDA_CHECK(cudaGetDevice(&dev));
     TRACER_CUDA_CHECK(cudaGetDeviceProperties(&prop_, dev));
@@ -99,6 +105,13 @@ class CudaBackend final : public Backend {
     // With several GPUs visible (MPI ranks each take one), the name says which.
     name_ = std::string("cuda (") + prop_.name + (devices > 1 ? ", device " + std::to_string(dev) : "") + ")";
     DeviceBytesPeak() = DeviceBytesInUse();
+  }
+  CudaBackend(const SceneData& data, const RenderOptions& opt) : CudaBackend(opt) { UploadScene(data); }
+
+  void UploadScene(const SceneData& data) override {
+    const Stopwatch setupClock;
+    const RenderOptions& opt = opt_;
+    RequireBvh(data, opt.binaryBvh);
     scene_ = std::make_unique<DeviceScene>(data);
     lo_ = data.boundsMin;
     hi_ = data.boundsMax;
@@ -115,6 +128,7 @@ class CudaBackend final : public Backend {
   std::string Name() const override { return name_; }
   PoolPolicy Pool() const override { return PoolPolicy{1LL << 21, true, 32}; }
 
+  // Again with the same pool (after MakeCudaBackendWithoutScene) it only clears the film and the totals.
   void Allocate(long long pool) override {
     if (InjectedFault() == "oom")
       throw CudaError("out of device memory allocating " + std::to_string(pool * 256) +
@@ -122,16 +136,20 @@ class CudaBackend final : public Backend {
                           "(injected by TRACER_FAULT_INJECT); try a smaller --paths-in-flight or image",
                       cudaErrorMemoryAllocation, false);
     const bool compact = opt_.compaction != Compaction::kNone;
-    wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact);
-    if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
-    wave_->view.collectStats = opt_.collectStats ? 1 : 0;
     const size_t filmValues = static_cast<size_t>(opt_.width) * opt_.height * 3;
-    film_.Allocate(filmValues, "film");
+    if (!wave_ || pool != pool_) {
+      pool_ = pool;
+      wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact);
+      if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
+      wave_->view.collectStats = opt_.collectStats ? 1 : 0;
+      film_.Allocate(filmValues, "film");
+      // The film is read back through a pinned staging buffer, allocated once, unless the naive twin asks for
+      // a copy straight into pageable memory.
+      if (!opt_.pageableReadback) pinnedFilm_.Allocate(filmValues);
+      sort_.reset();
+    }
     film_.Zero(stream_.Get());
     if (opt_.resume) film_.Upload(opt_.resume->sum.data(), opt_.resume->sum.size(), stream_.Get());
-    // The film is read back through a pinned staging buffer, allocated once, unless the naive twin asks for
-    // a copy straight into pageable memory.
-    if (!opt_.pageableReadback) pinnedFilm_.Allocate(filmValues);
     totals_ = pinnedTotals_.Get();
     *totals_ = WaveCounters{};
     totals_->firstBad = kNoBadSample;
@@ -140,7 +158,8 @@ class CudaBackend final : public Backend {
     const unsigned resident = static_cast<unsigned>(prop_.multiProcessorCount) *
                               static_cast<unsigned>(prop_.maxThreadsPerMultiProcessor / static_cast<int>(kStageBlock));
     blocks_ = std::min(GridFor(static_cast<size_t>(pool), kStageBlock), resident);
-    if (opt_.sortRays && compact) sort_ = std::make_unique<RaySortBuffers>(static_cast<int>(pool), lo_, hi_);
+    if (opt_.sortRays && compact && scene_ && !sort_)  // (its keys need the scene's bounds)
+      sort_ = std::make_unique<RaySortBuffers>(static_cast<int>(pool), lo_, hi_);
   }
 
   bool HasTileGuide() const override { return guide_ != nullptr; }
@@ -233,6 +252,7 @@ class CudaBackend final : public Backend {
   WaveCounters* totals_ = nullptr;        // running totals, host copy (pinned)
   CounterSnapshots snapshots_;
   unsigned blocks_ = 1;
+  long long pool_ = 0;
   double readMs_ = 0.0, setupSeconds_ = 0.0;
 };
 
@@ -242,6 +262,18 @@ std::unique_ptr<Backend> MakeCudaBackend(const SceneData& data, const RenderOpti
   if (CudaContextDead()) throw std::runtime_error("the CUDA context is no longer usable after an earlier error");
   if (opt.naiveLayout) return std::make_unique<CudaBackend<NaiveLayout>>(data, opt);
   return std::make_unique<CudaBackend<AlignedLayout>>(data, opt);
+}
+
+std::unique_ptr<Backend> MakeCudaBackendWithoutScene(const RenderOptions& opt) {
+  if (CudaContextDead()) throw std::runtime_error("the CUDA context is no longer usable after an earlier error");
+  if (opt.naiveLayout) return std::make_unique<CudaBackend<NaiveLayout>>(opt);
+  return std::make_unique<CudaBackend<AlignedLayout>>(opt);
+}
+
+void UploadScene(Backend& backend, const SceneData& data) {
+  SceneUploader* uploader = dynamic_cast<SceneUploader*>(&backend);
+  if (!uploader) throw std::logic_error("UploadScene: not a backend of MakeCudaBackendWithoutScene");
+  uploader->UploadScene(data);
 }
 
 RenderResult RenderCuda(const SceneData& data, const RenderOptions& opt, const ProgressFn& progress) {

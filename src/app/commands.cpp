@@ -396,6 +396,7 @@ int Render(CliOptions& cli, Job& job) {
   }
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
+  if (job.Ranks() > 1 && !job.IsRoot()) PrepareRankRenderer(backend, opt);  // (rank 0 loads meanwhile)
   if (opt.adaptiveThreshold > 0.0f && opt.spp <= opt.adaptiveMinSpp) {
     if (job.IsRoot())
       std::cerr << "tracer: error: --adaptive stops pixels only after --adaptive-min-spp " << opt.adaptiveMinSpp

@@ -59,6 +59,21 @@ void PrepareRankDevice(const BackendChoice& choice) {
 #endif
 }
 
+void PrepareRankRenderer(BackendChoice& choice, const RenderOptions& options) {
+#if defined(TRACER_HAVE_CUDA)
+  if (!choice.useCuda || choice.rankDevice < 0) return;
+  try {
+    std::unique_ptr<Backend> backend = MakeCudaBackendWithoutScene(options);
+    backend->Allocate(PoolSizeFor(options, backend->Pool()));
+    choice.prepared = std::move(backend);
+  } catch (const DeviceError& e) {
+    if (e.sticky || !e.outOfMemory) throw;  // (out of memory: the render allocates again, and falls back as it would)
+  }
+#else
+  (void)choice, (void)options;
+#endif
+}
+
 BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choice) {
   if (flag == "cpu" || (flag == "auto" && !choice.useCuda)) return nullptr;
 #if defined(TRACER_HAVE_CUDA)
@@ -81,6 +96,10 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
   if (choice.useCuda) {
     try {
       if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
+      if (std::shared_ptr<Backend> prepared = std::move(choice.prepared)) {
+        UploadScene(*prepared, data);
+        return run(*prepared);
+      }
       std::unique_ptr<Backend> cuda = MakeCudaBackend(data, options);
       return run(*cuda);
     } catch (const DeviceError& e) {

@@ -2,6 +2,7 @@
 // default --spp that follows from it, the render with its out-of-memory fallback, --aov's first-hit outputs, and the
 // GPU profiler.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace tracer {
 
 struct AovImages;
 struct ProfileSettings;
+class Backend;
 class PassSchedule;
 
 struct BackendChoice {
@@ -21,6 +23,8 @@ struct BackendChoice {
   bool useCuda = false;  // decided before loading; cleared when the GPU ran out of memory under auto
   // A rank of an MPI job: its node-local rank, whose GPU (modulo the visible devices) it uses; -1 alone.
   int rankDevice = -1;
+  // PrepareRankRenderer's GPU renderer (its path pool and film allocated), which the render then uses; null when none.
+  std::shared_ptr<Backend> prepared;
   // The default --spp that --help promises: 1024 on the GPU, 64 on the (much slower) CPU.
   int DefaultSpp() const { return useCuda ? 1024 : 64; }
 };
@@ -33,6 +37,10 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
 // A rank of an MPI job rendering on the GPU: makes its device current and creates its CUDA context now (about
 // 0.1 s), before it waits for the scene, instead of after. Nothing for the CPU backend or alone.
 void PrepareRankDevice(const BackendChoice& choice);
+// A rank other than 0, rendering on the GPU, while it waits for the scene: its renderer with the path pool and film
+// for `options` (choice.prepared), so that it renders as soon as it has uploaded the scene. Nothing otherwise, or
+// when the GPU has not the memory (the render then tries again as usual).
+void PrepareRankRenderer(BackendChoice& choice, const RenderOptions& options);
 
 // The BVH builder that --bvh-builder (`flag`: auto, gpu or cpu) asks for: the GPU builder (gpu, or auto when the
 // render runs on the GPU), made current on the rank's device; null for the host builders. Throws UsageError for

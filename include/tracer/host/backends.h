@@ -24,6 +24,10 @@ int UseCudaDevice(int localRank);
 // The CUDA backend: uploads the scene (and builds the tile guide) when made. Throws DeviceError (CUDA errors
 // carry file:line); an out-of-memory error names the bytes requested and suggests --paths-in-flight.
 std::unique_ptr<Backend> MakeCudaBackend(const SceneData& scene, const RenderOptions& options);
+// The same made before its scene is known (an MPI rank waiting for it): Allocate may come now, and UploadScene
+// (only on such a backend) makes it MakeCudaBackend's; Allocate again with the same pool only clears the film.
+std::unique_ptr<Backend> MakeCudaBackendWithoutScene(const RenderOptions& options);
+void UploadScene(Backend& backend, const SceneData& scene);
 RenderResult RenderCuda(const SceneData& scene, const RenderOptions& options, const ProgressFn& progress = {});
 #endif
 
