@@ -115,11 +115,13 @@ TRACER_HD bool IntersectTriangle(const RayTriPre& pre, Vec3 o, Vec3 v0, Vec3 v1,
                                  float& b1Out, float& b2Out) {
   return IntersectTriangleImpl<false>(pre, o, Vec3(0.0f), v0, v1, v2, tmax, tOut, b1Out, b2Out);
 }
-// The traversals' test: the hit's t is its HitDistance (the raw t is held against tmax, which admits every hit that
-// would win).
+// The traversals' test: for closest hits the hit's t is its HitDistance (the raw t is held against tmax, which
+// admits every hit that would win). An any-hit traversal culls nothing by a hit (the first one ends it), so its
+// answer does not depend on the order of the tests anyway: it keeps the raw t and saves the cost.
+template <bool kAnyHit = false>
 TRACER_HD bool IntersectTriangleBoxed(const RayTriPre& pre, Vec3 o, Vec3 inv, Vec3 v0, Vec3 v1, Vec3 v2, float tmax,
                                       float& tOut, float& b1Out, float& b2Out) {
-  return IntersectTriangleImpl<true>(pre, o, inv, v0, v1, v2, tmax, tOut, b1Out, b2Out);
+  return IntersectTriangleImpl<!kAnyHit>(pre, o, inv, v0, v1, v2, tmax, tOut, b1Out, b2Out);
 }
 TRACER_HD float HitDistance(float t, Vec3 o, Vec3 inv, Vec3 v0, Vec3 v1, Vec3 v2) {
   return Fmaxf(t, TriangleBoxEntry(v0 - o, v1 - o, v2 - o, inv) * kHitBoxSlack);
@@ -216,7 +218,7 @@ TRACER_HD HitRecord TraverseBvh(const BvhView& bvh, const Ray& ray, const Filter
           Vec3 v0, v1, v2;
           LoadTriangle<kLdg>(bvh.tris, k, v0, v1, v2);
           float t, b1, b2;
-          if (IntersectTriangleBoxed(pre, ray.o, inv, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit) &&
+          if (IntersectTriangleBoxed<kAnyHit>(pre, ray.o, inv, v0, v1, v2, hit.t, t, b1, b2) && NearerHit(t, k, hit) &&
               accept(k, b1, b2)) {
             hit = HitRecord{t, b1, b2, k};
             if (kAnyHit) return hit;

@@ -235,8 +235,8 @@ TRACER_HD bool WideStep(const WideBvhView& bvh, const Ray& ray, WideTraversalSta
     float t, b1, b2;
     const int32_t tri = static_cast<int32_t>(BitsFromFloat(a.w));
     const Vec3 v0(a.x, a.y, a.z), v1(b.x, b.y, b.z), v2(c.x, c.y, c.z);
-    if (IntersectTriangleBoxed(st.pre, ray.o, st.inv, v0, v1, v2, st.hit.t, t, b1, b2) && NearerHit(t, tri, st.hit) &&
-        accept(tri, b1, b2)) {
+    if (IntersectTriangleBoxed<kAnyHit>(st.pre, ray.o, st.inv, v0, v1, v2, st.hit.t, t, b1, b2) &&
+        NearerHit(t, tri, st.hit) && accept(tri, b1, b2)) {
       st.hit = HitRecord{t, b1, b2, tri};
       if (kAnyHit) return false;
     }
