@@ -101,6 +101,7 @@ class FilmSum {
     void* base = nullptr;
     TRACER_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(n_ * sizeof(unsigned long long)),
                                              sizeof(unsigned long long), MPI_INFO_NULL, node_, &base, &win_));
+    TRACER_MPI_CHECK(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));  // (windows do not inherit it)
     TRACER_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
     for (int r = 0; r < nodeRanks_; ++r) {
       MPI_Aint bytes = 0;
@@ -112,8 +113,9 @@ class FilmSum {
     // The part's pages faulted in while the passes render, not after the last.
     touch_ = std::thread([p = Mine(), n = n_] { std::memset(p, 0, n * sizeof(unsigned long long)); });
   }
-  // Only after a finished render: MPI_Win_free waits for every rank of the node.
+  // Collective: every rank of the node calls it (MpiJob's destructor: not after MPI_Abort).
   void Free() {
+    Ready();  // (a job that ends before it renders, a bad --resume say, would free the part under the thread)
     TRACER_MPI_CHECK(MPI_Win_unlock_all(win_));
     TRACER_MPI_CHECK(MPI_Win_free(&win_));
   }
@@ -122,6 +124,7 @@ class FilmSum {
   }
   unsigned long long* Mine() { return parts_[static_cast<size_t>(nodeRank_)]; }
   size_t Values() const { return n_; }
+  int Ranks() const { return nodeRanks_; }  // in this rank's node
   void Ready() {
     if (touch_.joinable()) touch_.join();
   }
@@ -580,8 +583,8 @@ class MpiJob final : public Job {
     // The film sum's groups (FilmSum): the nodes, or one rank each under TRACER_MPI_SHARED_FILM=0 (rank 0's
     // setting, so that every rank makes the same calls); and the groups' first ranks, world rank 0 first.
     const char* shared = std::getenv("TRACER_MPI_SHARED_FILM");
-    sharedFilm_ = BcastInt(shared && std::strcmp(shared, "0") == 0 ? 0 : 1, MPI_COMM_WORLD) != 0;
-    if (sharedFilm_)
+    const bool sharedFilm = BcastInt(shared && std::strcmp(shared, "0") == 0 ? 0 : 1, MPI_COMM_WORLD) != 0;
+    if (sharedFilm)
       TRACER_MPI_CHECK(MPI_Comm_dup(node, &filmNode_));
     else
       TRACER_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank_, 0, &filmNode_));
@@ -717,7 +720,6 @@ class MpiJob final : public Job {
   }
   // The film sum for a film of `values` values, if PrepareFilm made one that size.
   FilmSum* Film(size_t values) { return filmSum_ && filmSum_->Values() == values ? filmSum_.get() : nullptr; }
-  bool SharedFilm() const { return sharedFilm_; }
   // Seconds since rank 0 finished loading (every rank's clock starts as the ranks agree that it did).
   double FrameSeconds() const { return frameClock_.Seconds(); }
   double SceneSeconds() const { return sceneSeconds_; }
@@ -739,8 +741,7 @@ class MpiJob final : public Job {
                  "meanwhile); render %.2fs (%d passes, %d spp); film readback %.3fs, reduction %.3fs (%s, %s); frame "
                  "%.3fs (from the end of the build to the summed film); write %.3fs\n",
                  ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
-                 record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(),
-                 sharedFilm_ ? "summed in shared memory on each node" : "MPI_Reduce over the ranks",
+                 record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(), record.sumHow,
                  record.frameSeconds, writeSeconds);
     for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
       const RankSummary& s = record.ranks[static_cast<size_t>(r)];
@@ -785,6 +786,7 @@ class MpiJob final : public Job {
   struct RenderRecord {
     int signal = 0;
     double renderSeconds = 0.0, readSeconds = 0.0, reduceSeconds = 0.0, frameSeconds = 0.0;
+    const char* sumHow = "";  // how the films were summed (on rank 0: its node's way)
     size_t filmBytes = 0;
     std::vector<RankSummary> ranks;  // rank 0 only
   } record;
@@ -803,7 +805,6 @@ class MpiJob final : public Job {
   }
 
   int rank_ = 0, ranks_ = 1, localRank_ = 0;
-  bool sharedFilm_ = true;
   MPI_Comm filmNode_ = MPI_COMM_NULL, filmLeaders_ = MPI_COMM_NULL;
   std::unique_ptr<FilmSum> filmSum_;
   std::vector<std::string> hosts_;
@@ -910,11 +911,13 @@ bool MpiPassSchedule::CombineFilm(Backend& backend, HostFilm& film) {
     job_.record.readSeconds = clock.Seconds();
     clock.Restart();
     sum->Sum(film.sum.data(), root);
+    job_.record.sumHow = sum->Ranks() > 1 ? "summed in shared memory on each node" : "MPI_Reduce over the ranks";
   } else {  // (a film of another size than PrepareFilm's)
     backend.ReadFilm(film.sum.data());
     job_.record.readSeconds = clock.Seconds();
     clock.Restart();
     ReduceSum(film.sum.data(), film.sum.size(), root, job_.together);
+    job_.record.sumHow = "MPI_Reduce over the ranks";
   }
   ReduceSum(&film.dropped, 1, root, job_.together);
   film.sppDone = sppDone_;

@@ -147,14 +147,15 @@ TEST(Mpi, TwoAndThreeRanksRenderTheImageOfOneProcessByteForByte) {
   EXPECT_NE(ReadFile(dir + "/mpi2.pfm"), ReadFile(dir + "/spp14.pfm"));
 }
 
-// The ranks of a node sum their films in shared memory, each rank one slice of the film (a 320x240 film is 230,400
-// values: slices of 115,200 and 76,800); between nodes the sums go through MPI_Reduce 128K values (1 MiB) at a
-// time, a full chunk and a part here. TRACER_MPI_SHARED_FILM=0 makes every rank a node of its own, so that the
-// second way runs on one machine too.
+// The ranks of a node sum their films in shared memory, each rank one slice of the film (a 321x241 film is 232,083
+// values: slices of 116,041 and 116,042, or 77,361 each, so the slices' rounding is tested); between nodes the sums
+// go through MPI_Reduce 128K values (1 MiB) at a time, a full chunk and a part here. TRACER_MPI_SHARED_FILM=0 makes
+// every rank a node of its own, so that the second way runs on one machine too. (Not tested here: several nodes of
+// several ranks each, which needs several machines.)
 TEST(Mpi, FilmsAreSummedByteForByteInSharedMemoryAndAcrossNodes) {
   const std::string dir = MakeTempDir();
   const std::string base =
-      Scene("cornell.obj") + " --backend cpu --width 320 --height 240 --spp 4 --seed 5 --paths-in-flight 20000";
+      Scene("cornell.obj") + " --backend cpu --width 321 --height 241 --spp 4 --seed 5 --paths-in-flight 20000";
   ASSERT_EQ(test::RunTracer(base + " -o " + dir + "/one.pfm").exitCode, 0);
   for (const char* shared : {"1", "0"})
     for (int ranks : {2, 3}) {
@@ -173,6 +174,24 @@ TEST(Mpi, FilmsAreSummedByteForByteInSharedMemoryAndAcrossNodes) {
     EXPECT_TRUE(
         Contains(r.output, shared[0] == '1' ? "summed in shared memory on each node" : "MPI_Reduce over the ranks"))
         << r.output;
+  }
+}
+
+// A job that ends before it renders (a bad checkpoint on rank 0) exits 1 with the reason, writes nothing and does not
+// crash: the film sum's window, made before loading, was freed under the thread faulting in its pages (SIGSEGV, 4
+// runs of 4 at 1920x1080, found by review).
+TEST(Mpi, JobThatFailsWhileLoadingExitsCleanly) {
+  const std::string dir = MakeTempDir();
+  {
+    std::ofstream bad(dir + "/bad.ckpt", std::ios::binary);
+    bad << "TRACERCK";  // 8 bytes: too short to be a checkpoint
+  }
+  for (int ranks : {2, 3}) {
+    CommandResult r = RunJob(Mpi(ranks, Scene("cornell.obj") + " --backend cpu --width 1920 --height 1080 --resume " +
+                                            dir + "/bad.ckpt -o " + dir + "/x.png"));
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_TRUE(Contains(r.output, "bad.ckpt")) << r.output;
+    EXPECT_FALSE(FileExists(dir + "/x.png"));
   }
 }
 

@@ -396,6 +396,7 @@ int Render(CliOptions& cli, Job& job) {
   }
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
+  job.PrepareFilm(opt.width, opt.height);  // (collective: before the ranks part, rank 0 to load, the others to wait)
   if (job.Ranks() > 1 && !job.IsRoot()) PrepareRankRenderer(backend, opt);  // (rank 0 loads meanwhile)
   if (opt.adaptiveThreshold > 0.0f && opt.spp <= opt.adaptiveMinSpp) {
     if (job.IsRoot())
@@ -420,7 +421,6 @@ int Render(CliOptions& cli, Job& job) {
   Checkpoint resumed;
   LoadedScene loaded;
   std::string settings;  // what must match a checkpoint
-  job.PrepareFilm(opt.width, opt.height);
   const int loadCode = job.ShareScene(
       [&] {
         // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
