@@ -68,8 +68,9 @@ constexpr float kHitBoxSlack = 1.0f - 1.0f / 2097152.0f;  // 1 - 2^-21
 // axis's near plane only, chosen by the direction's sign (SafeInverse keeps inv off zero): a min-or-max per pair
 // (one predicated FMNMX on the GPU) and a multiply, 13 instructions in all. On the H100 (2026-11-26, against
 // 7ef0215, --trace-rays at 1920x1080) it costs 6% of the conference room's primary and 9-10% of its and the sports
-// car's diffuse-ray rates (2% of the sports car's primary), 3.4% of a render: the price of renders that repeat bit
-// for bit. With both planes of each axis, or after the test from the reloaded vertices, it cost the same.
+// car's diffuse-ray rates (2% of the sports car's primary), 1.9% of the conference render (any-hit rays skip it):
+// the price of renders that repeat bit for bit. With both planes of each axis, or after the test from the reloaded
+// vertices, it cost the same.
 TRACER_HD float NearPlane(float a, float b, float c, float inv) {
   return (inv >= 0.0f ? Fminf(Fminf(a, b), c) : Fmaxf(Fmaxf(a, b), c)) * inv;
 }
