@@ -91,7 +91,8 @@ void ReduceSum(unsigned long long* data, size_t n, bool root, MPI_Comm comm) {
 // through a reduction tree. Each node's sum then goes to rank 0 with MPI_Reduce, 1 MiB at a time (ReduceSum), among
 // the nodes' first ranks. Integers: the order of the additions does not change a bit of the image.
 // TRACER_MPI_SHARED_FILM=0 makes every rank a node of its own (one MPI_Reduce over all ranks, as across nodes): the
-// naive twin, and the multi-node path on one machine for the tests.
+// naive twin, and the multi-node path on one machine for the tests; =K (2 or more) groups of K ranks, so that the
+// tests also see several groups of several ranks.
 class FilmSum {
  public:
   // Collective over `node` (world rank 0 is first there and in `leaders`, MPI_COMM_NULL on the other ranks).
@@ -580,14 +581,15 @@ class MpiJob final : public Job {
     MPI_Comm node;
     TRACER_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
     TRACER_MPI_CHECK(MPI_Comm_rank(node, &localRank_));
-    // The film sum's groups (FilmSum): the nodes, or one rank each under TRACER_MPI_SHARED_FILM=0 (rank 0's
-    // setting, so that every rank makes the same calls); and the groups' first ranks, world rank 0 first.
+    // The film sum's groups (FilmSum): the nodes; under TRACER_MPI_SHARED_FILM=K, groups of K consecutive ranks
+    // of a node (0 or 1: every rank alone), rank 0's setting, so that every rank makes the same calls. And the
+    // groups' first ranks, world rank 0 first.
     const char* shared = std::getenv("TRACER_MPI_SHARED_FILM");
-    const bool sharedFilm = BcastInt(shared && std::strcmp(shared, "0") == 0 ? 0 : 1, MPI_COMM_WORLD) != 0;
-    if (sharedFilm)
+    const int group = BcastInt(shared && *shared ? std::max(1, std::atoi(shared)) : 0, MPI_COMM_WORLD);
+    if (group == 0)
       TRACER_MPI_CHECK(MPI_Comm_dup(node, &filmNode_));
     else
-      TRACER_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank_, 0, &filmNode_));
+      TRACER_MPI_CHECK(MPI_Comm_split(node, localRank_ / group, rank_, &filmNode_));
     TRACER_MPI_CHECK(MPI_Comm_free(&node));
     int filmRank = 0;
     TRACER_MPI_CHECK(MPI_Comm_rank(filmNode_, &filmRank));

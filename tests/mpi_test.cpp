@@ -150,29 +150,27 @@ TEST(Mpi, TwoAndThreeRanksRenderTheImageOfOneProcessByteForByte) {
 // The ranks of a node sum their films in shared memory, each rank one slice of the film (a 321x241 film is 232,083
 // values: slices of 116,041 and 116,042, or 77,361 each, so the slices' rounding is tested); between nodes the sums
 // go through MPI_Reduce 128K values (1 MiB) at a time, a full chunk and a part here. TRACER_MPI_SHARED_FILM=0 makes
-// every rank a node of its own, so that the second way runs on one machine too. (Not tested here: several nodes of
-// several ranks each, which needs several machines.)
+// every rank a node of its own, so that the second way runs on one machine too, and =2 with 5 ranks makes groups
+// {0, 1}, {2, 3}, {4}: both ways in one job, as on several nodes of several ranks.
 TEST(Mpi, FilmsAreSummedByteForByteInSharedMemoryAndAcrossNodes) {
   const std::string dir = MakeTempDir();
   const std::string base =
       Scene("cornell.obj") + " --backend cpu --width 321 --height 241 --spp 4 --seed 5 --paths-in-flight 20000";
   ASSERT_EQ(test::RunTracer(base + " -o " + dir + "/one.pfm").exitCode, 0);
-  for (const char* shared : {"1", "0"})
-    for (int ranks : {2, 3}) {
-      const std::string out = dir + "/mpi" + std::to_string(ranks) + shared + ".pfm";
-      CommandResult r =
-          RunJob("env TRACER_MPI_SHARED_FILM=" + std::string(shared) + " " + Mpi(ranks, base + " -q -o " + out));
-      ASSERT_EQ(r.exitCode, 0) << r.output;
-      EXPECT_TRUE(ReadFile(out) == ReadFile(dir + "/one.pfm"))
-          << ranks << " ranks, TRACER_MPI_SHARED_FILM=" << shared;  // (not the 900-KB files)
-    }
+  const std::vector<std::pair<std::string, int>> jobs = {{"", 2}, {"", 3}, {"0", 2}, {"0", 3}, {"2", 5}};
+  for (const auto& [shared, ranks] : jobs) {
+    const std::string out = dir + "/mpi" + std::to_string(ranks) + shared + ".pfm";
+    CommandResult r = RunJob("env TRACER_MPI_SHARED_FILM=" + shared + " " + Mpi(ranks, base + " -q -o " + out));
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(ReadFile(out) == ReadFile(dir + "/one.pfm"))
+        << ranks << " ranks, TRACER_MPI_SHARED_FILM=" << shared;  // (not the 900-KB files)
+  }
   // The report says which way the films went.
-  for (const char* shared : {"1", "0"}) {
-    CommandResult r =
-        RunJob("env TRACER_MPI_SHARED_FILM=" + std::string(shared) + " " + Mpi(2, base + " -o " + dir + "/said.pfm"));
+  for (const std::string shared : {"", "0"}) {
+    CommandResult r = RunJob("env TRACER_MPI_SHARED_FILM=" + shared + " " + Mpi(2, base + " -o " + dir + "/said.pfm"));
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_TRUE(
-        Contains(r.output, shared[0] == '1' ? "summed in shared memory on each node" : "MPI_Reduce over the ranks"))
+        Contains(r.output, shared.empty() ? "summed in shared memory on each node" : "MPI_Reduce over the ranks"))
         << r.output;
   }
 }
