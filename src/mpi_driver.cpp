@@ -120,9 +120,7 @@ class FilmSum {
     TRACER_MPI_CHECK(MPI_Win_unlock_all(win_));
     TRACER_MPI_CHECK(MPI_Win_free(&win_));
   }
-  ~FilmSum() {
-    if (touch_.joinable()) touch_.join();
-  }
+  ~FilmSum() { Ready(); }
   unsigned long long* Mine() { return parts_[static_cast<size_t>(nodeRank_)]; }
   size_t Values() const { return n_; }
   int Ranks() const { return nodeRanks_; }  // in this rank's node
@@ -720,8 +718,12 @@ class MpiJob final : public Job {
   void PrepareFilm(int width, int height) override {
     filmSum_ = std::make_unique<FilmSum>(filmNode_, filmLeaders_, static_cast<size_t>(width) * height * 3);
   }
-  // The film sum for a film of `values` values, if PrepareFilm made one that size.
-  FilmSum* Film(size_t values) { return filmSum_ && filmSum_->Values() == values ? filmSum_.get() : nullptr; }
+  // The film sum PrepareFilm made, for a film of `values` values (the render's: nothing changes its size after).
+  FilmSum& Film(size_t values) {
+    if (!filmSum_ || filmSum_->Values() != values)
+      throw std::logic_error("an MPI render's film sum was not prepared for its film (Job::PrepareFilm)");
+    return *filmSum_;
+  }
   // Seconds since rank 0 finished loading (every rank's clock starts as the ranks agree that it did).
   double FrameSeconds() const { return frameClock_.Seconds(); }
   double SceneSeconds() const { return sceneSeconds_; }
@@ -738,13 +740,15 @@ class MpiJob final : public Job {
     if (!IsRoot() || quiet_) return;
     int passes = 0, spp = 0;
     for (const RankSummary& s : record.ranks) passes += s.passes, spp += s.spp;
-    std::fprintf(stderr,
-                 "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s, rank 0 rendering "
-                 "meanwhile); render %.2fs (%d passes, %d spp); film readback %.3fs, reduction %.3fs (%s, %s); frame "
-                 "%.3fs (from the end of the build to the summed film); write %.3fs\n",
-                 ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
-                 record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(), record.sumHow,
-                 record.frameSeconds, writeSeconds);
+    std::fprintf(
+        stderr,
+        "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s, rank 0 rendering "
+        "meanwhile); render %.2fs (%d passes, %d spp); film readback %.3fs, reduction %.3fs (%s, %s); frame "
+        "%.3fs (from the end of the build to the summed film); write %.3fs\n",
+        ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
+        record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(),
+        filmSum_ && filmSum_->Ranks() > 1 ? "summed in shared memory on each node" : "MPI_Reduce over the ranks",
+        record.frameSeconds, writeSeconds);
     for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
       const RankSummary& s = record.ranks[static_cast<size_t>(r)];
       char scene[64] = "";
@@ -788,7 +792,6 @@ class MpiJob final : public Job {
   struct RenderRecord {
     int signal = 0;
     double renderSeconds = 0.0, readSeconds = 0.0, reduceSeconds = 0.0, frameSeconds = 0.0;
-    const char* sumHow = "";  // how the films were summed (on rank 0: its node's way)
     size_t filmBytes = 0;
     std::vector<RankSummary> ranks;  // rank 0 only
   } record;
@@ -905,22 +908,13 @@ TileStatsShare MpiPassSchedule::GuideShare() {
 
 bool MpiPassSchedule::CombineFilm(Backend& backend, HostFilm& film) {
   const bool root = job_.IsRoot();
-  FilmSum* sum = job_.Film(film.sum.size());
+  FilmSum& sum = job_.Film(film.sum.size());
+  sum.Ready();
   Stopwatch clock;
-  if (sum) {
-    sum->Ready();
-    backend.ReadFilm(sum->Mine());
-    job_.record.readSeconds = clock.Seconds();
-    clock.Restart();
-    sum->Sum(film.sum.data(), root);
-    job_.record.sumHow = sum->Ranks() > 1 ? "summed in shared memory on each node" : "MPI_Reduce over the ranks";
-  } else {  // (a film of another size than PrepareFilm's)
-    backend.ReadFilm(film.sum.data());
-    job_.record.readSeconds = clock.Seconds();
-    clock.Restart();
-    ReduceSum(film.sum.data(), film.sum.size(), root, job_.together);
-    job_.record.sumHow = "MPI_Reduce over the ranks";
-  }
+  backend.ReadFilm(sum.Mine());
+  job_.record.readSeconds = clock.Seconds();
+  clock.Restart();
+  sum.Sum(film.sum.data(), root);
   ReduceSum(&film.dropped, 1, root, job_.together);
   film.sppDone = sppDone_;
   job_.record.reduceSeconds = clock.Seconds();

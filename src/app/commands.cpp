@@ -396,8 +396,6 @@ int Render(CliOptions& cli, Job& job) {
   }
   RenderOptions& opt = cli.render;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
-  job.PrepareFilm(opt.width, opt.height);  // (collective: before the ranks part, rank 0 to load, the others to wait)
-  if (job.Ranks() > 1 && !job.IsRoot()) PrepareRankRenderer(backend, opt);  // (rank 0 loads meanwhile)
   if (opt.adaptiveThreshold > 0.0f && opt.spp <= opt.adaptiveMinSpp) {
     if (job.IsRoot())
       std::cerr << "tracer: error: --adaptive stops pixels only after --adaptive-min-spp " << opt.adaptiveMinSpp
@@ -412,6 +410,8 @@ int Render(CliOptions& cli, Job& job) {
                    "process\n";
     return job.FinalCode(2);
   }
+  job.PrepareFilm(opt.width, opt.height);  // (collective: before the ranks part, rank 0 to load, the others to wait)
+  if (job.Ranks() > 1 && !job.IsRoot()) PrepareRankRenderer(backend, opt);  // (rank 0 loads meanwhile)
 
   // Signals from here on finish the current pass instead of killing the process; during loading
   // they stop it once loading returns (a second signal still exits at once).
