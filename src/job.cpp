@@ -6,6 +6,11 @@
 
 namespace tracer {
 
+const std::vector<unsigned char>& Job::RootDeviceScene() const {
+  static const std::vector<unsigned char> none;
+  return none;
+}
+
 void Job::Abort(const std::string& message) {
   std::fprintf(stderr, "tracer: error: %s\n", message.c_str());
   std::exit(1);

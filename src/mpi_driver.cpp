@@ -15,6 +15,7 @@
 #include <functional>
 #include <future>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -27,6 +28,7 @@
 
 #include "tracer/host/checkpoint.h"  // Hasher
 #include "tracer/host/scene_data.h"
+#include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 
 namespace tracer {
@@ -99,6 +101,8 @@ class FilmSum {
   FilmSum(MPI_Comm node, MPI_Comm leaders, size_t values) : node_(node), leaders_(leaders), n_(values) {
     TRACER_MPI_CHECK(MPI_Comm_rank(node_, &nodeRank_));
     TRACER_MPI_CHECK(MPI_Comm_size(node_, &nodeRanks_));
+    // Threads for the adds and rank 0's copy: the node's cores shared among its ranks, at most 8 (memory bandwidth).
+    pool_ = std::make_unique<ThreadPool>(std::clamp(ThreadPool::CoresAvailable() / nodeRanks_, 1, 8));
     void* base = nullptr;
     TRACER_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(n_ * sizeof(unsigned long long)),
                                              sizeof(unsigned long long), MPI_INFO_NULL, node_, &base, &win_));
@@ -133,13 +137,15 @@ class FilmSum {
     const size_t begin = n_ * static_cast<size_t>(nodeRank_) / static_cast<size_t>(nodeRanks_),
                  end = n_ * static_cast<size_t>(nodeRank_ + 1) / static_cast<size_t>(nodeRanks_);
     unsigned long long* first = parts_[0];
-    for (int r = 1; r < nodeRanks_; ++r) {
-      const unsigned long long* p = parts_[static_cast<size_t>(r)];
-      for (size_t i = begin; i < end; ++i) first[i] += p[i];
-    }
+    pool_->ParallelFor(end - begin, kChunk, [&](size_t b, size_t e) {
+      for (int r = 1; r < nodeRanks_; ++r) {
+        const unsigned long long* p = parts_[static_cast<size_t>(r)];
+        for (size_t i = begin + b; i < begin + e; ++i) first[i] += p[i];
+      }
+    });
     Barrier();
     if (leaders_ != MPI_COMM_NULL) ReduceSum(first, n_, root, leaders_);
-    if (root) std::copy(first, first + n_, out);
+    if (root) pool_->ParallelFor(n_, kChunk, [&](size_t b, size_t e) { std::copy(first + b, first + e, out + b); });
     Barrier();  // (no rank writes its part again before rank 0 has read the sum)
   }
 
@@ -149,9 +155,11 @@ class FilmSum {
     TRACER_MPI_CHECK(MPI_Barrier(node_));
     TRACER_MPI_CHECK(MPI_Win_sync(win_));
   }
+  static constexpr size_t kChunk = size_t(1) << 16;  // values (512 KiB) per task
   MPI_Comm node_, leaders_;
   size_t n_;
   int nodeRank_ = 0, nodeRanks_ = 1;
+  std::unique_ptr<ThreadPool> pool_;
   MPI_Win win_ = MPI_WIN_NULL;
   std::vector<unsigned long long*> parts_;
   std::thread touch_;
@@ -328,7 +336,7 @@ class LinePrefixBuffer : public std::streambuf {
 };
 
 // ---- the dispatcher and the messages of the work communicator -------------------------------------------------
-constexpr int kRequestTag = 1, kReplyTag = 2;
+constexpr int kRequestTag = 1, kReplyTag = 2, kOfferTag = 3;
 
 // A rank to the dispatcher, after each step: what it did and what it saw.
 struct WorkRequest {
@@ -385,7 +393,9 @@ class Dispatcher {
           TRACER_MPI_CHECK(MPI_Test(&request, &done, &status));
           if (done) break;
           Watch();
-          std::this_thread::sleep_for(std::chrono::microseconds(polls < 20 ? 50 : 1000));
+          // Every 50 us for the first 0.2 s (a rendering rank asks at every pass: each wait delays its next pass),
+          // then every millisecond.
+          std::this_thread::sleep_for(std::chrono::microseconds(polls < 4000 ? 50 : 1000));
         }
         Handle(status.MPI_SOURCE, in);
       }
@@ -520,8 +530,10 @@ class Dispatcher {
 struct RankSummary {
   int32_t passes = 0, spp = 0;
   double busySeconds = 0.0;
-  double sceneSeconds = 0.0;  // from the end of rank 0's load: when this rank had the scene (rank 0: had sent it)
-  double startSeconds = 0.0;  // and when it began to render
+  double sceneSeconds = 0.0;   // from the end of rank 0's load: when this rank had the scene (rank 0: had sent it)
+  double offerSeconds = -1.0;  // when rank 0 offered its device scene, and this rank received the offer; -1: none
+  double startSeconds = 0.0;   // and when it began to render
+  double renderSeconds = 0.0;  // from then to the end of its render
   double setupSeconds = 0.0, allocateSeconds = 0.0;  // RenderStats's
   char backend[96] = {};
 };
@@ -544,6 +556,7 @@ class MpiPassSchedule final : public PassSchedule {
   MpiPassSchedule(MpiJob& job, const RenderOptions& opt, ProgressFn bar, std::function<int()> signal)
       : job_(job), opt_(opt), bar_(std::move(bar)), signal_(std::move(signal)) {}
   ~MpiPassSchedule() override;
+  void Prepare(const Backend& backend, long long pool) override;
   void Begin(const Backend& backend, long long pool) override;
   PassStep Next(const PassReport& last) override;
   TileStatsShare GuideShare() override;
@@ -588,6 +601,9 @@ class MpiJob final : public Job {
       TRACER_MPI_CHECK(MPI_Comm_dup(node, &filmNode_));
     else
       TRACER_MPI_CHECK(MPI_Comm_split(node, localRank_ / group, rank_, &filmNode_));
+    int lowest = rank_;  // the node's lowest world rank: 0 on rank 0's node
+    TRACER_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node));
+    rootNode_ = lowest == 0;
     TRACER_MPI_CHECK(MPI_Comm_free(&node));
     int filmRank = 0;
     TRACER_MPI_CHECK(MPI_Comm_rank(filmNode_, &filmRank));
@@ -600,6 +616,7 @@ class MpiJob final : public Job {
     TRACER_MPI_CHECK(
         MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, hosts.data(), kHostBytes, MPI_CHAR, MPI_COMM_WORLD));
     for (int r = 0; r < ranks_; ++r) hosts_.emplace_back(&hosts[static_cast<size_t>(r) * kHostBytes]);
+    SayWhereBoundToOneCore();
     if (rank_ != 0) {
       prefix_ = std::make_unique<LinePrefixBuffer>(std::cerr.rdbuf(), Who(rank_) + ": ");
       savedCerr_ = std::cerr.rdbuf(prefix_.get());
@@ -616,6 +633,25 @@ class MpiJob final : public Job {
     MPI_Comm_free(&together);
     MPI_Comm_free(&scene_);
     MPI_Finalize();
+  }
+
+  // Open MPI binds each rank to one core when it starts two (its default for up to 2 ranks): the threads of a rank
+  // (rank 0's scene sender, a receiver's hashing, the film sum, the CPU renderer) then share that core, and 2 GPUs
+  // started their passes 0.03 s later on 4x H100. Rank 0 says so once, with the way out.
+  void SayWhereBoundToOneCore() {
+    const int cores = ThreadPool::CoresAvailable();
+    std::vector<int> all(IsRoot() ? static_cast<size_t>(ranks_) : 1);
+    TRACER_MPI_CHECK(MPI_Gather(&cores, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (!IsRoot() || std::thread::hardware_concurrency() <= 1) return;
+    std::string bound;
+    int count = 0;
+    for (int r = 0; r < ranks_; ++r)
+      if (all[static_cast<size_t>(r)] == 1) bound += (count++ ? ", " : "") + std::to_string(r);
+    if (count)
+      std::fprintf(stderr,
+                   "tracer: note: mpirun bound %s %s to one core each, which all of a rank's threads share; start it "
+                   "with --bind-to none (or give each rank several cores: --map-by slot:PE=N)\n",
+                   count == 1 ? "rank" : "ranks", bound.c_str());
   }
 
   int Rank() const override { return rank_; }
@@ -682,7 +718,9 @@ class MpiJob final : public Job {
   }
 
   // Rank 0 returns as soon as it starts sending, and renders while its thread sends (SceneSent waits for it).
-  int ShareScene(const std::function<int()>& load, SceneData& data) override {
+  // With `deviceScene`, a rank on rank 0's node that can take rank 0's device scene returns once rank 0 offered
+  // it (OfferDeviceScene), and receives `data` on a thread meanwhile (WaitForScene waits for it).
+  int ShareScene(const std::function<int()>& load, SceneData& data, bool deviceScene) override {
     int code = kCliContinue;
     if (IsRoot()) {
       const Stopwatch clock;
@@ -696,24 +734,71 @@ class MpiJob final : public Job {
     }
     code = BcastInt(code, together);
     if (code != kCliContinue) return code;
+    // Who offers its device scene (rank 0's flag) and who takes it (the others').
+    // TRACER_MPI_DEVICE_SCENE=0 (rank 0's): every rank receives the scene from the host (the naive twin).
+    const char* env = std::getenv("TRACER_MPI_DEVICE_SCENE");
+    const bool allowed = !IsRoot() || !env || std::strcmp(env, "0") != 0;
+    const int mine = deviceScene && rootNode_ && allowed ? 1 : 0;
+    std::vector<int> flags(static_cast<size_t>(ranks_));
+    TRACER_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, flags.data(), 1, MPI_INT, together));
     frameClock_.Restart();
     if (IsRoot()) {
-      sender_ = std::thread([this, &data] {
-        try {
-          sceneBytes_ = SendScene(data, scene_);
-          sceneSeconds_ = frameClock_.Seconds();
-        } catch (const std::exception& e) {
-          Abort(std::string("sending the scene: ") + e.what());
-        }
-      });
+      for (int r = 1; r < ranks_; ++r)
+        if (flags[0] && flags[static_cast<size_t>(r)]) takers_.push_back(r);
+      offered_ = false;
+      sender_ = TransferThread("sending the scene", [this, &data] { return SendScene(data, scene_); });
       return kCliContinue;
     }
-    sceneBytes_ = ReceiveScene(data, scene_);
-    sceneSeconds_ = frameClock_.Seconds();
+    if (!flags[0] || !mine) {
+      sceneBytes_ = ReceiveScene(data, scene_);
+      sceneSeconds_ = frameClock_.Seconds();
+      return kCliContinue;
+    }
+    receiver_ = TransferThread("receiving the scene", [this, &data] { return ReceiveScene(data, scene_); });
+    MPI_Message message;
+    MPI_Status status;
+    TRACER_MPI_CHECK(MPI_Mprobe(0, kOfferTag, scene_, &message, &status));
+    int bytes = 0;
+    TRACER_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+    offer_.resize(static_cast<size_t>(bytes));
+    TRACER_MPI_CHECK(MPI_Mrecv(offer_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE));
+    if (offer_.empty())
+      WaitForScene();  // rank 0 renders without a device scene
+    else
+      offerSeconds_ = frameClock_.Seconds();
     return kCliContinue;
   }
+  // The scene's transfer (rank 0's sending, or a rank's receiving while it renders) on a thread: its bytes and
+  // when it ended; an error ends the job.
+  template <typename Transfer>
+  std::thread TransferThread(const char* what, Transfer transfer) {
+    return std::thread([this, what, transfer] {
+      try {
+        sceneBytes_ = transfer();
+        sceneSeconds_ = frameClock_.Seconds();
+      } catch (const std::exception& e) {
+        Abort(std::string(what) + ": " + e.what());
+      }
+    });
+  }
+  void OfferDeviceScene(DeviceSceneOffer offer) override {
+    if (!IsRoot() || offered_) return;
+    offered_ = true;
+    for (int r : takers_)
+      TRACER_MPI_CHECK(
+          MPI_Send(offer.bytes.data(), static_cast<int>(offer.bytes.size()), MPI_BYTE, r, kOfferTag, scene_));
+    if (!takers_.empty() && !offer.bytes.empty()) offerSeconds_ = frameClock_.Seconds();
+    offerKeep_ = std::move(offer.keepAlive);
+  }
+  const std::vector<unsigned char>& RootDeviceScene() const override { return offer_; }
+  void WaitForScene() override {
+    if (receiver_.joinable()) receiver_.join();
+  }
   void SceneSent() override {
+    OfferDeviceScene({});  // (the takers wait for an offer, empty if rank 0 made none)
     if (sender_.joinable()) sender_.join();
+    offerKeep_.reset();  // every rank has its copy: they took it before their first pass
+    WaitForScene();
   }
   void PrepareFilm(int width, int height) override {
     filmSum_ = std::make_unique<FilmSum>(filmNode_, filmLeaders_, static_cast<size_t>(width) * height * 3);
@@ -727,6 +812,7 @@ class MpiJob final : public Job {
   // Seconds since rank 0 finished loading (every rank's clock starts as the ranks agree that it did).
   double FrameSeconds() const { return frameClock_.Seconds(); }
   double SceneSeconds() const { return sceneSeconds_; }
+  double OfferSeconds() const { return offerSeconds_; }
 
   std::unique_ptr<PassSchedule> MakeSchedule(const RenderOptions& options, const ProgressFn& bar,
                                              const std::function<int()>& signal) override {
@@ -743,23 +829,36 @@ class MpiJob final : public Job {
     std::fprintf(
         stderr,
         "mpi: %d ranks: rank 0 loaded and built in %.2fs; scene broadcast %.3fs (%s, rank 0 rendering "
-        "meanwhile); render %.2fs (%d passes, %d spp); film readback %.3fs, reduction %.3fs (%s, %s); frame "
+        "meanwhile)%s; render %.2fs (%d passes, %d spp); film readback %.3fs, reduction %.3fs (%s, %s); frame "
         "%.3fs (from the end of the build to the summed film); write %.3fs\n",
-        ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), record.renderSeconds, passes, spp,
-        record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(),
+        ranks_, loadSeconds_, sceneSeconds_, Bytes(sceneBytes_).c_str(), OfferNote().c_str(), record.renderSeconds,
+        passes, spp, record.readSeconds, record.reduceSeconds, Bytes(record.filmBytes).c_str(),
         filmSum_ && filmSum_->Ranks() > 1 ? "summed in shared memory on each node" : "MPI_Reduce over the ranks",
         record.frameSeconds, writeSeconds);
     for (int r = 0; r < static_cast<int>(record.ranks.size()); ++r) {
       const RankSummary& s = record.ranks[static_cast<size_t>(r)];
-      char scene[64] = "";
-      if (r > 0) std::snprintf(scene, sizeof scene, " (scene received at %.3fs)", s.sceneSeconds);
+      char scene[128] = "";
+      if (r > 0 && s.offerSeconds >= 0.0)
+        std::snprintf(scene, sizeof scene, " (rank 0's device scene offered at %.3fs, host copy received at %.3fs)",
+                      s.offerSeconds, s.sceneSeconds);
+      else if (r > 0)
+        std::snprintf(scene, sizeof scene, " (scene received at %.3fs)", s.sceneSeconds);
       std::fprintf(stderr,
                    "  %s, %s: rendering from %.3fs%s (set-up %.3fs, path pool and film %.3fs), %d passes, %d spp, "
                    "busy %.2fs (%.0f%%), %.2f M samples/s\n",
                    Who(r).c_str(), s.backend, s.startSeconds, scene, s.setupSeconds, s.allocateSeconds, s.passes, s.spp,
-                   s.busySeconds, 100.0 * s.busySeconds / std::max(record.renderSeconds, 1e-9),
+                   s.busySeconds, 100.0 * s.busySeconds / std::max(s.renderSeconds, 1e-9),
                    static_cast<double>(pixels_) * s.spp / std::max(s.busySeconds, 1e-9) / 1e6);
     }
+  }
+
+  // Rank 0's words on its device scene's offer, for Report.
+  std::string OfferNote() const {
+    if (offerSeconds_ < 0.0) return "";
+    char text[128];
+    std::snprintf(text, sizeof text, ", its device scene offered at %.3fs to %zu rank%s of its node", offerSeconds_,
+                  takers_.size(), takers_.size() == 1 ? "" : "s");
+    return text;
   }
 
   void ReportThroughput(double samplesPerSecond) override {
@@ -816,7 +915,15 @@ class MpiJob final : public Job {
   std::unique_ptr<LinePrefixBuffer> prefix_;
   std::streambuf* savedCerr_ = nullptr;
   MPI_Comm scene_ = MPI_COMM_NULL;
-  std::thread sender_;  // rank 0: sends the scene
+  std::thread sender_;     // rank 0: sends the scene
+  std::thread receiver_;   // a rank that took rank 0's device scene: receives `data` meanwhile
+  bool rootNode_ = false;  // on rank 0's node
+  // The device scene: rank 0's takers, whether it offered it, and what keeps it alive; the others' copy of the offer.
+  std::vector<int> takers_;
+  bool offered_ = true;
+  std::shared_ptr<const void> offerKeep_;
+  std::vector<unsigned char> offer_;
+  double offerSeconds_ = -1.0;  // when rank 0 offered (or this rank received) a device scene; -1: none
   Stopwatch frameClock_;
   double loadSeconds_ = 0.0, sceneSeconds_ = 0.0;
   size_t sceneBytes_ = 0;
@@ -834,15 +941,12 @@ MpiPassSchedule::~MpiPassSchedule() {
   }
 }
 
-void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
-  // A second render on one schedule (a GPU out of memory mid-render handing over to the CPU) would start a
-  // second dispatcher while the first waits: an error, which ends the job.
-  if (begun_) throw std::logic_error("an MPI rank cannot restart its render on another backend");
-  begun_ = true;
-  backendName_ = backend.Name();
-  startSeconds_ = job_.FrameSeconds();
-  renderClock_.Restart();
-  if (!job_.IsRoot()) return;
+// Rank 0 starts the dispatcher before its backend allocates (the other ranks have often allocated already and
+// ask for work: on 4x H100 they waited 0.02 s for rank 0's allocation). A backend that runs out of memory while
+// allocating hands over to another (the CPU), which renders passes of the first one's size then: the dispatcher
+// is started once, and the passes' size only decides how the work is cut, not the image.
+void MpiPassSchedule::Prepare(const Backend& backend, long long pool) {
+  if (!job_.IsRoot() || dispatcher_) return;
   DispatchPlan plan;
   plan.spp = opt_.spp;
   plan.startSpp = opt_.resume ? opt_.resume->sppDone : 0;
@@ -858,6 +962,17 @@ void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
   dispatcher_ = std::make_unique<Dispatcher>(job_.work, job_.Names(), plan,
                                              [this](const std::string& message) { job_.Abort(message); });
   thread_ = std::thread([this] { dispatcher_->Run(); });
+}
+
+void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
+  // A second render on one schedule (a GPU out of memory mid-render handing over to the CPU) would start a
+  // second dispatcher while the first waits: an error, which ends the job.
+  if (begun_) throw std::logic_error("an MPI rank cannot restart its render on another backend");
+  begun_ = true;
+  backendName_ = backend.Name();
+  startSeconds_ = job_.FrameSeconds();
+  renderClock_.Restart();
+  Prepare(backend, pool);  // (a caller that did not)
 }
 
 PassStep MpiPassSchedule::Next(const PassReport& last) {
@@ -934,7 +1049,9 @@ void MpiPassSchedule::CombineStats(RenderStats& st, unsigned long long& firstBad
   mine.spp = spp_;
   mine.busySeconds = busySeconds_;
   mine.sceneSeconds = job_.SceneSeconds();
+  mine.offerSeconds = job_.OfferSeconds();
   mine.startSeconds = startSeconds_;
+  mine.renderSeconds = job_.record.renderSeconds;
   mine.setupSeconds = st.setupSeconds;
   mine.allocateSeconds = st.allocateSeconds;
   std::snprintf(mine.backend, sizeof mine.backend, "%s", backendName_.c_str());

@@ -108,6 +108,7 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, const Progres
 RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule& schedule) {
   const long long pixels = static_cast<long long>(opt.width) * opt.height;
   const long long pool = PoolSizeFor(opt, backend.Pool());
+  schedule.Prepare(backend, pool);
   const Stopwatch allocateClock;
   backend.Allocate(pool);
   const double allocateSeconds = allocateClock.Seconds();

@@ -1,6 +1,8 @@
 // @file thread_pool.cpp: the worker loop behind ThreadPool::ParallelFor.
 #include "tracer/host/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <exception>
 
@@ -8,6 +10,13 @@ namespace tracer {
 
 int ThreadPool::ThreadsFor(int requested) {
   return requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int ThreadPool::CoresAvailable() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return ThreadsFor(0);
 }
 
 ThreadPool::ThreadPool(int threads) {

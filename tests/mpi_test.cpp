@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "mpi_test_util.h"
 #include "test_util.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/image_io.h"
@@ -24,42 +25,19 @@ namespace tracer {
 namespace {
 
 using test::CommandResult;
+using test::Contains;
+using test::Count;
 using test::FileExists;
+using test::Launcher;
 using test::MakeTempDir;
+using test::Mpi;
+using test::Mpmd;
 using test::ReadFile;
+using test::RunJob;
+using test::Scene;
 using test::Seconds;
 using test::Spawned;
 using test::SppFromMessage;
-
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-size_t Count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
-std::string Scene(const char* name) { return test::ProjectScenesDir() + "/" + name; }
-
-// The launcher with Open MPI's flags for a test machine: as root, more ranks than cores. Shared-memory transfers
-// without cross-memory attach, which containers often forbid (ptrace).
-std::string Launcher() {
-  return std::string(TRACER_MPIEXEC) +
-         " --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none";
-}
-std::string Mpi(int ranks, const std::string& args) {
-  return Launcher() + " -np " + std::to_string(ranks) + " " + TRACER_EXE + " " + args;
-}
-// Multiple program, multiple data: one rank per entry, each "launcher options|tracer arguments".
-std::string Mpmd(const std::vector<std::pair<std::string, std::string>>& ranks) {
-  std::string cmd = Launcher();
-  for (size_t i = 0; i < ranks.size(); ++i)
-    cmd += std::string(i ? " : " : " ") + "-np 1 " + ranks[i].first + " " + TRACER_EXE + " " + ranks[i].second;
-  return cmd;
-}
-
-// SIGTERM first, which mpirun turns into ending the job; SIGKILL 10 s later.
-CommandResult RunJob(const std::string& command, int timeoutSeconds = 120) {
-  return test::RunCommand("timeout -k 10 " + std::to_string(timeoutSeconds) + " " + command);
-}
 
 // The ranks of the job that the launcher `launcher` started: rank -> pid, from each child's environment.
 std::map<int, pid_t> RankPids(pid_t launcher) {

@@ -491,7 +491,8 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
              "\nSeveral processes (builds with MPI): mpirun -np N tracer SCENE [flags] renders one frame with N "
              "ranks,\n"
              "each on the GPU of its node-local rank (modulo the visible GPUs) or the CPU, into the image one process\n"
-             "gives, byte for byte. Rank 0 reads the scene and writes every file; see the README.\n";
+             "gives, byte for byte. Rank 0 reads the scene and writes every file; see the README. Start GPU ranks\n"
+             "with mpirun --bind-to none (Open MPI binds 2 ranks to one core each, which their threads then share).\n";
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");

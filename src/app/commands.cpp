@@ -421,6 +421,10 @@ int Render(CliOptions& cli, Job& job) {
   Checkpoint resumed;
   LoadedScene loaded;
   std::string settings;  // what must match a checkpoint
+  // A rank rendering on a GPU prepared before the scene came (PrepareRankRenderer) may copy it from rank 0's GPU;
+  // the tile guide and --dump-rays need the host's arrays.
+  const bool deviceScene = job.Ranks() > 1 && backend.useCuda && (job.IsRoot() || backend.prepared != nullptr) &&
+                           opt.lightSampling != LightSampling::kTiles && cli.dumpRaysDir.empty();
   const int loadCode = job.ShareScene(
       [&] {
         // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
@@ -434,7 +438,7 @@ int Render(CliOptions& cli, Job& job) {
         settings = CheckpointSettings(cli.scenePath, loaded.data, opt);
         return cli.resumePath.empty() ? kCliContinue : UseResumedFilm(cli, resumed, settings, opt);
       },
-      loaded.data);
+      loaded.data, deviceScene);
   if (loadCode != kCliContinue) return loadCode;
   const Stopwatch frameClock;
 
@@ -449,7 +453,7 @@ int Render(CliOptions& cli, Job& job) {
       job.MakeSchedule(opt, ProgressBar(showBar, startSpp), [] { return static_cast<int>(gSignal); });
   RenderResult result =
       cli.dumpRaysDir.empty()
-          ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get())
+          ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get(), &job)
           : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
   const double frameSeconds = schedule ? 0.0 : frameClock.Seconds();  // (an MPI job's is in job.Report)
   job.SceneSent();                                                    // (rank 0 rendered while it sent the scene)
@@ -495,7 +499,7 @@ int Profile(CliOptions& cli, Job& job) {
         loaded = LoadAndBuild(cli, true, ChooseBvhBuilder(cli.bvhBuilder, backend));
         return kCliContinue;
       },
-      loaded.data);
+      loaded.data, false);
   if (loadCode != kCliContinue) return loadCode;
   job.SceneSent();  // before any rank measures: the ranks measure at the same time
   ProfileSettings ps;

@@ -9,6 +9,7 @@
 #include "tracer/host/backends.h"
 #include "tracer/host/cli.h"
 #include "tracer/host/device_error.h"
+#include "tracer/host/job.h"
 #include "tracer/host/pass_driver.h"
 #include "tracer/host/profile.h"
 #if defined(TRACER_HAVE_CUDA)
@@ -87,8 +88,43 @@ BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choi
 #endif
 }
 
+#if defined(TRACER_HAVE_CUDA)
+namespace {
+// A prepared rank's scene: copied from rank 0's GPU where rank 0 offered it and the driver can map it, else
+// uploaded from the host's arrays once they are here.
+void TakeScene(Backend& prepared, const SceneData& data, Job* job) {
+  if (job && !job->RootDeviceScene().empty()) {
+    try {
+      ImportDeviceScene(prepared, job->RootDeviceScene());
+      return;
+    } catch (const DeviceError& e) {
+      if (e.sticky || e.outOfMemory) throw;  // (out of memory: as for any upload)
+      std::cerr << "tracer: cannot copy the scene from rank 0's GPU (" << e.what()
+                << "); uploading it from the host instead\n";
+    }
+  }
+  if (job) job->WaitForScene();
+  UploadScene(prepared, data);
+}
+
+// Rank 0's: its scene for the ranks of its node that take it; nothing (they wait for the host's arrays) where
+// the driver cannot export it.
+void OfferScene(Backend& backend, Job& job) {
+  DeviceSceneOffer offer;
+  try {
+    offer = ExportDeviceScene(backend);
+  } catch (const DeviceError& e) {
+    if (e.sticky) throw;
+    std::cerr << "tracer: cannot offer the scene on the GPU to the other ranks (" << e.what()
+              << "); they upload it from the host\n";
+  }
+  job.OfferDeviceScene(std::move(offer));
+}
+}  // namespace
+#endif
+
 RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,
-                                     const ProgressFn& progress, PassSchedule* schedule) {
+                                     const ProgressFn& progress, PassSchedule* schedule, Job* job) {
   auto run = [&](Backend& backend) {
     return schedule ? RunPasses(options, backend, *schedule) : RunPasses(options, backend, progress);
   };
@@ -97,10 +133,12 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
     try {
       if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
       if (std::shared_ptr<Backend> prepared = std::move(choice.prepared)) {
-        UploadScene(*prepared, data);
+        TakeScene(*prepared, data, job);
         return run(*prepared);
       }
+      if (job) job->WaitForScene();
       std::unique_ptr<Backend> cuda = MakeCudaBackend(data, options);
+      if (job && job->IsRoot() && job->Ranks() > 1) OfferScene(*cuda, *job);
       return run(*cuda);
     } catch (const DeviceError& e) {
       // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
@@ -114,6 +152,10 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
 #else
   (void)choice;  // a build without CUDA always chose the CPU
 #endif
+  if (job) {
+    job->OfferDeviceScene({});  // (the root: no device scene to offer)
+    job->WaitForScene();
+  }
   std::unique_ptr<Backend> cpu = MakeCpuBackend(data, options);
   return run(*cpu);
 }

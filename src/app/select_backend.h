@@ -17,6 +17,7 @@ struct AovImages;
 struct ProfileSettings;
 class Backend;
 class PassSchedule;
+class Job;
 
 struct BackendChoice {
   std::string flag;      // --backend: auto, cpu or cuda
@@ -50,8 +51,10 @@ BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choi
 // Makes the chosen backend for the loaded scene and renders with it, alone (RunPasses with `progress`) or with
 // the steps of `schedule` when given (an MPI job's). Under --backend auto a GPU that runs out of memory (which
 // leaves its context usable) hands the render to the CPU; any other device error propagates.
+// With the MPI `job` whose ShareScene asked for the device scene: rank 0 offers its GPU's scene to the ranks of its
+// node (Job::OfferDeviceScene), which copy it from there (ImportDeviceScene), or wait for `data` where they cannot.
 RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& data, const RenderOptions& options,
-                                     const ProgressFn& progress, PassSchedule* schedule = nullptr);
+                                     const ProgressFn& progress, PassSchedule* schedule = nullptr, Job* job = nullptr);
 
 // --profile or --benchmark on the GPU (the rank's, under MPI); returns the exit code. Only called after
 // SelectBackend allowed it.

@@ -3,12 +3,21 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tracer/host/pass_driver.h"
 
 namespace tracer {
 
 struct SceneData;
+
+// A GPU renderer's scene as another process of its node can copy it, device to device (CUDA IPC: an MPI job's
+// ranks on the node of rank 0; ExportDeviceScene): the bytes to send it, and what keeps the device copy alive
+// while such a process may still read it. Empty bytes: no scene to copy.
+struct DeviceSceneOffer {
+  std::vector<unsigned char> bytes;
+  std::shared_ptr<const void> keepAlive;
+};
 
 // The CPU backend: the same stage bodies (core/stages.h) run on a thread pool. Always available.
 std::unique_ptr<Backend> MakeCpuBackend(const SceneData& scene, const RenderOptions& options);
@@ -28,6 +37,14 @@ std::unique_ptr<Backend> MakeCudaBackend(const SceneData& scene, const RenderOpt
 // (only on such a backend) makes it MakeCudaBackend's; Allocate again with the same pool only clears the film.
 std::unique_ptr<Backend> MakeCudaBackendWithoutScene(const RenderOptions& options);
 void UploadScene(Backend& backend, const SceneData& scene);
+// The scene of a CUDA backend made by MakeCudaBackend (or after UploadScene), for other processes of this node.
+// Throws DeviceError where the driver cannot export it.
+DeviceSceneOffer ExportDeviceScene(Backend& backend);
+// UploadScene from another process's ExportDeviceScene bytes instead of the host's arrays: each array copied from
+// that process's GPU (peer to peer) on a backend of MakeCudaBackendWithoutScene; not with --light-sampling tiles,
+// whose guide is built from the host's arrays. Throws DeviceError where the driver cannot map the other process's
+// memory (no peer access between the two GPUs): UploadScene still works then.
+void ImportDeviceScene(Backend& backend, const std::vector<unsigned char>& exported);
 RenderResult RenderCuda(const SceneData& scene, const RenderOptions& options, const ProgressFn& progress = {});
 #endif
 

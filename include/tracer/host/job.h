@@ -6,7 +6,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "tracer/host/backends.h"  // DeviceSceneOffer
 #include "tracer/host/cli.h"
 #include "tracer/host/pass_driver.h"
 
@@ -36,14 +38,27 @@ class Job {
   // rank with exit code 1 after the root printed them); then every rank holds the root's `data`. Alone: load().
   // The root may still be sending `data` when ShareScene returns, so that it can start rendering: until
   // SceneSent() returns, it only reads `data`, and it calls SceneSent() before `data` goes away.
-  virtual int ShareScene(const std::function<int()>& load, SceneData& data) {
-    (void)data;
+  //
+  // `deviceScene` (a render on the GPU without the tile guide): the root will offer its device scene
+  // (OfferDeviceScene), and a rank that can take it (a GPU renderer ready, on the root's node) may return from
+  // ShareScene with only RootDeviceScene() while its `data` is still on its way: it reads `data` only after
+  // SceneSent() (or WaitForScene()), and copies the scene from the root's GPU meanwhile.
+  virtual int ShareScene(const std::function<int()>& load, SceneData& data, bool deviceScene) {
+    (void)data, (void)deviceScene;
     return load();
   }
+  // The root, in a render that asked ShareScene for `deviceScene`, once: its GPU renderer's scene for the ranks
+  // that take it (empty bytes when it renders otherwise); SceneSent() offers nothing if this never came. The
+  // offer's device memory is kept until SceneSent().
+  virtual void OfferDeviceScene(DeviceSceneOffer offer) { (void)offer; }
+  // Another rank: the root's offer, when ShareScene returned with it (`data` not yet complete); empty otherwise.
+  virtual const std::vector<unsigned char>& RootDeviceScene() const;
+  // Another rank: until `data` has arrived whole (at once where ShareScene returned with it); the root: nothing.
+  virtual void WaitForScene() {}
   // Before ShareScene, while the other ranks wait for the root to load: what the ranks will sum their films of
   // width x height pixels in (MPI: a shared-memory window on each node). Alone: nothing.
   virtual void PrepareFilm(int width, int height) { (void)width, (void)height; }
-  // Waits until the root has sent the scene (ShareScene); at once elsewhere.
+  // The root: until it has sent the scene (ShareScene); another rank: WaitForScene(); alone: at once.
   virtual void SceneSent() {}
   // The schedule of a render's passes: null alone (RunPasses's own). `bar` draws the progress of the whole
   // job on the root; `signal` says which signal this process received (0: none).

@@ -90,6 +90,10 @@ struct PassReport {
 class PassSchedule {
  public:
   virtual ~PassSchedule() = default;
+  // Before the backend allocates its pool of `pool` paths (again if a backend that ran out of memory hands over
+  // to another): an MPI job's rank 0 starts handing out passes, so that ranks waiting for work need not wait
+  // for its allocation.
+  virtual void Prepare(const Backend& backend, long long pool) { (void)backend, (void)pool; }
   // Once, after the backend allocated its pool of `pool` paths, before the first Next.
   virtual void Begin(const Backend& backend, long long pool) = 0;
   virtual PassStep Next(const PassReport& last) = 0;

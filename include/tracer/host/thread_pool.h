@@ -19,6 +19,8 @@ class ThreadPool {
   int Size() const { return static_cast<int>(workers_.size()) + 1; }
   // The thread count for a user's choice: `requested` when positive, else every core (at least one).
   static int ThreadsFor(int requested);
+  // The cores this process may run on (its affinity mask: one where an MPI launcher bound it to a core).
+  static int CoresAvailable();
 
   // Calls fn(begin, end) over chunks of [0, n) on all threads (the caller included) and waits.
   void ParallelFor(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn);
