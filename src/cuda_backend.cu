@@ -16,9 +16,11 @@
 namespace tracer {
 namespace {
 
-// Test hook: TRACER_FAULT_INJECT=oom makes the path pool's allocation fail as if the device were full, and
-// =illegal-address launches a kernel that writes through a null pointer, so that the handling of both can be
-// tested on a real GPU (tests/robustness_gpu_test.cu). Unset in normal use.
+// Test hook: TRACER_FAULT_INJECT=oom makes the path pool's allocation fail as if the device were full,
+// =illegal-address launches a kernel that writes through a null pointer, and =ipc-open makes the copy of another
+// process's device scene fail as where two GPUs have no peer access (a real CUDA error: the driver is asked to open
+// a handle of nothing), so that the handling of each can be tested on a real GPU (tests/robustness_gpu_test.cu,
+// tests/mpi_gpu_test.cpp). Unset in normal use.
 std::string InjectedFault() {
   const char* f = std::getenv("TRACER_FAULT_INJECT");
   return f ? f : "";
@@ -124,6 +126,11 @@ class CudaBackend final : public Backend, public SceneUploader {
     const Stopwatch setupClock;
     if (opt_.lightSampling == LightSampling::kTiles)
       throw std::logic_error("ImportScene: the tile guide needs the host's scene (UploadScene)");
+    if (InjectedFault() == "ipc-open") {
+      cudaIpcMemHandle_t nothing{};
+      void* mapped = nullptr;
+      TRACER_CUDA_CHECK(cudaIpcOpenMemHandle(&mapped, nothing, cudaIpcMemLazyEnablePeerAccess));
+    }
     std::shared_ptr<DeviceScene> scene = std::make_shared<DeviceScene>(exported, stream_.Get());
     if (!opt_.binaryBvh && !scene->view.wide.nodes)
       throw std::invalid_argument("the wide BVH was not built (BvhBuildOptions::wide is off): use the binary BVH");
@@ -224,8 +231,9 @@ class CudaBackend final : public Backend, public SceneUploader {
     TRACER_CUDA_CHECK(cudaMemcpy(dst, film_.Get(), film_.Bytes(), cudaMemcpyDeviceToHost));
     readMs_ = copyClock.Ms();
     if (opt_.pageableReadback) return;
-    ThreadPool pool(std::clamp(ThreadPool::CoresAvailable(), 1, 8));
-    pool.ParallelFor(film_.Size(), size_t(1) << 16, [&](size_t b, size_t e) { std::copy(dst + b, dst + e, sum + b); });
+    if (!copyPool_) copyPool_ = std::make_unique<ThreadPool>(std::clamp(ThreadPool::CoresAvailable(), 1, 8));
+    copyPool_->ParallelFor(film_.Size(), size_t(1) << 16,
+                           [&](size_t b, size_t e) { std::copy(dst + b, dst + e, sum + b); });
   }
 
   void AddStats(RenderStats& st) override {
@@ -267,6 +275,7 @@ class CudaBackend final : public Backend, public SceneUploader {
   std::unique_ptr<DeviceWave<L>> wave_;
   DeviceBuffer<unsigned long long> film_;
   PinnedBuffer<unsigned long long> pinnedFilm_;
+  std::unique_ptr<ThreadPool> copyPool_;  // ReadFilm's copy out of pinnedFilm_
   PinnedBuffer<WaveCounters> pinnedTotals_;
   DeviceBuffer<int> persistentNext_{1, "persistent threads' item counter"};
   std::unique_ptr<RaySortBuffers> sort_;  // --sort-rays

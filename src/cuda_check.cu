@@ -31,6 +31,9 @@ bool& CudaContextDead() {
 void ThrowCudaError(cudaError_t e, const char* expr, const char* file, int line) {
   bool sticky = IsStickyCudaError(e);
   if (sticky) CudaContextDead() = true;
+  // A non-sticky error stays CUDA's last error until read: cleared, so that the next launch check
+  // (cudaGetLastError) does not report it again after the caller has handled it (a fallback, say).
+  if (!sticky) (void)cudaGetLastError();
   std::string msg = std::string(file) + ":" + std::to_string(line) + " " + expr + ": " + cudaGetErrorName(e) + ": " +
                     cudaGetErrorString(e);
   if (sticky) msg += " (the CUDA context is no longer usable)";

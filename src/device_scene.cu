@@ -66,6 +66,9 @@ DeviceScene::DeviceScene(const SceneData& d) : boundsMin(d.boundsMin), boundsMax
 }
 
 std::vector<unsigned char> DeviceScene::Export() const {
+  // The upload (cudaMemcpyAsync from pageable memory) may return before its copy has reached the device, and the
+  // importer's copy is not ordered after this process's stream.
+  TRACER_CUDA_CHECK(cudaDeviceSynchronize());
   ExportedScene e{};
   e.magic = kExportMagic;
   e.arrays = kNumSceneArrays;

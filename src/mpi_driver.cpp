@@ -393,8 +393,8 @@ class Dispatcher {
           TRACER_MPI_CHECK(MPI_Test(&request, &done, &status));
           if (done) break;
           Watch();
-          // Every 50 us for the first 0.2 s (a rendering rank asks at every pass: each wait delays its next pass),
-          // then every millisecond.
+          // Every 50 us for the first 4000 polls (0.2-0.4 s with the timer's slack: a rendering rank asks at every
+          // pass, and each wait delays its next pass), then every millisecond.
           std::this_thread::sleep_for(std::chrono::microseconds(polls < 4000 ? 50 : 1000));
         }
         Handle(status.MPI_SOURCE, in);
@@ -755,13 +755,17 @@ class MpiJob final : public Job {
       return kCliContinue;
     }
     receiver_ = TransferThread("receiving the scene", [this, &data] { return ReceiveScene(data, scene_); });
-    MPI_Message message;
-    MPI_Status status;
-    TRACER_MPI_CHECK(MPI_Mprobe(0, kOfferTag, scene_, &message, &status));
-    int bytes = 0;
-    TRACER_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
-    offer_.resize(static_cast<size_t>(bytes));
-    TRACER_MPI_CHECK(MPI_Mrecv(offer_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE));
+    try {  // (not unwinding past `data`, which the thread fills)
+      MPI_Message message;
+      MPI_Status status;
+      TRACER_MPI_CHECK(MPI_Mprobe(0, kOfferTag, scene_, &message, &status));
+      int bytes = 0;
+      TRACER_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+      offer_.resize(static_cast<size_t>(bytes));
+      TRACER_MPI_CHECK(MPI_Mrecv(offer_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE));
+    } catch (const std::exception& e) {
+      Abort(std::string("receiving rank 0's device scene: ") + e.what());
+    }
     if (offer_.empty())
       WaitForScene();  // rank 0 renders without a device scene
     else
@@ -944,7 +948,8 @@ MpiPassSchedule::~MpiPassSchedule() {
 // Rank 0 starts the dispatcher before its backend allocates (the other ranks have often allocated already and
 // ask for work: on 4x H100 they waited 0.02 s for rank 0's allocation). A backend that runs out of memory while
 // allocating hands over to another (the CPU), which renders passes of the first one's size then: the dispatcher
-// is started once, and the passes' size only decides how the work is cut, not the image.
+// is started once. The passes' size decides how the work is cut; it changes the image only with the tile guide,
+// whose refreshes come before fixed pass numbers (the image is then unbiased, but not one process's CPU image).
 void MpiPassSchedule::Prepare(const Backend& backend, long long pool) {
   if (!job_.IsRoot() || dispatcher_) return;
   DispatchPlan plan;
@@ -965,8 +970,8 @@ void MpiPassSchedule::Prepare(const Backend& backend, long long pool) {
 }
 
 void MpiPassSchedule::Begin(const Backend& backend, long long pool) {
-  // A second render on one schedule (a GPU out of memory mid-render handing over to the CPU) would start a
-  // second dispatcher while the first waits: an error, which ends the job.
+  // A second render on one schedule (a GPU out of memory mid-render handing over to the CPU) would render passes
+  // the dispatcher already counted as handed out: an error, which ends the job.
   if (begun_) throw std::logic_error("an MPI rank cannot restart its render on another backend");
   begun_ = true;
   backendName_ = backend.Name();
@@ -1040,6 +1045,7 @@ bool MpiPassSchedule::CombineFilm(Backend& backend, HostFilm& film) {
 
 void MpiPassSchedule::CombineStats(RenderStats& st, unsigned long long& firstBad) {
   const bool root = job_.IsRoot();
+  job_.WaitForScene();  // (the report says when the host copy arrived; rank 0's sender does not need this rank)
   unsigned long long sums[4] = {st.extensionRays, st.shadowRays, st.primaryRays, st.droppedSamples};
   ReduceSum(sums, 4, root, job_.together);
   TRACER_MPI_CHECK(

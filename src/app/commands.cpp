@@ -451,10 +451,18 @@ int Render(CliOptions& cli, Job& job) {
   const bool showBar = job.IsRoot() && !opt.quiet && isatty(STDERR_FILENO);
   std::unique_ptr<PassSchedule> schedule =
       job.MakeSchedule(opt, ProgressBar(showBar, startSpp), [] { return static_cast<int>(gSignal); });
-  RenderResult result =
-      cli.dumpRaysDir.empty()
-          ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get(), &job)
-          : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
+  RenderResult result;
+  try {
+    result =
+        cli.dumpRaysDir.empty()
+            ? RenderOnSelectedBackend(backend, loaded.data, opt, ProgressBar(showBar, startSpp), schedule.get(), &job)
+            : RenderCpuDumpingRays(loaded.data, opt, cli.dumpRaysDir, ProgressBar(showBar, startSpp));
+  } catch (const std::exception& e) {
+    // A rank that took rank 0's device scene still receives `loaded.data` on a thread: the job ends here, before
+    // unwinding frees it (as ReportingErrors would end it).
+    if (job.Ranks() > 1) job.Abort(e.what());
+    throw;
+  }
   const double frameSeconds = schedule ? 0.0 : frameClock.Seconds();  // (an MPI job's is in job.Report)
   job.SceneSent();                                                    // (rank 0 rendered while it sent the scene)
   if (showBar) std::fprintf(stderr, "\n");
