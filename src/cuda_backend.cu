@@ -132,8 +132,7 @@ class CudaBackend final : public Backend, public SceneUploader {
       TRACER_CUDA_CHECK(cudaIpcOpenMemHandle(&mapped, nothing, cudaIpcMemLazyEnablePeerAccess));
     }
     std::shared_ptr<DeviceScene> scene = std::make_shared<DeviceScene>(exported, stream_.Get());
-    if (!opt_.binaryBvh && !scene->view.wide.nodes)
-      throw std::invalid_argument("the wide BVH was not built (BvhBuildOptions::wide is off): use the binary BVH");
+    RequireBvh(scene->view.wide.nodes != nullptr, opt_.binaryBvh);
     UseScene(std::move(scene));
     setupSeconds_ = setupClock.Seconds();
   }

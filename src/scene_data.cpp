@@ -207,8 +207,10 @@ SceneView SceneData::View() const {
   return v;
 }
 
-void RequireBvh(const SceneData& d, bool binaryBvh) {
-  if (!binaryBvh && d.wide.nodes.empty())
+void RequireBvh(const SceneData& d, bool binaryBvh) { RequireBvh(!d.wide.nodes.empty(), binaryBvh); }
+
+void RequireBvh(bool wideBuilt, bool binaryBvh) {
+  if (!binaryBvh && !wideBuilt)
     throw std::invalid_argument("the wide BVH was not built (BvhBuildOptions::wide is off): use the binary BVH");
 }
 

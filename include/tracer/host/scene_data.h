@@ -114,6 +114,8 @@ struct SceneData {
 
 // Throws std::invalid_argument when the traversal asked for (the wide BVH unless binaryBvh) was not built.
 void RequireBvh(const SceneData& data, bool binaryBvh);
+// The same where only whether the wide BVH was built is known (a scene copied from another process's device).
+void RequireBvh(bool wideBuilt, bool binaryBvh);
 
 // Bytes of the binary (or wide) BVH's nodes and triangles per scene triangle.
 double BvhBytesPerTriangle(const SceneData& data, bool wide);
