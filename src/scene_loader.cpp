@@ -1,9 +1,13 @@
-// @file obj_loader.cpp: OBJ/MTL/texture/camera loading through tinyobjloader, behind our own validation passes.
+// @file scene_loader.cpp: OBJ/MTL/texture/camera loading: our checks and parse of the OBJ, tinyobjloader for the MTL.
 //
 // tinyobjloader 2.0.0rc10 reports no line numbers, turns nan/inf into 0 and passes out-of-range
 // negative indices through (CVE-2020-28589). So every file is first read whole (regular files only,
-// size-capped) and checked line by line here; only text that passed goes to tinyobjloader, and the
-// indices it returns are checked once more before they are used.
+// size-capped) and checked line by line here, in pieces cut at line ends, one thread per piece; only text
+// that passed goes to tinyobjloader, and the indices it returns are checked once more before they are used.
+// The OBJ's geometry is parsed during those checks (its numbers with tinyobjloader's arithmetic, its polygons
+// triangulated as tinyobjloader triangulates them), since tinyobjloader's own parse is serial: 4-7 s of a
+// 10M-triangle scene's load on the 16-core GPU machine. LoadOptions::tinyobjParse keeps the library's parse as the
+// naive twin; both give the same Scene, byte for byte (tests/loader_test.cpp, the fuzzer).
 #include "tracer/host/scene_loader.h"
 
 #include <fcntl.h>
@@ -274,6 +278,58 @@ NumberKind ParseNumber(std::string_view token, float* value) {
   return std::isfinite(*value) ? NumberKind::kFinite : NumberKind::kNonFinite;
 }
 
+// Reads a whole token of the form [+-]? (D+ [. D*] | . D+) [(e|E) [+-]? D+] with the arithmetic of tinyobjloader
+// 2.0.0rc10's number parser, so that our parse gives the same floats, bit for bit, as its parse of the same file:
+// the digits are summed in double (each fractional digit times 10^-k, from a table for k < 8), and an exponent
+// e is applied as ldexp(m * 5^e, e); the double is then rounded to float. That is not correctly rounded (a value
+// may differ from strtod's by an ulp), but it is what every scene loaded so far was made of. False when the
+// token is not of that form (ParseNumber then tells why).
+bool ReadObjNumber(std::string_view s, float* value) {
+  static constexpr double kTenths[] = {1.0, 0.1, 0.01, 0.001, 0.0001, 0.00001, 0.000001, 0.0000001};
+  auto digit = [&](size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  size_t i = 0;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) ++i;
+  double mantissa = 0.0;
+  size_t digits = 0;
+  for (; digit(i); ++i, ++digits) {
+    mantissa *= 10;
+    mantissa += static_cast<int>(s[i] - '0');
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    for (int k = 1; digit(i); ++i, ++k, ++digits)
+      mantissa += static_cast<int>(s[i] - '0') * (k < 8 ? kTenths[k] : std::pow(10.0, -k));
+  }
+  if (digits == 0) return false;
+  int exponent = 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    const bool negativeExponent = i < s.size() && s[i] == '-';
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    size_t exponentDigits = 0;
+    for (; digit(i); ++i)
+      if (++exponentDigits > 9)
+        return false;  // HasHugeExponent refuses such lines first
+      else
+        exponent = exponent * 10 + (s[i] - '0');
+    if (exponentDigits == 0) return false;
+    if (negativeExponent) exponent = -exponent;
+  }
+  if (i != s.size()) return false;
+  const double magnitude = exponent ? std::ldexp(mantissa * std::pow(5.0, exponent), exponent) : mantissa;
+  *value = static_cast<float>((negative ? -1 : 1) * magnitude);
+  return true;
+}
+
+// A number of a v, vt or vn line: the value tinyobjloader would read, or the error naming the token.
+float ObjNumberOrFail(const std::string& path, size_t lineNo, std::string_view token) {
+  float value = 0.0f;
+  if (ReadObjNumber(token, &value) && std::isfinite(value)) return value;
+  if (ParseNumber(token, &value) == NumberKind::kNotNumber) Fail(path, lineNo, Quote(token) + " is not a number");
+  Fail(path, lineNo, Quote(token) + " is not finite (nan, inf or beyond float range)");
+}
+
 // True when the line holds an exponent of five or more digits after a digit or '.' ("1e-21474836481",
 // also inside a longer word). Such a value is beyond any float, and tinyobjloader's number parser, which
 // parses every token of a line that starts like a number, accumulates the exponent in an int that overflows
@@ -321,12 +377,29 @@ struct ObjScan {
   std::map<std::string, size_t> mtllibLine;            // MTL name as tinyobjloader passes it -> first line naming it
   std::map<std::string, std::string> mtllibWritten;    // the same name -> as written (backslashes kept)
   std::vector<std::pair<size_t, std::string>> usemtl;  // (line, material name)
+  std::vector<std::pair<size_t, std::vector<std::string>>> mtllib;  // (line, the names tinyobjloader would try)
 };
 
-// Resolves one face index (1-based, or negative = relative to the count so far, per the OBJ spec).
-// Returns the reason it is bad, or an empty string. Parses into int64 with a cap, so that no
+// The faces of one piece of an OBJ as our parse reads them, before triangulation.
+struct ObjPolygons {
+  std::vector<tinyobj::index_t> corners;  // every face's corners in file order, resolved to 0-based (-1: none)
+  std::vector<uint32_t> sizes;            // corners per face
+  // (first face, the usemtl statement in effect from it on: its ordinal in the file, -1 before the first one).
+  // The first run starts at face 0 with the statement in effect where the piece begins.
+  std::vector<std::pair<size_t, int64_t>> uses;
+};
+
+// Our parallel parse of an OBJ (the lines tinyobjloader reads for triangles): the vertex records, written by each
+// piece at its offset, and each piece's faces.
+struct ObjParse {
+  tinyobj::attrib_t attrib;  // vertices, normals and texcoords, filled as tinyobjloader fills them
+  std::vector<ObjPolygons> pieces;
+};
+
+// Resolves one face index (1-based, or negative = relative to the count so far, per the OBJ spec) into *resolved
+// (0-based). Returns the reason it is bad, or an empty string. Parses into int64 with a cap, so that no
 // value (-2147483648, 99999999999999999999) can overflow.
-std::string CheckIndex(std::string_view s, int64_t count, const char* what) {
+std::string CheckIndex(std::string_view s, int64_t count, const char* what, int* resolvedIndex) {
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
@@ -340,13 +413,18 @@ std::string CheckIndex(std::string_view s, int64_t count, const char* what) {
   int64_t resolved = negative ? count - value : value - 1;
   if (resolved < 0 || resolved >= count)
     return "index " + std::string(s) + " is out of range: " + std::to_string(count) + " " + what + " defined so far";
+  if (resolved > INT_MAX) return "index " + std::string(s) + " is beyond the " + std::to_string(INT_MAX) + " supported";
+  *resolvedIndex = static_cast<int>(resolved);
   return "";
 }
+
+// A usemtl statement's first word: tinyobjloader takes every line that starts with "usemtl" for one.
+bool IsUsemtl(std::string_view key) { return key.substr(0, 6) == "usemtl"; }
 
 // Lines and vertex records (v, vt, vn) of a piece of an OBJ, counted as ScanObjPiece counts them.
 struct ObjCounts {
   size_t lines = 0;
-  int64_t v = 0, vt = 0, vn = 0;
+  int64_t v = 0, vt = 0, vn = 0, usemtl = 0;
 };
 
 ObjCounts CountObjPiece(std::string_view text) {
@@ -360,16 +438,20 @@ ObjCounts CountObjPiece(std::string_view text) {
     if (key == "v") counts.v++;
     if (key == "vt") counts.vt++;
     if (key == "vn") counts.vn++;
+    if (IsUsemtl(key)) counts.usemtl++;
   }
   counts.lines = lines.Number();
   return counts;
 }
 
-// Checks one piece of an OBJ, which starts a line; `before` counts the lines and vertex records before it.
+// Checks one piece of an OBJ, which starts a line; `before` counts the lines and vertex records before it. With
+// `parse`, also parses it: vertex records into parse->attrib at their offsets (which the counts give), faces into
+// *faces.
 ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCounts& before,
-                     const LoadOptions& options) {
+                     const LoadOptions& options, ObjParse* parse = nullptr, ObjPolygons* faces = nullptr) {
   ObjScan scan;
-  int64_t numV = before.v, numVt = before.vt, numVn = before.vn;
+  int64_t numV = before.v, numVt = before.vt, numVn = before.vn, numUsemtl = before.usemtl;
+  if (faces) faces->uses.emplace_back(0, numUsemtl - 1);
   ContentLines lines(path, text, "OBJ", before.lines);
   std::string_view line;
   std::vector<std::string_view> tokens;
@@ -379,15 +461,21 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
     if (key == "v" || key == "vn" || key == "vt") {
       size_t needed = key == "vt" ? 1 : 3;
       size_t numbers = 0;
+      float values[3] = {0.0f, 0.0f, 0.0f};  // what tinyobjloader keeps: x y z (v, vn) or u v (vt; v 0 if absent)
       for (size_t t = 1; t < tokens.size() && tokens[t][0] != '#'; ++t, ++numbers) {
-        float value;
-        NumberKind kind = ParseNumber(tokens[t], &value);
-        if (kind == NumberKind::kNotNumber) Fail(path, lineNo, Quote(tokens[t]) + " is not a number");
-        if (kind == NumberKind::kNonFinite)
-          Fail(path, lineNo, Quote(tokens[t]) + " is not finite (nan, inf or beyond float range)");
+        const float value = ObjNumberOrFail(path, lineNo, tokens[t]);
+        if (numbers < 3) values[numbers] = value;
       }
       if (numbers < needed)
         Fail(path, lineNo, "'" + std::string(key) + "' needs " + std::to_string(needed) + " numbers");
+      if (parse) {
+        std::vector<tinyobj::real_t>& out = key == "v"    ? parse->attrib.vertices
+                                            : key == "vt" ? parse->attrib.texcoords
+                                                          : parse->attrib.normals;
+        const size_t width = key == "vt" ? 2 : 3;
+        const int64_t at = key == "v" ? numV : key == "vt" ? numVt : numVn;
+        std::copy(values, values + width, out.begin() + static_cast<std::ptrdiff_t>(width * size_t(at)));
+      }
       (key == "v" ? numV : key == "vt" ? numVt : numVn)++;
     } else if (key == "f") {
       size_t n = tokens.size() - 1;
@@ -411,19 +499,30 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
         // "1/" and "1/2/" are malformed; "1//3" means no texture coordinate.
         if (parts[0].empty() || (numParts == 2 && parts[1].empty()) || (numParts == 3 && parts[2].empty()))
           Fail(path, lineNo, "malformed face vertex " + Quote(tokens[t]));
-        std::string why = CheckIndex(parts[0], numV, "vertices");
-        if (why.empty() && numParts >= 2 && !parts[1].empty()) why = CheckIndex(parts[1], numVt, "texture coordinates");
-        if (why.empty() && numParts == 3) why = CheckIndex(parts[2], numVn, "normals");
+        tinyobj::index_t corner{-1, -1, -1};  // vertex, normal, texcoord
+        std::string why = CheckIndex(parts[0], numV, "vertices", &corner.vertex_index);
+        if (why.empty() && numParts >= 2 && !parts[1].empty())
+          why = CheckIndex(parts[1], numVt, "texture coordinates", &corner.texcoord_index);
+        if (why.empty() && numParts == 3) why = CheckIndex(parts[2], numVn, "normals", &corner.normal_index);
         if (!why.empty()) Fail(path, lineNo, "face vertex " + Quote(tokens[t]) + ": " + why);
+        if (faces) faces->corners.push_back(corner);
       }
+      if (faces) faces->sizes.push_back(static_cast<uint32_t>(n));
     } else if (key == "mtllib") {
       size_t at = line.find("mtllib") + 7;  // tinyobjloader skips "mtllib" and one separator
+      std::vector<std::string> tried;
       for (const auto& [name, written] : SplitMtllibNames(at <= line.size() ? line.substr(at) : std::string_view())) {
         scan.mtllibLine.emplace(name, lineNo);
         scan.mtllibWritten.emplace(name, written);
+        tried.push_back(name);
       }
-    } else if (key == "usemtl") {
-      scan.usemtl.emplace_back(lineNo, tokens.size() > 1 ? std::string(tokens[1]) : std::string());
+      scan.mtllib.emplace_back(lineNo, std::move(tried));
+    } else if (IsUsemtl(key)) {
+      // tinyobjloader's name: the first word after "usemtl", which need not be followed by a blank ("usemtla").
+      const std::string_view name = key.size() > 6 ? key.substr(6) : tokens.size() > 1 ? tokens[1] : "";
+      scan.usemtl.emplace_back(lineNo, std::string(name));
+      if (faces) faces->uses.emplace_back(faces->sizes.size(), numUsemtl);
+      ++numUsemtl;
     }
   }
   return scan;
@@ -431,8 +530,10 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
 
 // Checks the OBJ in pieces cut at line ends, in parallel: the lines and vertex records of each piece are counted
 // first, so that each piece knows its first line number and the vertices defined before it. The first error in file
-// order is thrown, the same as a scan of the whole text (one piece, on a pool of one thread) throws.
-ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options, ThreadPool& pool) {
+// order is thrown, the same as a scan of the whole text (one piece, on a pool of one thread) throws. With `parse`,
+// parses it too (ScanObjPiece).
+ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options, ThreadPool& pool,
+                ObjParse* parse = nullptr) {
   const size_t pieces = pool.PiecesFor(text.size(), size_t(1) << 12);
   std::vector<size_t> cut(pieces + 1, text.size());
   cut[0] = 0;
@@ -441,25 +542,35 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
     cut[i] = newline == std::string::npos ? text.size() : newline + 1;  // after '\n': "\r\n" stays whole
   }
   auto piece = [&](size_t i) { return std::string_view(text).substr(cut[i], cut[i + 1] - cut[i]); };
-  std::vector<ObjCounts> before(pieces);
-  if (pieces > 1) {
+  std::vector<ObjCounts> before(pieces + 1);  // before[pieces]: the whole file's counts (when counted)
+  if (pieces > 1 || parse) {
     std::vector<ObjCounts> counts(pieces);
     pool.ParallelForEach(pieces, [&](size_t i) { counts[i] = CountObjPiece(piece(i)); });
-    for (size_t i = 1; i < pieces; ++i) {
+    for (size_t i = 1; i <= pieces; ++i) {
       before[i] = before[i - 1];
       before[i].lines += counts[i - 1].lines;
       before[i].v += counts[i - 1].v;
       before[i].vt += counts[i - 1].vt;
       before[i].vn += counts[i - 1].vn;
+      before[i].usemtl += counts[i - 1].usemtl;
     }
   }
+  if (parse) {
+    ResizeOnHugePages(parse->attrib.vertices, 3 * size_t(before[pieces].v));
+    ResizeOnHugePages(parse->attrib.texcoords, 2 * size_t(before[pieces].vt));
+    ResizeOnHugePages(parse->attrib.normals, 3 * size_t(before[pieces].vn));
+    parse->pieces.assign(pieces, ObjPolygons());
+  }
   std::vector<ObjScan> scans(pieces);
-  pool.ParallelForEach(pieces, [&](size_t i) { scans[i] = ScanObjPiece(path, piece(i), before[i], options); });
+  pool.ParallelForEach(pieces, [&](size_t i) {
+    scans[i] = ScanObjPiece(path, piece(i), before[i], options, parse, parse ? &parse->pieces[i] : nullptr);
+  });
   ObjScan scan = std::move(scans[0]);
   for (size_t i = 1; i < pieces; ++i) {
     scan.mtllibLine.insert(scans[i].mtllibLine.begin(), scans[i].mtllibLine.end());  // the first naming stays
     scan.mtllibWritten.insert(scans[i].mtllibWritten.begin(), scans[i].mtllibWritten.end());
     scan.usemtl.insert(scan.usemtl.end(), scans[i].usemtl.begin(), scans[i].usemtl.end());
+    scan.mtllib.insert(scan.mtllib.end(), scans[i].mtllib.begin(), scans[i].mtllib.end());
   }
   return scan;
 }
@@ -1184,9 +1295,141 @@ bool FaceGeometry(const tinyobj::attrib_t& attrib, const tinyobj::index_t* idx, 
   return finite && area > 0.0f && NormalizeChecked(cx, cy, cz, ng);
 }
 
-// A run of one shape's faces, converted as one task.
+// Triangles as AddTriangles reads them: 3 corners and a material (tinyobjloader's id, -1 none) per triangle.
+struct TriangleBlock {
+  const tinyobj::index_t* corners;
+  const int* materials;
+  size_t count;
+  std::string name;  // tinyobjloader's shape name, for a message
+};
+
+// tinyobjloader's shapes as blocks, after checking that they are triangulated.
+std::vector<TriangleBlock> ShapeBlocks(const std::string& path, const std::vector<tinyobj::shape_t>& shapes) {
+  std::vector<TriangleBlock> blocks;
+  for (const tinyobj::shape_t& shape : shapes) {
+    const tinyobj::mesh_t& mesh = shape.mesh;
+    if (mesh.indices.size() != 3 * mesh.num_face_vertices.size() ||
+        mesh.material_ids.size() != mesh.num_face_vertices.size())
+      Fail(path, 0, "internal: tinyobjloader returned a mesh that is not triangulated");
+    blocks.push_back({mesh.indices.data(), mesh.material_ids.data(), mesh.num_face_vertices.size(), shape.name});
+  }
+  return blocks;
+}
+
+// The triangles of one piece of our parse.
+struct ObjTriangles {
+  std::vector<tinyobj::index_t> corners;
+  std::vector<int> materials;
+};
+
+// Splits a polygon of more than four corners exactly as tinyobjloader does (its ear clipping, in the library, on the
+// same float positions): the corners' positions are written out as a small OBJ (%.17g: its number parser reads
+// them back to the same floats) with one face, and the library's triangles are mapped back to the corners. Rare in
+// the scenes we know (the conference room and the sports car have none), so its cost does not matter.
+void ClipEarsLikeTinyobj(const std::vector<tinyobj::real_t>& vertices, const tinyobj::index_t* polygon, size_t n,
+                         std::vector<tinyobj::index_t>* out) {
+  std::string obj;
+  char line[128];
+  for (size_t k = 0; k < n; ++k) {
+    const tinyobj::real_t* p = &vertices[3 * size_t(polygon[k].vertex_index)];
+    std::snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", double(p[0]), double(p[1]), double(p[2]));
+    obj += line;
+  }
+  obj += "f";
+  for (size_t k = 1; k <= n; ++k) obj += " " + std::to_string(k);
+  obj += "\n";
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::string warn, err;
+  MemoryBuf buf(obj);
+  std::istream stream(&buf);
+  if (!tinyobj::LoadObj(&attrib, &shapes, nullptr, &warn, &err, &stream, nullptr, /*triangulate=*/true,
+                        /*default_vcols_fallback=*/false))
+    return;  // cannot happen for this text; the polygon would then give no triangles
+  for (const tinyobj::shape_t& shape : shapes)
+    for (const tinyobj::index_t& corner : shape.mesh.indices) out->push_back(polygon[corner.vertex_index]);
+}
+
+// One piece's polygons as tinyobjloader triangulates them: a triangle as it is; a quad cut along its shorter diagonal
+// (its comparison, in float: from corner 0 to 2 when strictly shorter than from 1 to 3, else from 1 to 3); larger
+// polygons by ClipEarsLikeTinyobj. useMaterial: the material id of each usemtl statement.
+ObjTriangles Triangulate(const std::vector<tinyobj::real_t>& v, ObjPolygons& piece,
+                         const std::vector<int>& useMaterial) {
+  ObjTriangles out;
+  const bool allTriangles =
+      std::all_of(piece.sizes.begin(), piece.sizes.end(), [](uint32_t size) { return size == 3; });
+  if (allTriangles) {
+    out.corners = std::move(piece.corners);
+  } else {
+    out.corners.reserve(piece.corners.size() * 3 / 2);
+  }
+  out.materials.reserve(allTriangles ? piece.sizes.size() : out.corners.capacity() / 3);
+  const tinyobj::index_t* corner = piece.corners.data();
+  size_t run = 0;
+  int material = -1;
+  for (size_t face = 0; face < piece.sizes.size(); ++face) {
+    for (; run < piece.uses.size() && piece.uses[run].first == face; ++run)
+      material = piece.uses[run].second < 0 ? -1 : useMaterial[size_t(piece.uses[run].second)];
+    const uint32_t size = piece.sizes[face];
+    const size_t before = out.corners.size();
+    if (allTriangles) {
+      out.materials.push_back(material);
+      continue;
+    }
+    if (size == 3) {
+      out.corners.insert(out.corners.end(), corner, corner + 3);
+    } else if (size == 4) {
+      auto at = [&](int k, int c) { return v[3 * size_t(corner[k].vertex_index) + size_t(c)]; };
+      tinyobj::real_t d02[3], d13[3];
+      for (int c = 0; c < 3; ++c) d02[c] = at(2, c) - at(0, c), d13[c] = at(3, c) - at(1, c);
+      const tinyobj::real_t sqr02 = d02[0] * d02[0] + d02[1] * d02[1] + d02[2] * d02[2];
+      const tinyobj::real_t sqr13 = d13[0] * d13[0] + d13[1] * d13[1] + d13[2] * d13[2];
+      static constexpr int kOrder[2][6] = {{0, 1, 2, 0, 2, 3}, {0, 1, 3, 1, 2, 3}};
+      for (int k : kOrder[sqr02 < sqr13 ? 0 : 1]) out.corners.push_back(corner[k]);
+    } else {
+      ClipEarsLikeTinyobj(v, corner, size, &out.corners);
+    }
+    out.materials.insert(out.materials.end(), (out.corners.size() - before) / 3, material);
+    corner += size;
+  }
+  if (!allTriangles) std::vector<tinyobj::index_t>().swap(piece.corners);
+  std::vector<uint32_t>().swap(piece.sizes);
+  return out;
+}
+
+// The materials of the MTL files the OBJ names, loaded as tinyobjloader loads them: each mtllib line tries its names in
+// turn until one loads (a name loaded before is skipped); and the material each usemtl statement selects: the first
+// of that name among the materials of the mtllib lines above it, else -1 (the default).
+std::vector<int> LoadObjMaterials(const ObjScan& scan, tinyobj::MaterialReader& reader,
+                                  std::vector<tinyobj::material_t>* materials) {
+  std::map<std::string, int> byName;
+  std::set<std::string> loaded;
+  size_t next = 0;  // the next mtllib statement
+  auto loadUpTo = [&](size_t line) {
+    for (; next < scan.mtllib.size() && scan.mtllib[next].first < line; ++next)
+      for (const std::string& file : scan.mtllib[next].second) {
+        if (loaded.count(file)) continue;
+        std::string warn, err;  // the reader reports through the Scene's warnings
+        if (reader(file, materials, &byName, &warn, &err)) {
+          loaded.insert(file);
+          break;
+        }
+      }
+  };
+  std::vector<int> useMaterial;
+  useMaterial.reserve(scan.usemtl.size());
+  for (const auto& [line, name] : scan.usemtl) {
+    loadUpTo(line);
+    const auto it = byName.find(name);
+    useMaterial.push_back(it == byName.end() ? -1 : it->second);
+  }
+  loadUpTo(SIZE_MAX);
+  return useMaterial;
+}
+
+// A run of one block's triangles, converted as one task.
 struct FacePiece {
-  size_t shape, begin, end;
+  size_t shape, begin, end;       // shape: the block
   size_t kept = 0, firstOut = 0;  // triangles kept, and where the first of them goes in the Scene's arrays
   bool needsDefault = false;      // a kept face has no (defined) material
   size_t badNormals = 0;
@@ -1198,38 +1441,32 @@ struct FacePiece {
 // Two passes over pieces of faces: count what each piece keeps, then write each piece from its offset, so that the
 // arrays hold the same bytes for any number of threads (one piece on a pool of one thread).
 void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t& attrib,
-                  const std::vector<tinyobj::shape_t>& shapes, size_t numObjMaterials, ThreadPool& pool) {
+                  const std::vector<TriangleBlock>& blocks, size_t numObjMaterials, ThreadPool& pool) {
   size_t numV = attrib.vertices.size() / 3, numN = attrib.normals.size() / 3, numT = attrib.texcoords.size() / 2;
   size_t numFaces = 0;
-  for (const tinyobj::shape_t& shape : shapes) {
-    const tinyobj::mesh_t& mesh = shape.mesh;
-    if (mesh.indices.size() != 3 * mesh.num_face_vertices.size() ||
-        mesh.material_ids.size() != mesh.num_face_vertices.size())
-      Fail(path, 0, "internal: tinyobjloader returned a mesh that is not triangulated");
-    numFaces += mesh.num_face_vertices.size();
-  }
+  for (const TriangleBlock& block : blocks) numFaces += block.count;
   const size_t numPieces = pool.PiecesFor(numFaces, 1024);
   const size_t perPiece = std::max<size_t>(1, (numFaces + numPieces - 1) / numPieces);
   std::vector<FacePiece> pieces;
-  for (size_t s = 0; s < shapes.size(); ++s)
-    for (size_t f = 0; f < shapes[s].mesh.num_face_vertices.size(); f += perPiece)
-      pieces.push_back(FacePiece{s, f, std::min(f + perPiece, shapes[s].mesh.num_face_vertices.size())});
+  for (size_t s = 0; s < blocks.size(); ++s)
+    for (size_t f = 0; f < blocks[s].count; f += perPiece)
+      pieces.push_back(FacePiece{s, f, std::min(f + perPiece, blocks[s].count)});
   auto material = [&](const FacePiece& piece, size_t f) {
-    int m = shapes[piece.shape].mesh.material_ids[f];
+    int m = blocks[piece.shape].materials[f];
     return m < 0 || size_t(m) >= numObjMaterials ? -1 : m;
   };
 
   // Pass 1: check the indices, count the triangles kept.
   pool.ParallelForEach(pieces.size(), [&](size_t i) {
     FacePiece& piece = pieces[i];
-    const tinyobj::shape_t& shape = shapes[piece.shape];
+    const TriangleBlock& block = blocks[piece.shape];
     for (size_t f = piece.begin; f < piece.end; ++f) {
-      const tinyobj::index_t* idx = &shape.mesh.indices[3 * f];
+      const tinyobj::index_t* idx = &block.corners[3 * f];
       for (int k = 0; k < 3; ++k) {
         if (idx[k].vertex_index < 0 || size_t(idx[k].vertex_index) >= numV || idx[k].normal_index < -1 ||
             (idx[k].normal_index >= 0 && size_t(idx[k].normal_index) >= numN) || idx[k].texcoord_index < -1 ||
             (idx[k].texcoord_index >= 0 && size_t(idx[k].texcoord_index) >= numT))
-          Fail(path, 0, "internal: an index out of range after parsing (shape " + Quote(shape.name) + ")");
+          Fail(path, 0, "internal: an index out of range after parsing (shape " + Quote(block.name) + ")");
       }
       Vec3 p[3], ng;
       if (!FaceGeometry(attrib, idx, p, &ng)) continue;
@@ -1261,7 +1498,7 @@ void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t
     FacePiece& piece = pieces[i];
     size_t out = piece.firstOut;
     for (size_t f = piece.begin; f < piece.end; ++f) {
-      const tinyobj::index_t* idx = &shapes[piece.shape].mesh.indices[3 * f];
+      const tinyobj::index_t* idx = &blocks[piece.shape].corners[3 * f];
       Vec3 p[3], ng;
       if (!FaceGeometry(attrib, idx, p, &ng)) continue;
       for (int k = 0; k < 3; ++k) {
@@ -1328,29 +1565,46 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
       folders.extra.push_back(real);
   }
 
-  // Our checks first: after them, tinyobjloader sees only finite numbers and in-range indices.
+  // Our checks first, and with them our parse of the numbers and indices (each piece of the text on its own thread);
+  // with tinyobjParse, the checks alone, after which tinyobjloader sees only finite numbers and in-range indices.
   phase.Restart();
   ThreadPool pool(ThreadPool::ThreadsFor(options.threads));
-  ObjScan scan = ScanObj(path, text, options, pool);
+  ObjParse parsed;
+  ObjScan scan = ScanObj(path, text, options, pool, options.tinyobjParse ? nullptr : &parsed);
   scene.seconds.validate = phase.Seconds();
 
-  tinyobj::attrib_t attrib;
+  tinyobj::attrib_t tinyAttrib;
   std::vector<tinyobj::shape_t> shapes;
+  std::vector<ObjTriangles> triangles;
+  std::vector<TriangleBlock> blocks;
   std::vector<tinyobj::material_t> objMaterials;
-  std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
   phase.Restart();
   GuardedMaterialReader reader(scene, folders, scan, options);
-  MemoryBuf buf(text);
-  std::istream stream(&buf);
-  bool ok = tinyobj::LoadObj(&attrib, &shapes, &objMaterials, &tinyWarn, &tinyErr, &stream, &reader,
-                             /*triangulate=*/true, /*default_vcols_fallback=*/false);
-  reader.RethrowPending();
-  if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
+  if (options.tinyobjParse) {
+    std::string tinyWarn, tinyErr;  // its warnings repeat what our passes report, with lines; not shown
+    MemoryBuf buf(text);
+    std::istream stream(&buf);
+    bool ok = tinyobj::LoadObj(&tinyAttrib, &shapes, &objMaterials, &tinyWarn, &tinyErr, &stream, &reader,
+                               /*triangulate=*/true, /*default_vcols_fallback=*/false);
+    reader.RethrowPending();
+    if (!ok) Fail(path, 0, "tinyobjloader: " + tinyErr);
+    blocks = ShapeBlocks(path, shapes);
+  } else {
+    const std::vector<int> useMaterial = LoadObjMaterials(scan, reader, &objMaterials);
+    reader.RethrowPending();
+    triangles.resize(parsed.pieces.size());
+    pool.ParallelForEach(parsed.pieces.size(), [&](size_t i) {
+      triangles[i] = Triangulate(parsed.attrib.vertices, parsed.pieces[i], useMaterial);
+    });
+    for (const ObjTriangles& t : triangles)
+      blocks.push_back({t.corners.data(), t.materials.data(), t.materials.size(), ""});
+  }
+  std::string().swap(text);  // the OBJ's text is not needed any more
   scene.seconds.parse = phase.Seconds();
 
   phase.Restart();
   AddMaterials(scene, path, folders, objMaterials, reader, scan, options);
-  AddTriangles(scene, path, attrib, shapes, objMaterials.size(), pool);
+  AddTriangles(scene, path, options.tinyobjParse ? tinyAttrib : parsed.attrib, blocks, objMaterials.size(), pool);
 
   size_t emitters = 0;
   for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -867,6 +868,22 @@ bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+// The two Scenes hold the same bytes: triangles, materials, warnings and bounds.
+void ExpectSameScene(const Scene& a, const Scene& b) {
+  EXPECT_EQ(a.NumTriangles(), b.NumTriangles());
+  EXPECT_TRUE(SameBytes(a.positions, b.positions));
+  EXPECT_TRUE(SameBytes(a.normals, b.normals));
+  EXPECT_TRUE(SameBytes(a.uvs, b.uvs));
+  EXPECT_TRUE(SameBytes(a.triMaterial, b.triMaterial));
+  EXPECT_EQ(a.materials.size(), b.materials.size());
+  for (size_t i = 0; i < std::min(a.materials.size(), b.materials.size()); ++i)
+    EXPECT_EQ(a.materials[i].name, b.materials[i].name);
+  EXPECT_EQ(a.droppedTriangles, b.droppedTriangles);
+  EXPECT_EQ(a.warnings, b.warnings);
+  EXPECT_EQ(std::memcmp(&a.boundsMin, &b.boundsMin, sizeof(Vec3)), 0);
+  EXPECT_EQ(std::memcmp(&a.boundsMax, &b.boundsMax, sizeof(Vec3)), 0);
+}
+
 TEST_F(LoaderTest, ParallelChecksGiveTheSceneOfOnePass) {
   Write("m.mtl", "newmtl a\nKd 0.5 0.5 0.5\nnewmtl b\nKd 0.2 0.2 0.2\nKe 1 1 1\n");
   int degenerate = 0;
@@ -879,15 +896,134 @@ TEST_F(LoaderTest, ParallelChecksGiveTheSceneOfOnePass) {
   EXPECT_EQ(a.droppedTriangles, static_cast<size_t>(degenerate));
   EXPECT_EQ(a.materials.size(), 3u) << "a, b and the default for the undefined one";
   EXPECT_TRUE(HasWarning(a, "vertex normals are zero"));
-  EXPECT_TRUE(SameBytes(a.positions, b.positions));
-  EXPECT_TRUE(SameBytes(a.normals, b.normals));
-  EXPECT_TRUE(SameBytes(a.uvs, b.uvs));
-  EXPECT_TRUE(SameBytes(a.triMaterial, b.triMaterial));
-  EXPECT_EQ(a.materials.size(), b.materials.size());
-  EXPECT_EQ(a.droppedTriangles, b.droppedTriangles);
-  EXPECT_EQ(a.warnings, b.warnings);
-  EXPECT_EQ(std::memcmp(&a.boundsMin, &b.boundsMin, sizeof(Vec3)), 0);
-  EXPECT_EQ(std::memcmp(&a.boundsMax, &b.boundsMax, sizeof(Vec3)), 0);
+  ExpectSameScene(a, b);
+}
+
+// Numbers written as exporters write them, and as they may: signs, no integer or fraction digits, exponents, more
+// than 8 fractional digits (tinyobjloader's table ends at 10^-7), and values that are not exactly representable,
+// where a parser that rounds differently from tinyobjloader's gives another float.
+std::string ObjNumberText(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double x = u(rng) * std::pow(10.0, std::uniform_int_distribution<int>(-3, 3)(rng));
+  static const char* const kFormats[] = {"%.6f", "%.9g", "%.17g", "%.4e", "%+.3E", "%.12f"};
+  const int kind = std::uniform_int_distribution<int>(0, 7)(rng);
+  char text[64];
+  if (kind < 6) {
+    std::snprintf(text, sizeof text, kFormats[kind], x);
+    return text;
+  }
+  if (kind == 6) return std::to_string(int(x * 10)) + ".";  // "12."
+  std::snprintf(text, sizeof text, "%.5f", std::fabs(x) < 1.0 ? x : x / 100.0);
+  std::string t = text;  // "0.12345" -> ".12345", "-0.12345" -> "-.12345"
+  const size_t zero = t.find("0.");
+  if (zero != std::string::npos && (zero == 0 || t[zero - 1] == '-')) t.erase(zero, 1);
+  return t;
+}
+
+// Everything our parse does in tinyobjloader's place: numbers, the optional parts of v/vt lines, relative indices,
+// triangles, quads both ways, convex and concave polygons up to 9 corners, usemtl before, between and after the
+// mtllib lines (one of which names a missing file first, another an MTL loaded before), undefined and repeated
+// usemtl, one without a blank before its name, groups and objects, comments after the numbers.
+std::string TrickyObj(std::mt19937& rng) {
+  std::string obj = "# tricky\nusemtl a\n";  // before any mtllib: tinyobjloader's default (-1)
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int vertices = 0, normals = 0, texcoords = 0;
+  auto number = [&] { return ObjNumberText(rng); };
+  for (int group = 0; group < 40; ++group) {
+    if (group == 3) obj += "mtllib missing.mtl m.mtl\n";
+    if (group == 9) obj += "mtllib m.mtl n.mtl\n";  // m.mtl again: skipped, n.mtl loaded
+    if (group % 7 == 0) obj += std::string(group % 2 ? "g" : "o") + " part" + std::to_string(group) + "\n";
+    const char* uses[] = {"a", "b", "c", "undefined", "b"};
+    obj += "usemtl " + std::string(uses[group % 5]) + "\n";
+    if (group % 11 == 5) obj += "usemtl c\n";  // two in a row: the second counts
+    if (group % 13 == 6) obj += "usemtlb\n";   // tinyobjloader reads this as "usemtl b"
+    // A polygon of n corners around a centre, every other corner pulled in when concave.
+    const int n = 3 + group % 7;
+    const bool concave = group % 3 == 1 && n > 4;
+    const double cx = u(rng) * 10, cz = u(rng) * 10, tilt = u(rng) - 0.5;
+    for (int k = 0; k < n; ++k) {
+      const double angle = 6.283185307179586 * k / n + 0.1 * u(rng);
+      const double radius = (concave && k % 2) ? 0.4 : 1.0 + 0.2 * u(rng);
+      const double x = cx + radius * std::cos(angle), z = cz + radius * std::sin(angle);
+      char line[160];
+      std::snprintf(line, sizeof line, "v %.7f %.7f %.7f", x, tilt * x + 0.01 * u(rng), z);
+      obj += line;
+      obj += k % 4 == 0 ? " 0.5 0.5 0.5\n" : k % 4 == 1 ? " # a comment\n" : "\n";
+      obj += "vn " + number() + " " + number() + " " + number() + "\n";
+      obj += k % 3 == 0   ? "vt " + number() + "\n"
+             : k % 3 == 1 ? "vt " + number() + " " + number() + " 0\n"
+                          : "vt " + number() + " " + number() + "\n";
+    }
+    vertices += n, normals += n, texcoords += n;
+    obj += "f";
+    for (int k = 0; k < n; ++k) {
+      const int v = vertices - n + k + 1, t = texcoords - n + k + 1, nn = normals - n + k + 1;
+      switch ((group + k) % 4) {
+        case 0:
+          obj += " " + std::to_string(v);
+          break;
+        case 1:
+          obj += " " + std::to_string(v) + "/" + std::to_string(t);
+          break;
+        case 2:
+          obj += " " + std::to_string(v - vertices - 1) + "//" + std::to_string(nn - normals - 1);
+          break;
+        default:
+          obj += " " + std::to_string(v) + "/" + std::to_string(t) + "/" + std::to_string(nn);
+          break;
+      }
+    }
+    obj += "\n";
+    // A quad over four random vertices so far, in both diagonal orders over the file.
+    auto any = [&] { return std::to_string(1 + std::uniform_int_distribution<int>(0, vertices - 1)(rng)); };
+    obj += "f " + any() + " " + any() + " " + any() + " " + any() + "\n";
+  }
+  // A square: its diagonals are equally long, and tinyobjloader then cuts along 1-3.
+  return obj + "usemtl b\nf -1 -2 -3\nv 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\nf -4 -3 -2 -1\n";
+}
+
+TEST_F(LoaderTest, OurParseGivesTinyobjloadersSceneByteForByte) {
+  Write("m.mtl", "newmtl a\nKd 0.5 0.5 0.5\nnewmtl b\nKd 0.2 0.2 0.2\nKe 1 1 1\n");
+  Write("n.mtl", "newmtl c\nKd 0.1 0.7 0.1\nnewmtl a\nKd 0.9 0.9 0.9\n");  // a again: the first one counts
+  for (unsigned seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    const std::string path = Write("tricky.obj", TrickyObj(rng));
+    LoadOptions tinyobj, one, many;
+    tinyobj.tinyobjParse = true;
+    one.threads = 1;
+    many.threads = 5;
+    const Scene reference = LoadScene(path, tinyobj);
+    EXPECT_GT(reference.NumTriangles(), 200u);
+    EXPECT_TRUE(HasWarning(reference, "usemtl 'undefined' names an undefined material"));
+    ExpectSameScene(LoadScene(path, one), reference);
+    ExpectSameScene(LoadScene(path, many), reference);
+  }
+}
+
+// The number reader against tinyobjloader's on single values that tell rounding apart.
+TEST_F(LoaderTest, NumbersAreReadAsTinyobjloaderReadsThem) {
+  std::mt19937 rng(7);
+  std::string obj;
+  for (int i = 0; i < 3000; ++i) obj += "v " + ObjNumberText(rng) + " " + ObjNumberText(rng) + " 0\n";
+  // Midpoints between neighbouring floats, with 16 or 17 digits: tinyobjloader's sums of digits times 10^-k round
+  // these to the other neighbour than strtof does (found by a search over random midpoints; 6-decimal numbers, as
+  // exporters write them, agreed on 10M of 10M).
+  const char* midpoints[] = {"77.63354873657227",   "-945.2247619628906", "68.827884674072266", "556.77847290039062",
+                             "752.7783508300781",   "756.2849426269531",  "500.2885894775391",  "-793.5479431152344",
+                             "-853.27163696289062", "168.77832794189453", "399.5167388916016",  "451.9959869384766"};
+  for (const char* m : midpoints) obj += std::string("v ") + m + " " + m + " 1\n";
+  obj += "v 0.333333333333 1.00000005960464477539 16777217\nv -0 +.5 5.e-3\nv 1e-40 3.4028234e38 -1.17549435e-38\n";
+  obj += "f 1 2 3\n";
+  const std::string path = Write("numbers.obj", obj);
+  LoadOptions tinyobj;
+  tinyobj.tinyobjParse = true;
+  // Every vertex reaches the Scene through a triangle: one per vertex, against two fixed corners.
+  for (int i = 0; i < 3015; ++i) obj += "f " + std::to_string(i + 1) + " -1 -2\n";
+  Write("numbers.obj", obj);
+  const Scene ours = LoadScene(path), reference = LoadScene(path, tinyobj);
+  EXPECT_GT(ours.NumTriangles(), 2900u);
+  ExpectSameScene(ours, reference);
 }
 
 TEST_F(LoaderTest, ParallelChecksReportTheFirstErrorWithItsLineAndCount) {
@@ -949,6 +1085,51 @@ TEST(SharedScenes, TinyobjloaderModelsLoadOrFailCleanly) {
   EXPECT_TRUE(Contains(LoadError(dir + "/test-nan.obj"), "test-nan.obj:"));
   Scene missing = LoadScene(dir + "/missing_material_file.obj");
   EXPECT_TRUE(HasWarning(missing, "usemtl 'white' names an undefined material"));
+}
+
+// The .obj files of a folder (sorted), as full paths.
+std::vector<std::string> ObjFilesIn(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* entry = readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".obj") == 0) files.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Our parse against tinyobjloader's on every OBJ we have: the project's scenes and the shared third-party ones (the
+// tinyobjloader test models among them). Where tinyobjloader refuses a file that our checks pass, ours must load it.
+TEST(SharedScenes, OurParseGivesTinyobjloadersScene) {
+  std::vector<std::string> files = ObjFilesIn(test::ProjectScenesDir());
+  const std::string shared = test::SharedScenesDir();
+  if (!shared.empty())
+    for (const char* dir : {"cornellbox", "holodeck", "mori_knob", "teapot", "tinyobjloader_models"})
+      for (const std::string& f : ObjFilesIn(shared + "/" + dir)) files.push_back(f);
+  LoadOptions tinyobj;
+  tinyobj.tinyobjParse = true;
+  int compared = 0, refusedByBoth = 0, refusedByTinyobjOnly = 0;
+  for (const std::string& path : files) {
+    SCOPED_TRACE(path);
+    const std::string ours = LoadError(path), reference = LoadError(path, tinyobj);
+    if (ours != "(loaded without error)" || reference != "(loaded without error)") {
+      if (reference.find("tinyobjloader: ") != std::string::npos && ours == "(loaded without error)") {
+        refusedByTinyobjOnly++;
+        continue;
+      }
+      EXPECT_EQ(ours, reference);
+      refusedByBoth++;
+      continue;
+    }
+    ExpectSameScene(LoadScene(path), LoadScene(path, tinyobj));
+    compared++;
+  }
+  std::printf("%d OBJ files give the same scene, %d are refused by both, %d only by tinyobjloader\n", compared,
+              refusedByBoth, refusedByTinyobjOnly);
+  EXPECT_GE(compared, 5);
 }
 
 TEST(SharedScenes, CornellBoxOriginal) {

@@ -105,11 +105,12 @@ cxxopts::Options MakeOptionsSpec() {
     ("adaptive", "adaptive sampling: after --adaptive-min-spp samples, each 8x8 tile of pixels stops once the relative standard error of its pixels' means (root mean square; a pixel darker than the image's median counts as the median) is at most T, such as 0.05; --spp stays the most a pixel gets; --aov samples writes the sample map (0 = off)", cxxopts::value<float>()->default_value("0"))
     ("adaptive-min-spp", "samples every pixel gets before adaptive sampling may stop it (fewer let tiles stop before they met their rare bright paths)", cxxopts::value<int>()->default_value("64"))
     ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
-    ("threads", "CPU threads for rendering and for the checks that loading a scene does (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("threads", "CPU threads for rendering and for loading a scene: the OBJ's checks and parse, the conversion (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
     ("check-nan", "stop at the first non-finite (NaN or Inf) sample and report its pixel and depth; writes no image")
     ("q,quiet", "no progress bar, summary or warnings on stderr; errors only")
     ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder")
+    ("naive-obj-parse", "parse the OBJ with tinyobjloader, on one thread after the checks: the naive twin of our parse, which reads the numbers and indices during the checks, one piece of the file per thread (the same scene, byte for byte; --benchmark prints both phases)")
     ("texture-path", "another folder to search for textures and MTL files not found beside the scene (repeatable)", cxxopts::value<std::vector<std::string>>());
   cli.add_options("Long renders (Ctrl-C or SIGTERM finishes the current pass, writes the image so far and exits 130/143; a second signal exits at once)")
     ("checkpoint", "save the film to FILE every --checkpoint-interval seconds, at the end and when interrupted (written atomically)", cxxopts::value<std::string>())
@@ -279,6 +280,7 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
     throw UsageError("--paths-in-flight must be between 0 and 2^28");
   opt.quiet = r.count("quiet") > 0;
   o.allowOutsidePaths = r.count("allow-outside-paths") > 0;
+  o.naiveObjParse = r.count("naive-obj-parse") > 0;
   if (r.count("texture-path")) o.texturePaths = r["texture-path"].as<std::vector<std::string>>();
   for (const std::string& dir : o.texturePaths) {
     struct stat st;

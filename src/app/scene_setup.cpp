@@ -15,6 +15,7 @@ LoadOptions SceneLoadOptions(const CliOptions& cli) {
   options.allowOutsidePaths = cli.allowOutsidePaths;
   options.searchPaths = cli.texturePaths;
   options.threads = cli.render.threads;
+  options.tinyobjParse = cli.naiveObjParse;
   return options;
 }
 
@@ -45,8 +46,9 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
   };
   const Part parts[] = {
       {"read", s.read, "the OBJ into memory"},
-      {"validation", s.validate, "line checks before tinyobjloader"},
-      {"parse", s.parse, "tinyobjloader"},
+      {"validation", s.validate,
+       cli.naiveObjParse ? "line checks before tinyobjloader" : "line checks, numbers and indices parsed with them"},
+      {"parse", s.parse, cli.naiveObjParse ? "tinyobjloader" : "MTL files and triangulation"},
       {"conversion", s.convert, "into the scene's arrays, indices and areas re-checked"},
       {"BVH build", clock.build - data.arraysSeconds, "binary and wide"},
       {"arrays", data.arraysSeconds, "shading, emitters and materials in BVH order"},

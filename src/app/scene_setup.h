@@ -7,7 +7,7 @@
 
 namespace tracer {
 
-// --allow-outside-paths, --texture-path and --threads, for LoadScene.
+// --allow-outside-paths, --texture-path, --threads and --naive-obj-parse, for LoadScene.
 LoadOptions SceneLoadOptions(const CliOptions& cli);
 
 // The BVH build options of the flags: spatial splits unless --no-spatial-splits; the wide BVH when `wide`; `builder`

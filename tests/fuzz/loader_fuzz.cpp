@@ -5,15 +5,17 @@
 // folder as f.obj, f.mtl and f.camera; a part the input lacks is removed, so every input reproduces alone.
 // A SceneError is the loader saying no, and fine. Anything else is a finding: a crash or sanitizer report,
 // any other exception (it escapes and aborts), or a loaded scene that breaks the loader's promises (bounds
-// finite, indices in range, arrays the right length), which traps.
+// finite, indices in range, arrays the right length, the same triangles as tinyobjloader's parse), which traps.
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tracer/host/scene_loader.h"
 
@@ -59,6 +61,11 @@ void Check(bool ok, const char* what) {
     std::fprintf(stderr, "loader_fuzz: broken promise: %s\n", what);
     __builtin_trap();
   }
+}
+
+template <typename T>
+bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 bool Finite(tracer::Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
@@ -117,6 +124,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const tracer::TextureOptions& o = map.options;
     for (float v : {o.scale[0], o.scale[1], o.offset[0], o.offset[1], o.base, o.gain, o.bumpMultiplier})
       Check(std::isfinite(v), "non-finite texture option");
+  }
+  // Our parse against its naive twin, tinyobjloader's: the same triangles, bit for bit. tinyobjloader may refuse
+  // what our checks pass (it fails on an 'l' or 'p' line with a bad index, which we ignore), never the reverse.
+  tracer::LoadOptions tinyobj;
+  tinyobj.tinyobjParse = true;
+  try {
+    const tracer::Scene reference = tracer::LoadScene(dir + "/f.obj", tinyobj);
+    Check(SameBytes(scene.positions, reference.positions) && SameBytes(scene.normals, reference.normals) &&
+              SameBytes(scene.uvs, reference.uvs) && SameBytes(scene.triMaterial, reference.triMaterial),
+          "our parse and tinyobjloader's give different triangles");
+  } catch (const tracer::SceneError& e) {
+    Check(std::string_view(e.what()).find("tinyobjloader: ") != std::string_view::npos,
+          "tinyobjloader's parse refused, with our message, a file ours loaded");
   }
   if (scene.camera.valid) {
     Check(Finite(scene.camera.eye) && Finite(scene.camera.lookAt) && Finite(scene.camera.up), "non-finite camera");

@@ -36,6 +36,7 @@ struct CliOptions {
   std::string envMapPath;
   float envRotate = 0.0f, envScale = 1.0f;
   bool allowOutsidePaths = false;
+  bool naiveObjParse = false;             // --naive-obj-parse: LoadOptions::tinyobjParse
   std::vector<std::string> texturePaths;  // --texture-path, in order
   bool checkNan = false;                  // render only: a profile must not stop at a NaN
   bool spatialSplits = true;              // in the wide BVH's build (--no-spatial-splits: off; BvhBuildOptions)

@@ -81,8 +81,8 @@ struct CameraSpec {
 // Seconds LoadScene spent in each of its phases (tracer --benchmark prints them).
 struct LoadSeconds {
   double read = 0.0;      // the OBJ read into memory
-  double validate = 0.0;  // our line-by-line checks of the text before tinyobjloader sees it
-  double parse = 0.0;     // tinyobjloader (with the MTL files it asks for)
+  double validate = 0.0;  // our line-by-line checks of the text, and with them our parse of its numbers and indices
+  double parse = 0.0;     // the MTL files and the triangulation (LoadOptions::tinyobjParse: tinyobjloader's parse)
   double convert = 0.0;   // materials and textures; triangles re-checked and copied into the Scene's arrays
 };
 
@@ -117,6 +117,10 @@ struct LoadOptions {
   // Threads for the checks before and after tinyobjloader's parse (0 = every core; 1 = one pass in file order, the
   // naive twin). The Scene is the same, byte for byte, for any number.
   int threads = 0;
+  // Parse the OBJ with tinyobjloader, in one pass after our checks: the naive twin of our parse, which reads the
+  // numbers and indices during the checks (in parallel) and triangulates as tinyobjloader does. The Scene is the
+  // same, byte for byte (tested).
+  bool tinyobjParse = false;
 };
 
 // Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
