@@ -32,6 +32,8 @@
 #include <string>
 
 #include "tracer/host/aabb.h"
+#include "tracer/host/huge_pages.h"
+#include "tracer/host/thread_pool.h"
 
 namespace tracer {
 namespace {
@@ -722,20 +724,31 @@ ReferenceBvh BuildReferenceBvh(const std::vector<Vec3>& positions, const BvhBuil
   const size_t count = refs.size();
   Bvh& bvh = out.bvh;
   bvh.order.resize(count);
-  bvh.tris.resize(3 * count);
   out.boxes.resize(count);
   for (size_t i = 0; i < count; ++i) {
-    const int32_t t = refs[i].index;
-    bvh.order[i] = t;
+    bvh.order[i] = refs[i].index;
     out.boxes[i] = refs[i].Bounds();
-    const Vec3& v0 = positions[3 * static_cast<size_t>(t)];
-    const Vec3& v1 = positions[3 * static_cast<size_t>(t) + 1];
-    const Vec3& v2 = positions[3 * static_cast<size_t>(t) + 2];
-    bvh.tris[3 * i] = Float4{v0.x, v0.y, v0.z, FloatFromBits(static_cast<uint32_t>(t))};
-    bvh.tris[3 * i + 1] = Float4{v1.x, v1.y, v1.z, 0.0f};
-    bvh.tris[3 * i + 2] = Float4{v2.x, v2.y, v2.z, 0.0f};
   }
+  GatherBvhTriangles(positions, bvh.order, bvh.tris);
   return out;
+}
+
+void GatherBvhTriangles(const std::vector<Vec3>& positions, const std::vector<int32_t>& order,
+                        std::vector<Float4>& tris, ThreadPool* pool) {
+  ResizeOnHugePages(tris, 3 * order.size());
+  auto gather = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const int32_t t = order[i];
+      const Vec3* v = &positions[3 * static_cast<size_t>(t)];
+      tris[3 * i] = Float4{v[0].x, v[0].y, v[0].z, FloatFromBits(static_cast<uint32_t>(t))};
+      tris[3 * i + 1] = Float4{v[1].x, v[1].y, v[1].z, 0.0f};
+      tris[3 * i + 2] = Float4{v[2].x, v[2].y, v[2].z, 0.0f};
+    }
+  };
+  if (pool)
+    pool->ParallelFor(order.size(), size_t(1) << 16, gather);
+  else
+    gather(0, order.size());
 }
 
 Bvh BuildBvh(const std::vector<Vec3>& positions, const BvhBuildOptions& options) {

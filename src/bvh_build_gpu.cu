@@ -16,6 +16,8 @@
 #include "tracer/cuda/raii.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/bvh_build_gpu.h"
+#include "tracer/host/huge_pages.h"
+#include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 #include "tracer/host/wide_bvh_build.h"
 
@@ -412,27 +414,12 @@ __global__ void EmitWideLevel(PlocTree t, const int* level, const int* count, in
 }
 
 // The binary BVH's triangles in depth-first leaf order, v0.w = the scene's index.
-__global__ void WriteTriangles(PlocTree t, const int* sortedTri, const float* pos, Float4* tris, int32_t* order) {
+// The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host
+// from the positions (GatherBvhTriangles), which is faster than reading them back.
+__global__ void WriteOrder(PlocTree t, const int* sortedTri, int32_t* order) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= t.n) return;
-  const int p = t.triFirst[i], tri = sortedTri[i];
-  order[p] = tri;
-  const float* v = pos + 9 * static_cast<size_t>(tri);
-  tris[3 * p] = Float4{v[0], v[1], v[2], __int_as_float(tri)};
-  tris[3 * p + 1] = Float4{v[3], v[4], v[5], 0.0f};
-  tris[3 * p + 2] = Float4{v[6], v[7], v[8], 0.0f};
-}
-
-// The wide BVH's triangles: copies of the binary BVH's, v0.w = the position there.
-__global__ void WriteWideTriangles(const int* src, int n, const Float4* tris, Float4* wideTris) {
-  const int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= n) return;
-  const int p = src[w];
-  Float4 a = tris[3 * p];
-  a.w = __int_as_float(p);
-  wideTris[3 * w] = a;
-  wideTris[3 * w + 1] = tris[3 * p + 1];
-  wideTris[3 * w + 2] = tris[3 * p + 2];
+  order[t.triFirst[i]] = sortedTri[i];
 }
 
 // kPlocRadius, or TRACER_PLOC_RADIUS (8 or 32) when set: for measuring the radius's effect on quality and speed.
@@ -473,15 +460,30 @@ struct BuildArrays {
   BvhNode* binOut;
   WideNode* wideOut;
   int* wideTriSrc;
-  Float4* binTris;
   int32_t* order;
-  Float4* wideTris;
 };
 
 template <typename T>
 void Download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
-  dst.resize(n);
+  ResizeOnHugePages(dst, n);
   if (n) TRACER_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+}
+
+// The wide BVH's triangles: copies of the binary BVH's, v0.w = the position there (src: the binary position of each
+// wide leaf entry, as EmitWideLevel wrote them).
+void GatherWideTriangles(const std::vector<Float4>& tris, const std::vector<int>& src, std::vector<Float4>& wideTris,
+                         ThreadPool& pool) {
+  ResizeOnHugePages(wideTris, 3 * src.size());
+  pool.ParallelFor(src.size(), size_t(1) << 16, [&](size_t begin, size_t end) {
+    for (size_t w = begin; w < end; ++w) {
+      const size_t p = static_cast<size_t>(src[w]);
+      Float4 a = tris[3 * p];
+      a.w = FloatFromBits(static_cast<uint32_t>(src[w]));
+      wideTris[3 * w] = a;
+      wideTris[3 * w + 1] = tris[3 * p + 1];
+      wideTris[3 * w + 2] = tris[3 * p + 2];
+    }
+  });
 }
 
 BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary, WideBvh& wide,
@@ -536,8 +538,7 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     a.totals = c.Take<int>(2), a.status = c.Take<int>(3), a.levelCount = c.Take<int>(2);
     a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
     a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
-    a.binTris = c.Take<Float4>(3 * numTris), a.order = c.Take<int32_t>(numTris);
-    a.wideTris = c.Take<Float4>(options.wide ? 3 * numTris : 0);
+    a.order = c.Take<int32_t>(numTris);
     tree = PlocTree{n,
                     c.Take<Float4>(nodes),
                     c.Take<Float4>(nodes),
@@ -663,12 +664,8 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
       size = levelSize.Get()[0];
     }
   }
-  WriteTriangles<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.pos, a.binTris, a.order);
-  TRACER_CHECK_LAUNCH("WriteTriangles");
-  if (options.wide) {
-    WriteWideTriangles<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(a.wideTriSrc, n, a.binTris, a.wideTris);
-    TRACER_CHECK_LAUNCH("WriteWideTriangles");
-  }
+  WriteOrder<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.order);
+  TRACER_CHECK_LAUNCH("WriteOrder");
   built.Record(st);
   int status[3], counts[2];
   TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
@@ -683,18 +680,23 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     return HostBuild(positions, options, binary, wide, why);
   }
 
+  // The nodes, the order and the wide leaves' sources come back (49 bytes a triangle with the wide BVH); both
+  // triangle arrays (96 bytes a triangle) are gathered here from the positions, on every core.
   Download(binary.nodes, a.binOut, static_cast<size_t>(counts[0]), st);
-  Download(binary.tris, a.binTris, 3 * numTris, st);
   Download(binary.order, a.order, numTris, st);
   binary.depth = status[0];
   wide = WideBvh{};
+  std::vector<int> wideSrc;
   if (options.wide) {
     Download(wide.nodes, a.wideOut, static_cast<size_t>(counts[1]), st);
-    Download(wide.tris, a.wideTris, 3 * numTris, st);
+    Download(wideSrc, a.wideTriSrc, numTris, st);
     wide.depth = status[1];
   }
   done.Record(st);
   done.Synchronize();
+  ThreadPool pool(ThreadPool::ThreadsFor(0));
+  GatherBvhTriangles(positions, binary.order, binary.tris, &pool);
+  if (options.wide) GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
   BvhBuildReport report;
   report.builder = "gpu";
   report.buildMs = built.MsSince(start);

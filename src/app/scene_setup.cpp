@@ -33,8 +33,8 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
   if (!r.note.empty()) std::fprintf(stderr, "tracer: note: GPU BVH builder: %s\n", r.note.c_str());
   char how[160];
   if (r.builder == "gpu")
-    std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %d clustering passes, + %.1f ms transfers", r.buildMs,
-                  r.iterations, r.transferMs);
+    std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %d clustering passes, + %.1f ms transfers and gathers",
+                  r.buildMs, r.iterations, r.transferMs);
   else
     std::snprintf(how, sizeof how, "built on the CPU in %.0f ms", r.buildMs);
   std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s; %s)\n", clock.total, how, DescribeBvhs(data).c_str());

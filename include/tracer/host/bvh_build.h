@@ -13,6 +13,13 @@ namespace tracer {
 // arrays follow.
 Bvh BuildBvh(const std::vector<Vec3>& positions, const BvhBuildOptions& options = {});
 
+class ThreadPool;
+
+// The binary BVH's triangles in its order: three Float4 per entry of `order`, the positions of triangle order[i] with
+// v0.w holding its index as int bits (what the traversals read). Over the pool's threads when one is given.
+void GatherBvhTriangles(const std::vector<Vec3>& positions, const std::vector<int32_t>& order,
+                        std::vector<Float4>& tris, ThreadPool* pool = nullptr);
+
 // A binary BVH over references: a reference stands for the part of one triangle inside its box. With spatial
 // splits a triangle may have several references, in different subtrees.
 struct ReferenceBvh {

@@ -21,7 +21,7 @@ struct BvhBuildOptions;
 struct BvhBuildReport {
   std::string builder = "cpu";  // "cpu": BuildBvh and BuildWideBvh; "gpu": the GPU builder
   double buildMs = 0.0;         // the GPU builder's kernels (CUDA events); the host builders' wall time
-  double transferMs = 0.0;      // GPU builder: uploading positions and reading the trees back
+  double transferMs = 0.0;      // GPU builder: uploading positions, reading the trees back, gathering their triangles
   int iterations = 0;           // GPU builder: clustering passes
   std::string note;             // why a GPU build fell back to the host builders, if it did
 };
