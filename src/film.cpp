@@ -2,6 +2,7 @@
 #include "tracer/host/film.h"
 
 #include "tracer/core/film.h"
+#include "tracer/host/thread_pool.h"
 
 namespace tracer {
 
@@ -14,13 +15,23 @@ void HostFilm::Reset(int w, int h) {
   pixelSpp.clear();
 }
 
+// Over every core from 1M values on (an 8K frame's 100M took 0.34-0.47 s on one thread of the H100 machine); each
+// value is computed alone, so the floats do not depend on the thread count.
 std::vector<float> HostFilm::Resolve() const {
   std::vector<float> rgb(sum.size(), 0.0f);
   if (sppDone <= 0) return rgb;
   const double scale = 1.0 / (kFilmScale * sppDone);
-  for (size_t i = 0; i < sum.size(); ++i) {
-    const double s = pixelSpp.empty() ? scale : pixelSpp[i / 3] ? 1.0 / (kFilmScale * pixelSpp[i / 3]) : 0.0;
-    rgb[i] = static_cast<float>(static_cast<double>(sum[i]) * s);
+  auto resolve = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const double s = pixelSpp.empty() ? scale : pixelSpp[i / 3] ? 1.0 / (kFilmScale * pixelSpp[i / 3]) : 0.0;
+      rgb[i] = static_cast<float>(static_cast<double>(sum[i]) * s);
+    }
+  };
+  if (sum.size() < (size_t(1) << 20)) {
+    resolve(0, sum.size());
+  } else {
+    ThreadPool pool(ThreadPool::ThreadsFor(0));
+    pool.ParallelFor(sum.size(), size_t(1) << 18, resolve);
   }
   return rgb;
 }

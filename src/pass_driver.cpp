@@ -192,7 +192,9 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   }
 
   filmReady.get();
+  const Stopwatch readback;
   combinedFilm(film);
+  st.readbackSeconds = readback.Seconds();
   st.seconds = clock.Seconds();
   backend.AddStats(st);
   st.allocateSeconds = allocateSeconds;
@@ -203,7 +205,9 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   result.sppDone = film.sppDone;
   if (adaptive) film.pixelSpp = batches.Samples();
   result.converged = adaptive && active.empty();
+  const Stopwatch resolve;
   result.rgb = film.Resolve();
+  st.resolveSeconds = resolve.Seconds();
   if (opt.varianceAov) {
     result.variance = batches.Variance();
     result.varianceBatches = batches.LeastBatches();

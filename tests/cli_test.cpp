@@ -286,6 +286,28 @@ TEST(Cli, NonSquareFrameUsesTheVerticalFovWithRowZeroAtTheTop) {
 
 // A closed room seen from outside (the framed default camera): the probe says so before the render and suggests a
 // camera inside, which then renders the lit room with no such warning.
+// The summary says how long the image took to write, and where the whole time to image went: parts that add up to
+// no more than the total (the rest is start-up), each read from the line itself.
+TEST(Cli, RenderReportsTheTimeToImage) {
+  const std::string out = MakeTempDir() + "/img.png";
+  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 64 --height 48 --spp 4 --backend cpu");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote " + out + " in "), std::string::npos) << r.output;
+  const size_t at = r.output.find("time to image ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  double total, load, setup, pool, render, readback, resolve, write, rest;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at,
+                        "time to image %lfs: loading and BVH build %lfs, set-up %lfs, path pool and film %lfs, render "
+                        "%lfs (final film readback %lfs), resolve %lfs, write %lfs, the rest %lfs",
+                        &total, &load, &setup, &pool, &render, &readback, &resolve, &write, &rest),
+            9)
+      << r.output.substr(at);
+  EXPECT_GT(render, 0.0);
+  EXPECT_LE(readback, render + 0.01);
+  EXPECT_LE(load + setup + pool + render + resolve + write, total + 0.05);
+  EXPECT_NEAR(load + render + resolve + write + rest + setup + pool, total, 0.1 + 0.05 * total);
+}
+
 TEST(Cli, CameraOutsideAClosedRoomIsToldToGoInside) {
   const std::string dir = MakeTempDir();
   // A cube with its faces wound to face inwards, and a lamp under the ceiling facing down.

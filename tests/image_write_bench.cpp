@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::vector<float> rgb = SyntheticFrame(w, h);
-  for (const char* ext : {"png", "hdr", "pfm"}) {
+  for (const char* ext : {"png", "hdr", "pfm", "exr"}) {
+    if (std::string(ext) == "exr" && !tracer::ExrSupported()) continue;
     const std::string path = "image_write_bench." + std::string(ext);
     const auto t0 = std::chrono::steady_clock::now();
     tracer::WriteImage(path, rgb, w, h);

@@ -167,6 +167,7 @@ struct LoadedScene {
   Scene scene;                // as loaded: the checkpoint hashes it
   SceneData data;             // what the backends render
   std::string interiorFlags;  // a camera from inside the bounds (InteriorCameraFlags), for the warnings
+  double loadSeconds = 0.0;   // loading and building, as "loaded and built the BVH in" says
 };
 
 // Loads the scene, builds the BVH with `builder` (ChooseBvhBuilder's; null: on the host) (and the emitter clusters
@@ -200,6 +201,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
   clock.clusters = part.Seconds();
   clock.total = loadClock.Seconds();
+  loaded.loadSeconds = clock.total;
   ReportBuilt(cli, loaded.scene, loaded.data, clock);
   loaded.interiorFlags = InteriorCameraFlags(loaded.scene, c);
   if (cli.command == CliCommand::kRender && !cli.render.quiet) WarnAboutBackFaces(loaded.data, loaded.interiorFlags);
@@ -276,10 +278,20 @@ std::string NonFiniteReport(const RenderResult& result) {
   return buf;
 }
 
-// `frameSeconds` > 0: the time from the end of the build to the film on the host (the renderer's set-up and the
-// scene's upload included), which an MPI job's summary gives for the whole job.
+// Where a render's time to image went.
+struct RenderTimes {
+  const Stopwatch* command = nullptr;  // started with the render command
+  double load = 0.0;                   // loading and building (LoadedScene::loadSeconds)
+  // > 0: the time from the end of the build to the film on the host (the renderer's set-up and the scene's upload
+  // included), which an MPI job's summary gives for the whole job instead.
+  double frame = 0.0;
+  double write = 0.0;  // the image file (and the AOV files beside it)
+};
+
+// The summary after the image was written; with times.frame > 0 (one process), also where the time went.
 void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved,
-                  double frameSeconds) {
+                  const RenderTimes& times) {
+  const double frameSeconds = times.frame;
   const RenderStats& st = result.stats;
   const double pixels = static_cast<double>(result.width) * result.height;
   double samples = pixels * std::max(0, result.sppDone - startSpp);
@@ -302,7 +314,17 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
                result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
-  std::fprintf(stderr, "wrote %s\n", cli.outPath.c_str());
+  std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
+  if (frameSeconds > 0.0 && times.command) {
+    const double total = times.command->Seconds();
+    const double parts = times.load + frameSeconds + st.resolveSeconds + times.write;
+    std::fprintf(stderr,
+                 "time to image %.2fs: loading and BVH build %.2fs, set-up %.3fs, path pool and film %.3fs, render "
+                 "%.2fs (final film readback %.3fs), resolve %.3fs, write %.2fs, the rest %.2fs (start-up, GPU "
+                 "context, AOVs)\n",
+                 total, times.load, st.setupSeconds, st.allocateSeconds, st.seconds, st.readbackSeconds,
+                 st.resolveSeconds, times.write, std::max(0.0, total - parts));
+  }
   if (checkpointSaved)
     std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);
 }
@@ -310,7 +332,7 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
 // After the render: refuse a NaN or empty result, save the final checkpoint, write the image, report, and map
 // what happened to the exit code (1 error, 128 + signal when `signal` interrupted the render, else 0).
 int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
-                 int signal, double frameSeconds, const std::string& interiorFlags, const AovImages& aov) {
+                 int signal, RenderTimes times, const std::string& interiorFlags, const AovImages& aov) {
   const RenderOptions& opt = cli.render;
   if (cli.checkNan) {
     std::string nf = NonFiniteReport(result);
@@ -341,6 +363,7 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
                        {"tracer:settings", settings}};
   // --aov: layers of an .exr, else PFM files beside the image (1-channel depth as grey RGB), written before it, so
   // that a failure among them leaves no new image behind.
+  const Stopwatch writeClock;
   const std::vector<ImageLayer> layers = AovLayers(aov, cli.aovKinds);
   const bool exr = FormatFromPath(cli.outPath) == ImageFormat::kExr;
   if (exr) extras.layers = layers;
@@ -354,13 +377,13 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
       if (!opt.quiet) std::fprintf(stderr, "wrote %s\n", path.c_str());
     }
   WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure, extras);
+  times.write = writeClock.Seconds();
   if ((cli.aovKinds & kAovVariance) && result.varianceBatches < 2 && !opt.quiet)
     std::fprintf(stderr,
                  "tracer: warning: --aov variance needs at least 2 passes; this render had %d, so the variance is "
                  "written as 0 (raise --spp, or --time if it stopped the render)\n",
                  result.varianceBatches);
-  if (!opt.quiet)
-    PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), frameSeconds);
+  if (!opt.quiet) PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), times);
   if (!opt.quiet && std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
     std::fprintf(stderr,
                  "tracer: warning: the image is entirely black: no pixel received any light. Check the camera printed "
@@ -388,6 +411,7 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
 // Alone, or as a rank of an MPI job (job.h): rank 0 reads the checkpoint and the scene, builds, prints and writes;
 // every rank renders the passes the job's schedule gives it.
 int Render(CliOptions& cli, Job& job) {
+  const Stopwatch commandClock;
   BackendChoice backend;
   if (int code = job.Agree(SelectBackend(cli.backend, false, backend, job.IsRoot())); code != kCliContinue) return code;
   if (job.Ranks() > 1) {
@@ -479,7 +503,11 @@ int Render(CliOptions& cli, Job& job) {
       for (size_t p = 0; p < n.size(); ++p) aov.samples[p] = static_cast<float>(n[p]);
     }
   }
-  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, frameSeconds,
+  RenderTimes times;
+  times.command = &commandClock;
+  times.load = loaded.loadSeconds;
+  times.frame = frameSeconds;
+  const int code = FinishRender(cli, result, settings, startSpp, schedule ? job.Signal() : gSignal, times,
                                 loaded.interiorFlags, aov);
   job.Report(writeClock.Seconds());
   return job.FinalCode(code);

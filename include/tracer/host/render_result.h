@@ -19,6 +19,8 @@ struct RenderStats {
   double seconds = 0.0;                 // rendering only, not loading or building
   double setupSeconds = 0.0;            // before the first pass: the backend's set-up (on a GPU, the scene's upload)
   double allocateSeconds = 0.0;         // and the path pool's and film's allocation
+  double readbackSeconds = 0.0;         // the final film's readback (in an MPI job, with the ranks' sum), in `seconds`
+  double resolveSeconds = 0.0;          // the film's sums divided into the image's colours, after `seconds`
   std::vector<std::pair<std::string, double>> kernelMs;  // per stage, summed (GPU: CUDA events)
   double activeLanesShade = 0.0;     // average active lanes per warp in the shade kernels (GPU, collected)
   double classesPerShadeWarp = 0.0;  // average distinct material classes among a shade warp's lanes
