@@ -20,6 +20,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -348,16 +349,16 @@ bool HasHugeExponent(std::string_view line) {
 }
 
 // Splits like tinyobjloader's mtllib parsing: separated by spaces, "\ " escapes a space (and '\' is dropped
-// before any other character). Returns (tinyobjloader's name, the name as written) pairs: the written one
-// keeps a Windows path's backslashes ("mtllib models\room.mtl").
+// before any other character, and at the end). Returns (tinyobjloader's name, the name as written) pairs: the
+// written one keeps a Windows path's backslashes ("mtllib models\room.mtl"). The last name is returned even when
+// empty ("mtllib " or a trailing blank), as tinyobjloader then asks for a file named "" too.
 std::vector<std::pair<std::string, std::string>> SplitMtllibNames(std::string_view s) {
   std::vector<std::pair<std::string, std::string>> names;
   std::string current, written;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
+    if (s[i] == '\\') {
       written += s[i];
-      written += s[i + 1];
-      current += s[++i];
+      if (i + 1 < s.size()) written += s[i + 1], current += s[++i];
     } else if (s[i] == ' ') {
       if (!current.empty()) names.emplace_back(current, written);
       current.clear();
@@ -367,7 +368,7 @@ std::vector<std::pair<std::string, std::string>> SplitMtllibNames(std::string_vi
       written += s[i];
     }
   }
-  if (!current.empty()) names.emplace_back(current, written);
+  names.emplace_back(current, written);
   return names;
 }
 
@@ -477,11 +478,14 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
         std::copy(values, values + width, out.begin() + static_cast<std::ptrdiff_t>(width * size_t(at)));
       }
       (key == "v" ? numV : key == "vt" ? numVt : numVn)++;
-    } else if (key == "f") {
+    } else if (key == "f" || key == "l" || key == "p") {
+      // Faces, and the polylines and points we do not render but whose indices tinyobjloader refuses as we do.
+      const char* what = key == "f" ? "face vertex " : key == "l" ? "line vertex " : "point ";
       size_t n = tokens.size() - 1;
-      if (n < 3) Fail(path, lineNo, "a face needs at least 3 vertices, this one has " + std::to_string(n));
+      if (key == "f" && n < 3)
+        Fail(path, lineNo, "a face needs at least 3 vertices, this one has " + std::to_string(n));
       // Checked before the indices so that a huge polygon fails at once (ear clipping is quadratic).
-      if (n > size_t(options.maxFaceVertices))
+      if (key == "f" && n > size_t(options.maxFaceVertices))
         Fail(path, lineNo,
              "a face with " + std::to_string(n) + " vertices; at most " + std::to_string(options.maxFaceVertices) +
                  " are accepted; split it into smaller polygons");
@@ -491,24 +495,33 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
         size_t start = 0;
         for (;;) {
           size_t slash = tokens[t].find('/', start);
-          if (numParts == 3) Fail(path, lineNo, "malformed face vertex " + Quote(tokens[t]));
+          if (numParts == 3) Fail(path, lineNo, "malformed " + std::string(what) + Quote(tokens[t]));
           parts[numParts++] = tokens[t].substr(start, slash == std::string_view::npos ? slash : slash - start);
           if (slash == std::string_view::npos) break;
           start = slash + 1;
         }
         // "1/" and "1/2/" are malformed; "1//3" means no texture coordinate.
         if (parts[0].empty() || (numParts == 2 && parts[1].empty()) || (numParts == 3 && parts[2].empty()))
-          Fail(path, lineNo, "malformed face vertex " + Quote(tokens[t]));
+          Fail(path, lineNo, "malformed " + std::string(what) + Quote(tokens[t]));
         tinyobj::index_t corner{-1, -1, -1};  // vertex, normal, texcoord
         std::string why = CheckIndex(parts[0], numV, "vertices", &corner.vertex_index);
         if (why.empty() && numParts >= 2 && !parts[1].empty())
           why = CheckIndex(parts[1], numVt, "texture coordinates", &corner.texcoord_index);
         if (why.empty() && numParts == 3) why = CheckIndex(parts[2], numVn, "normals", &corner.normal_index);
-        if (!why.empty()) Fail(path, lineNo, "face vertex " + Quote(tokens[t]) + ": " + why);
-        if (faces) faces->corners.push_back(corner);
+        if (!why.empty()) Fail(path, lineNo, what + Quote(tokens[t]) + ": " + why);
+        if (faces && key == "f") faces->corners.push_back(corner);
       }
-      if (faces) faces->sizes.push_back(static_cast<uint32_t>(n));
-    } else if (key == "mtllib") {
+      if (faces && key == "f") faces->sizes.push_back(static_cast<uint32_t>(n));
+    } else if (key == "vw") {
+      // Skin weights (tinyobjloader's extension, unused here): "vw VERTEX JOINT WEIGHT ...". tinyobjloader refuses
+      // a joint that is not a number >= 0; so do we, with the line.
+      for (size_t t = 2; t < tokens.size(); t += 2) {
+        float joint = -1.0f;
+        if (!ReadObjNumber(tokens[t], &joint) || !(joint >= 0.0f))
+          Fail(path, lineNo, "vw: joint " + Quote(tokens[t]) + " is not a number >= 0");
+      }
+    } else if (key == "mtllib" && line.find("mtllib") + 6 < line.size()) {
+      // (tinyobjloader takes "mtllib" for a statement only when a blank follows it)
       size_t at = line.find("mtllib") + 7;  // tinyobjloader skips "mtllib" and one separator
       std::vector<std::string> tried;
       for (const auto& [name, written] : SplitMtllibNames(at <= line.size() ? line.substr(at) : std::string_view())) {
@@ -1322,37 +1335,70 @@ struct ObjTriangles {
   std::vector<int> materials;
 };
 
-// Splits a polygon of more than four corners exactly as tinyobjloader does (its ear clipping, in the library, on the
-// same float positions): the corners' positions are written out as a small OBJ (%.17g: its number parser reads
-// them back to the same floats) with one face, and the library's triangles are mapped back to the corners. Rare in
-// the scenes we know (the conference room and the sports car have none), so its cost does not matter.
-void ClipEarsLikeTinyobj(const std::vector<tinyobj::real_t>& vertices, const tinyobj::index_t* polygon, size_t n,
-                         std::vector<tinyobj::index_t>* out) {
-  std::string obj;
-  char line[128];
-  for (size_t k = 0; k < n; ++k) {
-    const tinyobj::real_t* p = &vertices[3 * size_t(polygon[k].vertex_index)];
-    std::snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", double(p[0]), double(p[1]), double(p[2]));
-    obj += line;
+// Splits the polygons of more than four corners of one piece exactly as tinyobjloader does (its ear clipping, in the
+// library, on the same float positions): their corners' positions are written out as one small OBJ (9 digits: its
+// number parser reads them back to the same floats), one face per polygon over vertices of its own, and the
+// library's triangles are mapped back to the corners. One LoadObj per piece (per polygon, it cost 20 us each).
+class TinyobjEarClipper {
+ public:
+  TinyobjEarClipper(const std::vector<tinyobj::real_t>& vertices, const ObjPolygons& piece) {
+    if (std::none_of(piece.sizes.begin(), piece.sizes.end(), [](uint32_t size) { return size > 4; })) return;
+    std::string obj, faces;
+    char line[128];
+    const tinyobj::index_t* corner = piece.corners.data();
+    int written = 0;
+    for (const uint32_t size : piece.sizes) {
+      if (size > 4) {
+        faces += "f";
+        for (uint32_t k = 0; k < size; ++k) {
+          const tinyobj::real_t* p = &vertices[3 * size_t(corner[k].vertex_index)];
+          obj += "v";
+          for (int c = 0; c < 3; ++c) {
+            // 9 significant digits: within 0.5e-8 of the float, relatively, and its neighbours lie 6e-8 away, far
+            // beyond the 1e-16 that tinyobjloader's arithmetic may be off by (17 digits cost it a pow() each).
+            line[0] = ' ';
+            obj.append(line, std::to_chars(line + 1, line + sizeof line, p[c], std::chars_format::general, 9).ptr);
+          }
+          obj += "\n";
+          faces += " " + std::to_string(++written);
+        }
+        faces += "\n";
+      }
+      corner += size;
+    }
+    if (written == 0) return;
+    obj += faces;
+    tinyobj::attrib_t attrib;
+    std::vector<tinyobj::shape_t> shapes;
+    std::string warn, err;
+    MemoryBuf buf(obj);
+    std::istream stream(&buf);
+    if (tinyobj::LoadObj(&attrib, &shapes, nullptr, &warn, &err, &stream, nullptr, /*triangulate=*/true,
+                         /*default_vcols_fallback=*/false))
+      for (const tinyobj::shape_t& shape : shapes)
+        triangles_.insert(triangles_.end(), shape.mesh.indices.begin(), shape.mesh.indices.end());
   }
-  obj += "f";
-  for (size_t k = 1; k <= n; ++k) obj += " " + std::to_string(k);
-  obj += "\n";
-  tinyobj::attrib_t attrib;
-  std::vector<tinyobj::shape_t> shapes;
-  std::string warn, err;
-  MemoryBuf buf(obj);
-  std::istream stream(&buf);
-  if (!tinyobj::LoadObj(&attrib, &shapes, nullptr, &warn, &err, &stream, nullptr, /*triangulate=*/true,
-                        /*default_vcols_fallback=*/false))
-    return;  // cannot happen for this text; the polygon would then give no triangles
-  for (const tinyobj::shape_t& shape : shapes)
-    for (const tinyobj::index_t& corner : shape.mesh.indices) out->push_back(polygon[corner.vertex_index]);
-}
+  // Appends the triangles of the piece's next polygon of more than four corners (n of them, `polygon`).
+  void Next(const tinyobj::index_t* polygon, size_t n, std::vector<tinyobj::index_t>* out) {
+    const int first = firstVertex_;
+    firstVertex_ += static_cast<int>(n);
+    // The library's triangles come in face order; a polygon it could not split has none.
+    while (cursor_ + 3 <= triangles_.size() && triangles_[cursor_].vertex_index >= first &&
+           triangles_[cursor_].vertex_index < firstVertex_) {
+      for (int k = 0; k < 3; ++k) out->push_back(polygon[triangles_[cursor_ + k].vertex_index - first]);
+      cursor_ += 3;
+    }
+  }
+
+ private:
+  std::vector<tinyobj::index_t> triangles_;  // indices into the small OBJ's vertices
+  size_t cursor_ = 0;
+  int firstVertex_ = 0;  // the small OBJ's first vertex of the next polygon
+};
 
 // One piece's polygons as tinyobjloader triangulates them: a triangle as it is; a quad cut along its shorter diagonal
 // (its comparison, in float: from corner 0 to 2 when strictly shorter than from 1 to 3, else from 1 to 3); larger
-// polygons by ClipEarsLikeTinyobj. useMaterial: the material id of each usemtl statement.
+// polygons by TinyobjEarClipper. useMaterial: the material id of each usemtl statement.
 ObjTriangles Triangulate(const std::vector<tinyobj::real_t>& v, ObjPolygons& piece,
                          const std::vector<int>& useMaterial) {
   ObjTriangles out;
@@ -1363,6 +1409,7 @@ ObjTriangles Triangulate(const std::vector<tinyobj::real_t>& v, ObjPolygons& pie
   } else {
     out.corners.reserve(piece.corners.size() * 3 / 2);
   }
+  TinyobjEarClipper clipper(v, piece);
   out.materials.reserve(allTriangles ? piece.sizes.size() : out.corners.capacity() / 3);
   const tinyobj::index_t* corner = piece.corners.data();
   size_t run = 0;
@@ -1387,7 +1434,7 @@ ObjTriangles Triangulate(const std::vector<tinyobj::real_t>& v, ObjPolygons& pie
       static constexpr int kOrder[2][6] = {{0, 1, 2, 0, 2, 3}, {0, 1, 3, 1, 2, 3}};
       for (int k : kOrder[sqr02 < sqr13 ? 0 : 1]) out.corners.push_back(corner[k]);
     } else {
-      ClipEarsLikeTinyobj(v, corner, size, &out.corners);
+      clipper.Next(corner, size, &out.corners);
     }
     out.materials.insert(out.materials.end(), (out.corners.size() - before) / 3, material);
     corner += size;

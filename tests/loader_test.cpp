@@ -1001,6 +1001,35 @@ TEST_F(LoaderTest, OurParseGivesTinyobjloadersSceneByteForByte) {
   }
 }
 
+// mtllib lines at the edges of tinyobjloader's reading (a name ending in a lone backslash, which it drops; a trailing
+// blank, after which it asks for a file named ""; "mtllib" with nothing after it, which is no statement), and the
+// lines we do not render but tinyobjloader refuses (l and p with a zero index, vw with a joint that is no number):
+// the same scene as its parse, or an error naming the line.
+TEST_F(LoaderTest, MtllibEdgesAndUnrenderedLinesAsTinyobjloaderReadsThem) {
+  Write("m.mtl", "newmtl a\nKd 0.9 0.1 0.1\n");
+  LoadOptions tinyobj;
+  tinyobj.tinyobjParse = true;
+  const std::pair<const char*, const char*> cases[] = {{"mtllib m.mtl\\\n", ""},
+                                                       {"mtllib \n", ""},
+                                                       {"mtllib missing.mtl m.mtl \n", ""},
+                                                       {"mtllib\nmtllib m.mtl\n", ""},
+                                                       {"mtllib m.mtl\n", "l 1 2\np 1\nvw 1 0 0.5 2 0.5\n"}};
+  for (const auto& [head, tail] : cases) {
+    SCOPED_TRACE(std::string(head) + tail);
+    const std::string path = Write("edge.obj", std::string(head) + kTriangle + tail + "usemtl a\nf 1 2 3\n");
+    const Scene ours = LoadScene(path), reference = LoadScene(path, tinyobj);
+    ExpectSameScene(ours, reference);
+  }
+  const Scene backslash =
+      LoadScene(Write("edge.obj", std::string("mtllib m.mtl\\\n") + kTriangle + "usemtl a\nf 1 2 3\n"));
+  EXPECT_FALSE(HasWarning(backslash, "undefined material"));
+  for (const char* bad : {"l 0 1", "p 0", "l 1 9", "vw 1 x 0.5"}) {
+    SCOPED_TRACE(bad);
+    const std::string path = Write("bad.obj", std::string(kTriangle) + bad + "\nf 1 2 3\n");
+    EXPECT_TRUE(Contains(LoadError(path), "bad.obj:4:")) << LoadError(path);
+  }
+}
+
 // The number reader against tinyobjloader's on single values that tell rounding apart.
 TEST_F(LoaderTest, NumbersAreReadAsTinyobjloaderReadsThem) {
   std::mt19937 rng(7);

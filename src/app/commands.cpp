@@ -317,7 +317,7 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
   if (frameSeconds > 0.0 && times.command) {
     const double total = times.command->Seconds();
-    const double parts = times.load + frameSeconds + st.resolveSeconds + times.write;
+    const double parts = times.load + frameSeconds + times.write;  // (the frame holds the set-up ... the resolve)
     std::fprintf(stderr,
                  "time to image %.2fs: loading and BVH build %.2fs, set-up %.3fs, path pool and film %.3fs, render "
                  "%.2fs (final film readback %.3fs), resolve %.3fs, write %.2fs, the rest %.2fs (start-up, GPU "

@@ -21,6 +21,7 @@ struct RenderStats {
   double allocateSeconds = 0.0;         // and the path pool's and film's allocation
   double readbackSeconds = 0.0;         // the final film's readback (in an MPI job, with the ranks' sum), in `seconds`
   double resolveSeconds = 0.0;          // the film's sums divided into the image's colours, after `seconds`
+                                        // (RunPasses's last step: part of a render's frame time)
   std::vector<std::pair<std::string, double>> kernelMs;  // per stage, summed (GPU: CUDA events)
   double activeLanesShade = 0.0;     // average active lanes per warp in the shade kernels (GPU, collected)
   double classesPerShadeWarp = 0.0;  // average distinct material classes among a shade warp's lanes
