@@ -413,7 +413,6 @@ __global__ void EmitWideLevel(PlocTree t, const int* level, const int* count, in
   }
 }
 
-// The binary BVH's triangles in depth-first leaf order, v0.w = the scene's index.
 // The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host
 // from the positions (GatherBvhTriangles), which is faster than reading them back.
 __global__ void WriteOrder(PlocTree t, const int* sortedTri, int32_t* order) {

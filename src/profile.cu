@@ -525,9 +525,8 @@ void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int re
   const double gpuMs = Median(buildMs), sahGpu = WideSahCost(gpu.wide), sahCpu = WideSahCost(cpu.wide);
   std::printf(
       "  BVH builders, GPU (PLOC, no spatial splits) vs CPU (binned SAH, spatial splits): build %.2f ms (%.0f M "
-      "triangles/s, %d passes; + %.1f ms transfers and gathers) vs %.0f ms (%.2f M triangles/s); wide SAH cost %.2f vs "
-      "%.2f; "
-      "primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s\n",
+      "triangles/s, %d passes; + %.1f ms transfers and gathers) vs %.0f ms (%.2f M triangles/s); "
+      "wide SAH cost %.2f vs %.2f; primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s\n",
       gpuMs, static_cast<double>(n) / (gpuMs * 1e3), passes, Median(transferMs), cpuMs,
       static_cast<double>(n) / (cpuMs * 1e3), sahGpu, sahCpu, rate[0][0] / 1e9, rate[1][0] / 1e9, rate[0][1] / 1e9,
       rate[1][1] / 1e9);

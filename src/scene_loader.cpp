@@ -524,7 +524,7 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
       // (tinyobjloader takes "mtllib" for a statement only when a blank follows it)
       size_t at = line.find("mtllib") + 7;  // tinyobjloader skips "mtllib" and one separator
       std::vector<std::string> tried;
-      for (const auto& [name, written] : SplitMtllibNames(at <= line.size() ? line.substr(at) : std::string_view())) {
+      for (const auto& [name, written] : SplitMtllibNames(line.substr(at))) {
         scan.mtllibLine.emplace(name, lineNo);
         scan.mtllibWritten.emplace(name, written);
         tried.push_back(name);
