@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/atomic>
 #include <stdexcept>
 #include <string>
 
@@ -40,7 +41,11 @@ struct PlocTree {
   uint8_t* binLeaf;    // binary BVH: the subtree is cheaper as one leaf
   WideChoice* choice;  // wide BVH: the dynamic programming's choices
   int* wideNodes;      // wide BVH: nodes in the subtree when this node is a wide node
-  int* binAt;          // binary BVH: this node's index there, or -1 (top-down sweep)
+  // wide BVH: [s - 1], the wide nodes in the subtree when it takes s slots of a wide node above (kWideSlots a node),
+  // so that each node counts its own from its children's without walking its slots
+  int* wideBelow;
+  int* wideFirst;  // wide BVH: depth-first position of the first triangle below (set by the wide sweep)
+  int* binAt;      // binary BVH: this node's index there, or -1 (top-down sweep)
   int* binDepth;
   int4* wideAt;  // wide BVH: (index, childBase, triBase, depth) when this node is a wide node, else index -1
 
@@ -53,7 +58,7 @@ struct PlocTree {
 
 // Where the clustering stands before a pass, in device memory, so that passes can be queued without waiting for
 // each other: the clusters left, and the number of the next node. Two copies, read by a pass and written for the
-// next. passBegin[p] is the first node pass p makes (passBegin[0] = n), passes the number of passes that merged.
+// next.
 struct PassState {
   int clusters, nodeBase;
 };
@@ -123,14 +128,15 @@ __global__ void MortonCodes(const Float4* triLo, const Float4* triHi, int n, con
   ids[t] = t;
 }
 
-// Leaf i is the triangle at Morton position i; it starts as cluster i.
+// Leaf i is the triangle at Morton position i; it starts as cluster i (cLo, cHi: PLOC passes' boxes, or null).
 __global__ void InitLeaves(PlocTree t, const int* sortedTri, const Float4* triLo, const Float4* triHi, int* cNode,
                            Float4* cLo, Float4* cHi) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= t.n) return;
   const int tri = sortedTri[i];
-  t.lo[i] = cLo[i] = triLo[tri];
-  t.hi[i] = cHi[i] = triHi[tri];
+  t.lo[i] = triLo[tri];
+  t.hi[i] = triHi[tri];
+  if (cLo) cLo[i] = triLo[tri], cHi[i] = triHi[tri];
   cNode[i] = i;
 }
 
@@ -241,57 +247,16 @@ __device__ int CollectSlots(const PlocTree& t, int k, SlotRef* out) {
   return m;
 }
 
-// The number of wide nodes below node k when it is one (its inner slots' subtrees are older).
-__device__ void CountWideNodes(const PlocTree& t, int k) {
-  SlotRef slots[kWideSlots];
-  const int m = CollectSlots(t, k, slots);
-  int w = 1;
-  for (int j = 0; j < m; ++j)
-    if (slots[j].inner) w += t.wideNodes[slots[j].node - t.n];
-  t.wideNodes[k - t.n] = w;
-}
-
-// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors. With
-// `wide`, it also counts the wide nodes below each node the pass before made (`prev`: that pass's state), whose
-// children are older still: in the pass that merged them, their own choices were not yet made. (A separate
-// kernel after each pass cost 2.2 ms of the conference room's build under ncu, most of it launch latency.) At most
-// `now` clusters were made by the pass before, so the grid covers them.
-__global__ void PlocMerge(PlocTree t, const PassState* prev, const PassState* state, PassState* next, int* passBegin,
-                          int* passes, const int* nn, const unsigned long long* flags,
-                          const unsigned long long* scanned, const int* cNode, const Float4* cLo, const Float4* cHi,
-                          int* outNode, Float4* outLo, Float4* outHi, int maxLeaf, double ci, double ct, bool wide) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
-  if (wide && prev->nodeBase + i < nodeBase) CountWideNodes(t, prev->nodeBase + i);
-  if (c <= 1) {  // done: a queued pass only carries the state over
-    if (i == 0) *next = *state;
-    return;
-  }
-  if (i >= c) return;
-  const unsigned long long f = flags[i], s = scanned[i];
-  if (i == c - 1) {
-    const int survivors = static_cast<int>((s + f) & 0xffffffffu), merged = c - survivors;
-    *next = PassState{survivors, nodeBase + merged};
-    passBegin[++*passes] = nodeBase + merged;
-  }
-  if (!(f & 1u)) return;
-  const int pos = static_cast<int>(s & 0xffffffffu);
-  if (!(f >> 32)) {
-    outNode[pos] = cNode[i], outLo[pos] = cLo[i], outHi[pos] = cHi[i];
-    return;
-  }
-  const int j = nn[i], a = cNode[i], b = cNode[j];
-  const int k = nodeBase + static_cast<int>(s >> 32), x = k - t.n;
-  const Float4 alo = cLo[i], ahi = cHi[i], blo = cLo[j], bhi = cHi[j];
-  const Float4 lo{Fminf(alo.x, blo.x), Fminf(alo.y, blo.y), Fminf(alo.z, blo.z), 0.0f};
-  const Float4 hi{Fmaxf(ahi.x, bhi.x), Fmaxf(ahi.y, bhi.y), Fmaxf(ahi.z, bhi.z), 0.0f};
-  t.lo[k] = outLo[pos] = lo;
-  t.hi[k] = outHi[pos] = hi;
-  outNode[pos] = k;
+// Node k over nodes a and b (box lo, hi): its children, its count, and both layouts' bottom-up choices, the binary
+// BVH's SAH leaf-or-split and the wide BVH's dynamic programming, from the children's.
+__device__ void MakeNode(const PlocTree& t, int k, int a, int b, Float4 lo, Float4 hi, int maxLeaf, double ci,
+                         double ct, bool wide) {
+  const int x = k - t.n;
+  t.lo[k] = lo, t.hi[k] = hi;
   t.kids[x] = make_int2(a, b);
   const int count = t.Count(a) + t.Count(b);
   t.count[x] = count;
   const double area = BoxHalfArea(t.Lo(k), t.Hi(k));
-  // The binary BVH's SAH: a leaf of the whole subtree, or a node over the children's best.
   auto costOf = [&](int q) { return q < t.n ? ci * BoxHalfArea(t.Lo(q), t.Hi(q)) : t.binCost[q - t.n]; };
   const double split = ct * area + costOf(a) + costOf(b);
   const double leaf = count <= maxLeaf ? ci * count * area : kWideInfCost;
@@ -299,7 +264,6 @@ __global__ void PlocMerge(PlocTree t, const PassState* prev, const PassState* st
   t.binLeaf[x] = isLeaf;
   t.binCost[x] = isLeaf ? leaf : split;
   t.binNodes[x] = isLeaf ? 0 : 1 + t.BinNodes(a) + t.BinNodes(b);
-  // The wide BVH's dynamic programming, then how many wide nodes the subtree has when this node is one.
   double costs[2][kWideSlots];
   const int ab[2] = {a, b};
   for (int h = 0; h < 2; ++h) {
@@ -313,29 +277,198 @@ __global__ void PlocMerge(PlocTree t, const PassState* prev, const PassState* st
   WideChoice ch;
   SolveWideChoice(costs[0], costs[1], count, area, ch);
   t.choice[x] = ch;
+  if (!wide) return;
+  // The wide nodes below: given s slots, the node splits them between its children (split), or takes one as a leaf
+  // (none) or as a wide node of its own (wideNodes: itself and, below, its children sharing its kWideSlots).
+  int below[2][kWideSlots];
+  for (int h = 0; h < 2; ++h)
+    for (int sl = 0; sl < kWideSlots; ++sl)
+      below[h][sl] = ab[h] < t.n ? 0 : t.wideBelow[(ab[h] - t.n) * kWideSlots + sl];
+  const int own = 1 + below[0][ch.nodeSplit - 1] + below[1][kWideSlots - ch.nodeSplit - 1];
+  t.wideNodes[x] = own;
+  for (int sl = 1; sl <= kWideSlots; ++sl) {
+    const int share = ch.split[sl - 1];
+    t.wideBelow[x * kWideSlots + sl - 1] =
+        share > 0 ? below[0][share - 1] + below[1][sl - share - 1] : (ch.leaf1 ? 0 : own);
+  }
 }
 
-// The root's place in both layouts, and the node counts (out[0] binary, out[1] wide).
-__global__ void InitRoot(PlocTree t, int* out) {
+// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors.
+__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int* passes, const int* nn,
+                          const unsigned long long* flags, const unsigned long long* scanned, const int* cNode,
+                          const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo, Float4* outHi, int maxLeaf,
+                          double ci, double ct, bool wide) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
+  if (c <= 1) {  // done: a queued pass only carries the state over
+    if (i == 0) *next = *state;
+    return;
+  }
+  if (i >= c) return;
+  const unsigned long long f = flags[i], s = scanned[i];
+  if (i == c - 1) {
+    const int survivors = static_cast<int>((s + f) & 0xffffffffu), merged = c - survivors;
+    *next = PassState{survivors, nodeBase + merged};
+    ++*passes;
+  }
+  if (!(f & 1u)) return;
+  const int pos = static_cast<int>(s & 0xffffffffu);
+  if (!(f >> 32)) {
+    outNode[pos] = cNode[i], outLo[pos] = cLo[i], outHi[pos] = cHi[i];
+    return;
+  }
+  const int j = nn[i], k = nodeBase + static_cast<int>(s >> 32);
+  const Float4 alo = cLo[i], ahi = cHi[i], blo = cLo[j], bhi = cHi[j];
+  const Float4 lo{Fminf(alo.x, blo.x), Fminf(alo.y, blo.y), Fminf(alo.z, blo.z), 0.0f};
+  const Float4 hi{Fmaxf(ahi.x, bhi.x), Fmaxf(ahi.y, bhi.y), Fmaxf(ahi.z, bhi.z), 0.0f};
+  MakeNode(t, k, cNode[i], cNode[j], lo, hi, maxLeaf, ci, ct, wide);
+  outLo[pos] = lo, outHi[pos] = hi, outNode[pos] = k;
+}
+
+// H-PLOC, hierarchical PLOC (Benthin, Meister, Barczak, Mehalwal, Tsakok and Kensler 2024, "H-PLOC: Hierarchical
+// Parallel Locally-Ordered Clustering for Bounding Volume Hierarchy Construction", Proc. ACM Comput. Graph. Interact.
+// Tech. 7(3)): the whole clustering in one launch. Each thread starts at a leaf and climbs the implicit LBVH of the
+// Morton order bottom-up (Apetrei 2014, "Fast and Simple Agglomerative LBVH Construction": a node's parent lies on the
+// side of its range whose neighbouring Morton codes differ less; the first child to arrive there stops and the second
+// goes on). Wherever a subtree covers more than kHplocKeep leaves, the warp runs PLOC on its clusters (the at most
+// kHplocKeep that each child kept) until kHplocKeep are left (one at the root), so merging happens among nearby
+// clusters in sequence without a launch per pass.
+constexpr int kHplocKeep = 16;  // half a warp: the clusters of two children fill one
+constexpr int kHplocBlock = 128;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Whether the Morton codes at i, i + 1 differ less than those at j, j + 1: by the codes' XOR, then (equal codes) by the
+// positions' XOR, which splits a run of equal codes in halves, then by position, so that no two are equal.
+__device__ bool NeighboursCloser(const uint64_t* keys, int i, int j) {
+  const uint64_t a = keys[i] ^ keys[i + 1], b = keys[j] ^ keys[j + 1];
+  if (a != b) return a < b;
+  const uint32_t ai = static_cast<uint32_t>(i ^ (i + 1)), bi = static_cast<uint32_t>(j ^ (j + 1));
+  return ai != bi ? ai < bi : i < j;
+}
+
+// The position of the k-th (from 0) set bit of m (k < popc(m)): the largest q with fewer than k + 1 set bits below q.
+__device__ int NthSetBit(uint32_t m, int k) {
+  int q = 0;
+  for (int w = 16; w > 0; w /= 2)
+    if (__popc(m & ((1u << (q + w)) - 1u)) <= k) q += w;
+  return q;
+}
+
+__device__ Float4 ShflBox(Float4 v, int src) {
+  return Float4{__shfl_sync(kFullMask, v.x, src), __shfl_sync(kFullMask, v.y, src), __shfl_sync(kFullMask, v.z, src),
+                0.0f};
+}
+__device__ Float4 ShflDownBox(Float4 v, int d) {
+  return Float4{__shfl_down_sync(kFullMask, v.x, d), __shfl_down_sync(kFullMask, v.y, d),
+                __shfl_down_sync(kFullMask, v.z, d), 0.0f};
+}
+
+// One warp clusters the subtree over leaf positions [l, r], whose children are [l, s) and [s, r]: the clusters each
+// child kept (at the start of its range, followed by -1), PLOC within the warp (each cluster's nearest neighbour
+// among kRadius on either side, NearerPair, lane positions as the order), until `target` are left, which it stores at
+// [l, l + count) for the parent, followed by -1.
+template <int kRadius>
+__device__ void WarpCluster(const PlocTree& t, int* cNode, int* counter, int l, int s, int r, int target, int maxLeaf,
+                            double ci, double ct, bool wide) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int nl = min(kHplocKeep, s - l), nr = min(kHplocKeep, r - s + 1);
+  const int at =
+      lane < kHplocKeep ? (lane < nl ? l + lane : -1) : (lane - kHplocKeep < nr ? s + lane - kHplocKeep : -1);
+  int node = at >= 0 ? cNode[at] : -1;
+  uint32_t live = __ballot_sync(kFullMask, node >= 0);
+  int num = __popc(live);
+  node = __shfl_sync(kFullMask, node, lane < num ? NthSetBit(live, lane) : lane);
+  Float4 lo{}, hi{};
+  if (lane < num) lo = t.lo[node], hi = t.hi[node];
+  while (num > target) {
+    float best = kInf;
+    int nn = -1;
+#pragma unroll
+    for (int d = 1; d <= min(kRadius, 31); ++d) {
+      const float a = UnionHalfArea(lo, hi, ShflDownBox(lo, d), ShflDownBox(hi, d));
+      if (lane + d < num && (nn < 0 || NearerPair(a, lane, lane + d, best, nn))) best = a, nn = lane + d;
+      const float back = __shfl_up_sync(kFullMask, a, d);  // the same pair's area, as lane - d found it
+      if (lane >= d && lane < num && (nn < 0 || NearerPair(back, lane, lane - d, best, nn))) best = back, nn = lane - d;
+    }
+    const int other = nn >= 0 ? nn : lane;
+    const int othersNn = __shfl_sync(kFullMask, nn, other);  // every lane: a shuffle that some skip never returns
+    const bool mutual = lane < num && nn >= 0 && othersNn == lane;
+    const bool makes = mutual && lane < nn;
+    const uint32_t makers = __ballot_sync(kFullMask, makes);
+    int base = 0;
+    if (lane == 0) base = atomicAdd(counter, __popc(makers));
+    base = __shfl_sync(kFullMask, base, 0);
+    const int otherNode = __shfl_sync(kFullMask, node, other);
+    const Float4 olo = ShflBox(lo, other), ohi = ShflBox(hi, other);
+    if (makes) {
+      const int k = t.n + base + __popc(makers & ((1u << lane) - 1u));
+      lo = Float4{Fminf(lo.x, olo.x), Fminf(lo.y, olo.y), Fminf(lo.z, olo.z), 0.0f};
+      hi = Float4{Fmaxf(hi.x, ohi.x), Fmaxf(hi.y, ohi.y), Fmaxf(hi.z, ohi.z), 0.0f};
+      MakeNode(t, k, node, otherNode, lo, hi, maxLeaf, ci, ct, wide);
+      node = k;
+    }
+    __syncwarp();  // the new nodes before other lanes make their parents
+    const uint32_t keep = __ballot_sync(kFullMask, lane < num && !(mutual && lane > nn));
+    num = __popc(keep);
+    const int from = lane < num ? NthSetBit(keep, lane) : lane;
+    node = __shfl_sync(kFullMask, node, from);
+    lo = ShflBox(lo, from), hi = ShflBox(hi, from);
+  }
+  const int span = min(kHplocKeep, r - l + 1);
+  if (lane < span) cNode[l + lane] = lane < num ? node : -1;
+}
+
+// bound: n - 1 ints, -1 (where two subtrees meet, the first to arrive leaves its far end); counter: nodes made.
+template <int kRadius>
+__global__ void __launch_bounds__(kHplocBlock) Hploc(PlocTree t, const uint64_t* keys, int* cNode, int* bound,
+                                                     int* counter, int maxLeaf, double ci, double ct, bool wide) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  int lo = i, hi = i, split = 0;  // this lane's subtree: leaf positions [lo, hi], its children meeting at split
+  bool active = i < t.n;
+  while (__any_sync(kFullMask, active)) {
+    __syncwarp();  // what any lane wrote, before each lane's release below
+    if (active) {
+      // Release: the subtree's nodes and clusters before its sibling can find it; acquire: the sibling's.
+      const bool right = lo == 0 || (hi != t.n - 1 && NeighboursCloser(keys, hi, lo - 1));
+      cuda::atomic_ref<int, cuda::thread_scope_device> meet(bound[right ? hi : lo - 1]);
+      const int other = meet.exchange(right ? lo : hi, cuda::std::memory_order_acq_rel);
+      if (other >= 0 && right) split = hi + 1, hi = other;
+      if (other >= 0 && !right) split = lo, lo = other;
+      active = other >= 0;
+    }
+    __syncwarp();  // ... for every lane of the warp, which all read it below
+    const bool root = active && lo == 0 && hi == t.n - 1;
+    uint32_t todo = __ballot_sync(kFullMask, active && (hi - lo + 1 > kHplocKeep || root));
+    while (todo) {
+      const int src = __ffs(todo) - 1;
+      todo &= todo - 1;
+      const int l = __shfl_sync(kFullMask, lo, src), r = __shfl_sync(kFullMask, hi, src),
+                s = __shfl_sync(kFullMask, split, src);
+      WarpCluster<kRadius>(t, cNode, counter, l, s, r, r - l + 1 == t.n ? 1 : kHplocKeep, maxLeaf, ci, ct, wide);
+    }
+    if (root) active = false;
+  }
+}
+
+// The root's place in both layouts, the node counts (totals[0] binary, totals[1] wide), and both sweeps' queues (each
+// already -1): the root first, head 0, tail 1.
+__global__ void InitRoot(PlocTree t, int* totals, int* binQueue, int* wideQueue, int* counters) {
   const int root = 2 * t.n - 2, x = root - t.n;
   const int2 ab = t.kids[x];
   t.triFirst[root] = 0;
   t.binAt[x] = 0;
   t.binDepth[x] = 0;
   t.wideAt[x] = make_int4(0, 1, 0, 1);
-  out[0] = 1 + t.BinNodes(ab.x) + t.BinNodes(ab.y);  // the root is a node even where one leaf would be cheaper
-  out[1] = t.wideNodes[x];
+  if (t.wideFirst) t.wideFirst[x] = 0;
+  totals[0] = 1 + t.BinNodes(ab.x) + t.BinNodes(ab.y);  // the root is a node even where one leaf would be cheaper
+  totals[1] = t.wideNodes[x];
+  binQueue[0] = wideQueue[0] = root;
+  counters[0] = 0, counters[1] = 1, counters[2] = 0, counters[3] = 1;
 }
 
-// The top-down sweep writes both layouts in two parts. The binary one goes pass by pass, last first (a pass's nodes
-// have their parents in later passes): depth-first triangle positions of every node's children, and the binary
-// nodes. The wide one then goes level by level of the wide tree (each wide node places its inner children, which
-// make the next level): 14 steps on the conference room instead of 75 passes, each of them a chain of dependent
-// loads per node (ncu: the wide emission by passes took 5.4 ms of an 8.3-ms build there). status: binary depth,
-// wide depth, and a quantisation failure.
-__global__ void EmitBinaryPass(PlocTree t, int begin, int end, BvhNode* binNodes, int* status) {
-  const int k = begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k >= end) return;
+// The top-down sweeps write both layouts, each in one launch. Inner node k, binary: the depth-first triangle positions
+// of its children, and its binary node where the binary BVH has one (its children's places in it). Returns the inner
+// children, which come next. status: binary depth, wide depth, a quantisation failure.
+__device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* status, int* next) {
   const int x = k - t.n;
   const int2 ab = t.kids[x];
   const int first = t.triFirst[k];
@@ -344,7 +477,7 @@ __global__ void EmitBinaryPass(PlocTree t, int begin, int end, BvhNode* binNodes
   const int at = t.binAt[x];
   if (at >= 0) {
     const int depth = t.binDepth[x];
-    int next = at + 1, ref[2], cnt[2];
+    int place = at + 1, ref[2], cnt[2];
     const int kid[2] = {ab.x, ab.y};
     for (int h = 0; h < 2; ++h) {
       const int q = kid[h];
@@ -352,10 +485,10 @@ __global__ void EmitBinaryPass(PlocTree t, int begin, int end, BvhNode* binNodes
         ref[h] = t.triFirst[q], cnt[h] = t.Count(q);
         atomicMax(&status[0], depth + 1);
       } else {
-        ref[h] = next, cnt[h] = 0;
-        t.binAt[q - t.n] = next;
+        ref[h] = place, cnt[h] = 0;
+        t.binAt[q - t.n] = place;
         t.binDepth[q - t.n] = depth + 1;
-        next += t.binNodes[q - t.n];
+        place += t.binNodes[q - t.n];
       }
     }
     const Float4 l0 = t.lo[ab.x], l1 = t.hi[ab.x], r0 = t.lo[ab.y], r1 = t.hi[ab.y];
@@ -366,15 +499,17 @@ __global__ void EmitBinaryPass(PlocTree t, int begin, int end, BvhNode* binNodes
     node.kids = Int4{ref[0], ref[1], cnt[0], cnt[1]};
     binNodes[at] = node;
   }
+  int m = 0;
+  if (ab.x >= t.n) next[m++] = ab.x;
+  if (ab.y >= t.n) next[m++] = ab.y;
+  return m;
 }
 
-// One level of the wide tree: nodes level[0, *count), each with its wideAt set; appends its inner children to
-// nextLevel (its order does not matter: every position comes from the parent's).
-__global__ void EmitWideLevel(PlocTree t, const int* level, const int* count, int* nextLevel, int* nextCount,
-                              WideNode* wideNodes, int* wideTriSrc, int* status) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= *count) return;
-  const int k = level[i], x = k - t.n, first = t.triFirst[k];
+// A wide node (its wideAt set): encodes it and places its inner children (their wideAt) and its leaves' triangles
+// (wideTriSrc: their binary positions). Returns the inner children. Where the boxes do not quantise, it sets
+// status[2] and still places the children, so that the sweep ends.
+__device__ int VisitWide(const PlocTree& t, int k, WideNode* wideNodes, int* wideTriSrc, int* status, int* next) {
+  const int x = k - t.n, first = t.wideFirst[x];
   const int4 w = t.wideAt[x];
   SlotRef slots[kWideSlots];
   const int m = CollectSlots(t, k, slots);
@@ -387,30 +522,92 @@ __global__ void EmitWideLevel(PlocTree t, const int* level, const int* count, in
     if (inner[j]) innerTris += tris[j];
   }
   WideNode node;
-  int childOfSlot[kWideSlots];
-  if (!EncodeWideNode(lo, hi, inner, tris, m, static_cast<uint32_t>(w.y), static_cast<uint32_t>(w.z), node,
-                      childOfSlot)) {
-    status[2] = 1;
-    return;
-  }
-  wideNodes[w.x] = node;
+  int childOfSlot[kWideSlots];  // set even where quantisation fails: the sweep goes on, and the build then fails
+  if (EncodeWideNode(lo, hi, inner, tris, m, static_cast<uint32_t>(w.y), static_cast<uint32_t>(w.z), node, childOfSlot))
+    wideNodes[w.x] = node;
+  else
+    atomicExch(&status[2], 1);
   atomicMax(&status[1], w.w);
+  int innerSlots = 0;
+  for (int j = 0; j < m; ++j) innerSlots += inner[j];
   // Inner children in slot order from childBase, each followed by its subtree's nodes; triangles: this node's
   // leaves in slot order, then each inner child's subtree in slot order (as the host collapse emits them).
-  int rank = 0, childBase = w.y + __popc(node.imask), triBase = w.z + (t.Count(k) - innerTris), offset = w.z;
+  int rank = 0, count = 0, childBase = w.y + innerSlots, triBase = w.z + (t.Count(k) - innerTris), offset = w.z;
   for (int s = 0; s < kWideSlots; ++s) {
     const int j = childOfSlot[s];
     if (j < 0) continue;
     const SlotRef& r = slots[j];
     if (r.inner) {
       t.wideAt[r.node - t.n] = make_int4(w.y + rank++, childBase, triBase, w.w + 1);
-      nextLevel[atomicAdd(nextCount, 1)] = r.node;
+      t.wideFirst[r.node - t.n] = first + r.first;
+      next[count++] = r.node;
       childBase += t.wideNodes[r.node - t.n] - 1;
       triBase += r.tris;
     } else {
       for (int q = 0; q < r.tris; ++q) wideTriSrc[offset++] = first + r.first + q;
     }
   }
+  return count;
+}
+
+// A top-down sweep: a queue of the tree's nodes, each put there by its parent's visit. Each warp takes the next 32
+// places and visits each node once its parent has put it there; a node's place always comes after its parent's, so
+// the earliest waiting node's parent has been visited and nothing waits forever. The children of a round's visits get
+// their places with one atomic per warp. total: the nodes to visit (all inner nodes, or the wide nodes). counters:
+// head (places taken), tail (places filled).
+template <bool kWide>
+__device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int total, BvhNode* binNodes,
+                           WideNode* wideNodes, int* wideTriSrc, int* status) {
+  using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  for (;;) {
+    int base = 0;
+    if (lane == 0) base = atomicAdd(&counters[0], 32);
+    base = __shfl_sync(kFullMask, base, 0);
+    if (base >= total) return;
+    const int place = base + lane;
+    bool done = place >= total;
+    while (!__all_sync(kFullMask, done)) {
+      int next[kWideSlots], m = 0;
+      bool ready = false;
+      if (!done) {
+        const int k = Ref(queue[place]).load(cuda::std::memory_order_relaxed);
+        if (k >= 0) {
+          cuda::atomic_thread_fence(cuda::std::memory_order_acquire,
+                                    cuda::thread_scope_device);  // what the parent wrote
+          ready = true;
+          m = kWide ? VisitWide(t, k, wideNodes, wideTriSrc, status, next) : VisitBinary(t, k, binNodes, status, next);
+        }
+      }
+      int end = m;  // inclusive sum over the warp
+      for (int o = 1; o < 32; o *= 2) {
+        const int v = __shfl_up_sync(kFullMask, end, o);
+        if (lane >= o) end += v;
+      }
+      const int sum = __shfl_sync(kFullMask, end, 31);
+      int at = 0;
+      if (lane == 31 && sum > 0) at = atomicAdd(&counters[1], sum);
+      at = __shfl_sync(kFullMask, at, 31);
+      if (m > 0) {
+        cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_device);  // before the places
+        for (int c = 0; c < m; ++c) Ref(queue[at + end - m + c]).store(next[c], cuda::std::memory_order_relaxed);
+      }
+      if (ready)
+        done = true;
+      else if (!done)
+        __nanosleep(64);
+    }
+  }
+}
+
+// Both top-down sweeps at once, in one launch (the wide one keeps its own triangle positions, wideFirst): blocks
+// [0, binaryBlocks) sweep the binary layout, the rest the wide one.
+__global__ void SweepTopDown(PlocTree t, int* binQueue, int* wideQueue, int* counters, const int* totals,
+                             int binaryBlocks, BvhNode* binNodes, WideNode* wideNodes, int* wideTriSrc, int* status) {
+  if (static_cast<int>(blockIdx.x) < binaryBlocks)
+    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideNodes, wideTriSrc, status);
+  else
+    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideNodes, wideTriSrc, status);
 }
 
 // The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host
@@ -428,34 +625,49 @@ int PlocRadius() {
   return r == 8 || r == 32 ? r : kPlocRadius;
 }
 
-// Hands out aligned arrays from one allocation (base null: only counts the bytes). One cudaMalloc for the whole build:
-// each cudaMalloc and cudaFree costs tens of microseconds, and cudaFree waits for the device, which for a scene of
-// a few hundred thousand triangles took longer than the build itself.
+// Blocks for each top-down sweep: a warp for every 32 nodes, at most one block per SM (or TRACER_SWEEP_BLOCKS, for
+// measuring). More warps only wait longer for their nodes: on the H100 (132 SMs) the conference room's sweeps took
+// 1.55-1.63 ms uncapped, 1.58-1.80 with 264 blocks, 1.29 with 132 and 1.28-1.35 with 66; the 10M terrain's 6.68-6.95,
+// 6.39-6.60, 6.16 and 6.77 (11.2 with 33).
+int SweepBlocks(size_t nodes) {
+  int device = 0, sms = 0;
+  TRACER_CUDA_CHECK(cudaGetDevice(&device));
+  TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const char* e = std::getenv("TRACER_SWEEP_BLOCKS");
+  const int cap = e ? std::max(1, std::atoi(e)) : std::max(sms, 1);
+  return std::min(static_cast<int>(GridFor(nodes, kBlock)), cap);
+}
+
+// Hands out aligned arrays from one allocation (base null: only counts the bytes; an empty array is null). One
+// cudaMalloc for the whole build: each cudaMalloc and cudaFree costs tens of microseconds, and cudaFree waits for the
+// device, which for a scene of a few hundred thousand triangles took longer than the build itself.
 struct Carver {
   unsigned char* base;
   size_t used = 0;
   template <typename T>
   T* Take(size_t n) {
-    T* p = base ? reinterpret_cast<T*>(base + used) : nullptr;
+    T* p = base && n ? reinterpret_cast<T*>(base + used) : nullptr;
     used += (n * sizeof(T) + 255) & ~static_cast<size_t>(255);
     return p;
   }
 };
 
-// The build's arrays besides the tree's (see BuildBvhsOnGpu).
+// The build's arrays besides the tree's (see Build). Those of the other clustering are empty.
 struct BuildArrays {
   float* pos;
   Float4 *triLo, *triHi;
   uint32_t* bounds;
   uint64_t *keys, *sortedKeys;
   int *ids, *sortedTri;
-  unsigned long long *flags, *scanned;
   unsigned char* temp;
-  int* cNode[2];
+  int* cNode[2];  // H-PLOC uses the first only
+  int *bound, *counter;
+  unsigned long long *flags, *scanned;  // PLOC passes
   Float4 *cLo[2], *cHi[2];
   int* nn;
   PassState* state;
-  int *passBegin, *passes, *totals, *status, *levelCount;
+  int* passes;
+  int *totals, *status, *counters;
   BvhNode* binOut;
   WideNode* wideOut;
   int* wideTriSrc;
@@ -469,7 +681,7 @@ void Download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
 }
 
 // The wide BVH's triangles: copies of the binary BVH's, v0.w = the position there (src: the binary position of each
-// wide leaf entry, as EmitWideLevel wrote them).
+// wide leaf entry, as VisitWide wrote them).
 void GatherWideTriangles(const std::vector<Float4>& tris, const std::vector<int>& src, std::vector<Float4>& wideTris,
                          ThreadPool& pool) {
   ResizeOnHugePages(wideTris, 3 * src.size());
@@ -496,17 +708,91 @@ BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptio
   return r;
 }
 
-}  // namespace
+// PLOC's passes, queued in groups without waiting for each other: each kernel reads the cluster count from the device
+// (grids are sized by a count read back earlier, an upper bound), and a pass over one cluster does nothing. The count
+// after a group is read back while the next group runs, to stop and to shrink the grids. Pass q reads state[q % 2] and
+// writes state[(q + 1) % 2]. Returns the passes.
+int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes, const BvhBuildOptions& options,
+                    cudaStream_t st) {
+  constexpr int kPassesPerCheck = 8;
+  const int n = tree.n;
+  const PassState first[2] = {{n, n}, {n, n}};
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, first, sizeof first, cudaMemcpyHostToDevice, st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
+  PinnedBuffer<PassState> hostState(2);
+  CudaEvent groupDone[2];
+  const int radius = PlocRadius();
+  int c = n, queued = 0;
+  for (int group = 0;; ++group) {
+    const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
+    for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
+      const int cur = queued & 1;  // the clusters' double buffers
+      PassState *now = a.state + (queued & 1), *next = a.state + 1 - (queued & 1);
+      if (radius == 8)
+        PlocNearest<8><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      else if (radius == 32)
+        PlocNearest<32><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      else
+        PlocNearest<kPlocRadius><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      TRACER_CHECK_LAUNCH("PlocNearest");
+      PlocFlags<<<grid, kBlock, 0, st>>>(a.nn, now, c, a.flags);
+      TRACER_CHECK_LAUNCH("PlocFlags");
+      size_t bytes = tempBytes;
+      TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
+      PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, next, a.passes, a.nn, a.flags, a.scanned, a.cNode[cur], a.cLo[cur],
+                                         a.cHi[cur], a.cNode[1 - cur], a.cLo[1 - cur], a.cHi[1 - cur],
+                                         options.maxLeafSize, options.intersectCost, options.traversalCost,
+                                         options.wide);
+      TRACER_CHECK_LAUNCH("PlocMerge");
+    }
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(hostState.Get() + (group & 1), a.state + (queued & 1), sizeof(PassState),
+                                      cudaMemcpyDeviceToHost, st));
+    groupDone[group & 1].Record(st);
+    if (group == 0) continue;
+    groupDone[(group - 1) & 1].Synchronize();  // the group before this one: this one runs meanwhile
+    const int seen = hostState.Get()[(group - 1) & 1].clusters;
+    if (seen <= 1) break;
+    if (seen >= c && group > 1) throw std::logic_error("GPU BVH builder: clustering passes merged nothing");
+    c = seen;
+  }
+  int passes = 0;
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(&passes, a.passes, sizeof passes, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+  return passes;
+}
 
-BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
-                              WideBvh& wide) {
+void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options,
+                           cudaStream_t st) {
+  const int n = tree.n;
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.bound, 0xff, static_cast<size_t>(n) * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.counter, 0, sizeof(int), st));
+  const unsigned grid = GridFor(static_cast<size_t>(n), kHplocBlock);
+  const double ci = options.intersectCost, ct = options.traversalCost;
+  const int radius = PlocRadius();
+  if (radius == 8)
+    Hploc<8><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter, options.maxLeafSize, ci,
+                                           ct, options.wide);
+  else if (radius == 32)
+    Hploc<32><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter, options.maxLeafSize, ci,
+                                            ct, options.wide);
+  else
+    Hploc<kPlocRadius><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter,
+                                                     options.maxLeafSize, ci, ct, options.wide);
+  TRACER_CHECK_LAUNCH("Hploc");
+}
+
+enum class Clustering { kHierarchical, kPasses };
+
+BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary, WideBvh& wide,
+                     Clustering how) {
   const size_t numTris = positions.size() / 3;
   if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
   if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
   const int n = static_cast<int>(numTris);
+  const bool passes = how == Clustering::kPasses;
   CudaStream stream;
   const cudaStream_t st = stream.Get();
-  CudaEvent start, built, done;
+  CudaEvent start, sorted, clustered, built, done;
   const Stopwatch wall;
 
   // One allocation, carved twice by the same code: first to size it, then to hand out the arrays.
@@ -514,11 +800,11 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   TRACER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, static_cast<uint64_t*>(nullptr),
                                                     static_cast<uint64_t*>(nullptr), static_cast<int*>(nullptr),
                                                     static_cast<int*>(nullptr), n, 0, 63, st));
-  TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<unsigned long long*>(nullptr),
-                                                  static_cast<unsigned long long*>(nullptr), n, st));
+  if (passes)
+    TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<unsigned long long*>(nullptr),
+                                                    static_cast<unsigned long long*>(nullptr), n, st));
   const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = std::max(sortBytes, scanBytes);
-  constexpr int kPassesPerCheck = 8;
-  const int maxPasses = n + 2 * kPassesPerCheck;  // every pass that has work merges at least one pair
+  const size_t pass = passes ? numTris : 0, hier = passes ? 0 : numTris;
   BuildArrays a;
   PlocTree tree{};
   auto carve = [&](Carver& c) {
@@ -527,14 +813,14 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
     a.bounds = c.Take<uint32_t>(6);
     a.keys = c.Take<uint64_t>(numTris), a.sortedKeys = c.Take<uint64_t>(numTris);
     a.ids = c.Take<int>(numTris), a.sortedTri = c.Take<int>(numTris);
-    a.flags = c.Take<unsigned long long>(numTris), a.scanned = c.Take<unsigned long long>(numTris);
     a.temp = c.Take<unsigned char>(tempBytes);
-    for (int h = 0; h < 2; ++h)
-      a.cNode[h] = c.Take<int>(numTris), a.cLo[h] = c.Take<Float4>(numTris), a.cHi[h] = c.Take<Float4>(numTris);
-    a.nn = c.Take<int>(numTris);
-    a.state = c.Take<PassState>(3);
-    a.passBegin = c.Take<int>(static_cast<size_t>(maxPasses) + 1), a.passes = c.Take<int>(1);
-    a.totals = c.Take<int>(2), a.status = c.Take<int>(3), a.levelCount = c.Take<int>(2);
+    a.cNode[0] = c.Take<int>(numTris), a.cNode[1] = c.Take<int>(pass);
+    a.bound = c.Take<int>(hier), a.counter = c.Take<int>(1);
+    a.flags = c.Take<unsigned long long>(pass), a.scanned = c.Take<unsigned long long>(pass);
+    for (int h = 0; h < 2; ++h) a.cLo[h] = c.Take<Float4>(pass), a.cHi[h] = c.Take<Float4>(pass);
+    a.nn = c.Take<int>(pass);
+    a.state = c.Take<PassState>(2), a.passes = c.Take<int>(1);
+    a.totals = c.Take<int>(2), a.status = c.Take<int>(3), a.counters = c.Take<int>(4);
     a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
     a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
     a.order = c.Take<int32_t>(numTris);
@@ -549,6 +835,8 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
                     c.Take<uint8_t>(inner),
                     c.Take<WideChoice>(inner),
                     c.Take<int>(inner),
+                    c.Take<int>(options.wide ? kWideSlots * inner : 0),
+                    c.Take<int>(options.wide ? inner : 0),
                     c.Take<int>(inner),
                     c.Take<int>(inner),
                     c.Take<int4>(inner)};
@@ -578,91 +866,23 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   InitLeaves<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.triLo, a.triHi, a.cNode[0], a.cLo[0],
                                                           a.cHi[0]);
   TRACER_CHECK_LAUNCH("InitLeaves");
+  sorted.Record(st);
 
-  // PLOC passes, queued in groups without waiting for each other: each kernel reads the cluster count from the
-  // device (grids are sized by a count read back earlier, an upper bound), and a pass over one cluster does nothing.
-  // The count after a group is read back while the next group runs, to stop and to shrink the grids. Pass q reads
-  // state[q % 3], writes state[(q + 1) % 3], and counts the wide nodes of the pass before from state[(q + 2) % 3].
-  const PassState first[3] = {{n, n}, {n, n}, {n, n}};
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, first, sizeof first, cudaMemcpyHostToDevice, st));
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.passBegin, &n, sizeof n, cudaMemcpyHostToDevice, st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
-  PinnedBuffer<PassState> hostState(2);
-  CudaEvent groupDone[2];
-  const int radius = PlocRadius();
-  int c = n, queued = 0;
-  for (int group = 0;; ++group) {
-    const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
-    for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
-      const int cur = queued & 1;  // the clusters' double buffers
-      PassState *now = a.state + queued % 3, *next = a.state + (queued + 1) % 3, *prev = a.state + (queued + 2) % 3;
-      if (radius == 8)
-        PlocNearest<8><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
-      else if (radius == 32)
-        PlocNearest<32><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
-      else
-        PlocNearest<kPlocRadius><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
-      TRACER_CHECK_LAUNCH("PlocNearest");
-      PlocFlags<<<grid, kBlock, 0, st>>>(a.nn, now, c, a.flags);
-      TRACER_CHECK_LAUNCH("PlocFlags");
-      bytes = tempBytes;
-      TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
-      PlocMerge<<<grid, kBlock, 0, st>>>(tree, prev, now, next, a.passBegin, a.passes, a.nn, a.flags, a.scanned,
-                                         a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur], a.cLo[1 - cur],
-                                         a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
-                                         options.traversalCost, options.wide);
-      TRACER_CHECK_LAUNCH("PlocMerge");
-    }
-    TRACER_CUDA_CHECK(cudaMemcpyAsync(hostState.Get() + (group & 1), a.state + queued % 3, sizeof(PassState),
-                                      cudaMemcpyDeviceToHost, st));
-    groupDone[group & 1].Record(st);
-    if (group == 0) continue;
-    groupDone[(group - 1) & 1].Synchronize();  // the group before this one: this one runs meanwhile
-    const int seen = hostState.Get()[(group - 1) & 1].clusters;
-    if (seen <= 1) break;
-    if (seen >= c && group > 1) throw std::logic_error("GPU BVH builder: clustering passes merged nothing");
-    c = seen;
-  }
-  int passes = 0;
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(&passes, a.passes, sizeof passes, cudaMemcpyDeviceToHost, st));
-  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-  std::vector<int> passBegin(static_cast<size_t>(passes) + 1);
-  TRACER_CUDA_CHECK(
-      cudaMemcpyAsync(passBegin.data(), a.passBegin, passBegin.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
+  const int passCount = passes ? ClusterInPasses(a, tree, tempBytes, options, st) : 0;
+  if (!passes) ClusterHierarchically(a, tree, options, st);
+  clustered.Record(st);
 
-  // Top-down sweep, last pass first.
-  InitRoot<<<1, 1, 0, st>>>(tree, a.totals);
-  TRACER_CHECK_LAUNCH("InitRoot");
+  // The top-down sweeps, in arrays the clustering no longer needs.
+  int *binQueue = a.cNode[0], *wideQueue = a.ids;
+  TRACER_CUDA_CHECK(cudaMemsetAsync(binQueue, 0xff, numTris * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(wideQueue, 0xff, numTris * sizeof(int), st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 3 * sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));  // passBegin
-  for (size_t p = passBegin.size() - 1; p-- > 0;) {
-    const int begin = passBegin[p], end = passBegin[p + 1];
-    EmitBinaryPass<<<GridFor(static_cast<size_t>(end - begin), kBlock), kBlock, 0, st>>>(tree, begin, end, a.binOut,
-                                                                                         a.status);
-    TRACER_CHECK_LAUNCH("EmitBinaryPass");
-  }
-  if (options.wide) {
-    // The levels' lists in two arrays the clustering no longer needs; the size of each read back for the next.
-    int* lists[2] = {a.nn, a.ids};
-    PinnedBuffer<int> levelSize(2);
-    levelSize.Get()[0] = 2 * n - 2;  // the root
-    levelSize.Get()[1] = 1;
-    TRACER_CUDA_CHECK(cudaMemcpyAsync(lists[0], levelSize.Get(), sizeof(int), cudaMemcpyHostToDevice, st));
-    TRACER_CUDA_CHECK(cudaMemcpyAsync(a.levelCount, levelSize.Get() + 1, sizeof(int), cudaMemcpyHostToDevice, st));
-    for (int d = 0, size = 1; size > 0; ++d) {
-      if (d > kWideMaxDepth + 1) throw std::logic_error("GPU BVH builder: the wide tree has no end");
-      const int cur = d & 1;
-      TRACER_CUDA_CHECK(cudaMemsetAsync(a.levelCount + (1 - cur), 0, sizeof(int), st));
-      EmitWideLevel<<<GridFor(static_cast<size_t>(size), kBlock), kBlock, 0, st>>>(
-          tree, lists[cur], a.levelCount + cur, lists[1 - cur], a.levelCount + (1 - cur), a.wideOut, a.wideTriSrc,
-          a.status);
-      TRACER_CHECK_LAUNCH("EmitWideLevel");
-      TRACER_CUDA_CHECK(
-          cudaMemcpyAsync(levelSize.Get(), a.levelCount + (1 - cur), sizeof(int), cudaMemcpyDeviceToHost, st));
-      TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-      size = levelSize.Get()[0];
-    }
-  }
+  InitRoot<<<1, 1, 0, st>>>(tree, a.totals, binQueue, wideQueue, a.counters);
+  TRACER_CHECK_LAUNCH("InitRoot");
+  const int sweepBlocks = SweepBlocks(inner);
+  SweepTopDown<<<options.wide ? 2 * sweepBlocks : sweepBlocks, kBlock, 0, st>>>(
+      tree, binQueue, wideQueue, a.counters, a.totals, sweepBlocks, a.binOut, a.wideOut, a.wideTriSrc, a.status);
+  TRACER_CHECK_LAUNCH("SweepTopDown");
   WriteOrder<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.order);
   TRACER_CHECK_LAUNCH("WriteOrder");
   built.Record(st);
@@ -698,10 +918,26 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
   if (options.wide) GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
   BvhBuildReport report;
   report.builder = "gpu";
+  report.method = passes ? "PLOC passes" : "H-PLOC";
   report.buildMs = built.MsSince(start);
+  report.sortMs = sorted.MsSince(start);
+  report.clusterMs = clustered.MsSince(sorted);
+  report.sweepMs = built.MsSince(clustered);
   report.transferMs = wall.Ms() - report.buildMs;
-  report.iterations = passes;
+  report.iterations = passCount;
   return report;
+}
+
+}  // namespace
+
+BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
+                              WideBvh& wide) {
+  return Build(positions, options, binary, wide, Clustering::kHierarchical);
+}
+
+BvhBuildReport BuildBvhsOnGpuInPasses(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
+                                      WideBvh& wide) {
+  return Build(positions, options, binary, wide, Clustering::kPasses);
 }
 
 }  // namespace tracer

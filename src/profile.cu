@@ -491,52 +491,71 @@ void LiveDecayJson(JsonWriter& j, const SceneData& data, const RenderOptions& o)
               LiveList(d.stats, 16).c_str());
 }
 
-// The two BVH builders side by side on the scene's triangles: the GPU builder (PLOC; median of `repeats` builds
-// after a warm-up, which pays for loading its kernels) and the host's binned SAH with spatial splits (once; it takes
-// seconds): build time, the wide BVH's SAH cost, and the wide traversal's speed on the same primary and diffuse rays
-// (the --make-rays rays of the benchmark camera, traced as --trace-rays does). Prints one block, adds "bvh_builders".
+// The BVH builders side by side on the scene's triangles: the GPU builder (H-PLOC), its naive twin (PLOC's global
+// passes; both the median of `repeats` builds after a warm-up, which pays for loading their kernels) and the host's
+// binned SAH with spatial splits (once; it takes seconds): build time, the wide BVH's SAH cost, and the wide
+// traversal's speed on the same primary and diffuse rays (the --make-rays rays of the benchmark camera, traced as
+// --trace-rays does). Prints one block, adds "bvh_builders".
 void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int repeats, JsonWriter& j) {
   const size_t n = data.bvh.order.size();
   const std::vector<Vec3> positions = OriginalPositions(data);
   std::fprintf(stderr, "  measuring the BVH builders (the CPU one takes a while on big scenes)\n");
-  SceneData gpu = data, cpu = data;  // only the BVHs change: --trace-rays reads nothing else
+  struct Builder {
+    const char *key, *label;
+    BvhBuilderFn fn;
+    SceneData scene;  // only the BVHs change: --trace-rays reads nothing else
+    double buildMs = 0.0, transferMs = 0.0, sah = 0.0, rate[2] = {0.0, 0.0};  // rate: primary, diffuse rays/s
+    int passes = 0;
+  };
+  Builder builders[3] = {{"gpu", "GPU H-PLOC", &BuildBvhsOnGpu, data},
+                         {"ploc", "GPU PLOC passes", &BuildBvhsOnGpuInPasses, data},
+                         {"cpu", "CPU binned SAH + spatial splits", nullptr, data}};
   const BvhBuildOptions options;
-  std::vector<double> buildMs, transferMs;
-  int passes = 0;
-  for (int r = 0; r <= std::max(repeats, 1); ++r) {
-    const BvhBuildReport report = BuildBvhsOnGpu(positions, options, gpu.bvh, gpu.wide);
-    passes = report.iterations;
-    if (r > 0) buildMs.push_back(report.buildMs), transferMs.push_back(report.transferMs);
+  for (Builder& b : builders) {
+    if (!b.fn) {
+      const Stopwatch clock;
+      b.scene.bvh = BuildBvh(positions, options);
+      b.scene.wide = BuildWideBvh(positions, b.scene.bvh, options);
+      b.buildMs = clock.Ms();
+    } else {
+      std::vector<double> buildMs, transferMs;
+      for (int r = 0; r <= std::max(repeats, 1); ++r) {
+        const BvhBuildReport report = b.fn(positions, options, b.scene.bvh, b.scene.wide);
+        b.passes = report.iterations;
+        if (r > 0) buildMs.push_back(report.buildMs), transferMs.push_back(report.transferMs);
+      }
+      b.buildMs = Median(buildMs), b.transferMs = Median(transferMs);
+    }
+    b.sah = WideSahCost(b.scene.wide);
   }
-  const Stopwatch clock;
-  cpu.bvh = BuildBvh(positions, options);
-  cpu.wide = BuildWideBvh(positions, cpu.bvh, options);
-  const double cpuMs = clock.Ms();
   TraceRaysOptions to;
   to.repeats = repeats;
   to.persistentRefill = base.persistentRefill;
-  double rate[2][2];  // [gpu, cpu][primary, diffuse], rays/s
   for (int k = 0; k < 2; ++k) {
     const std::vector<RayRecord> rays =
         MakeBenchmarkRays(data, k == 0 ? RayKind::kPrimary : RayKind::kDiffuse, base.width, base.height, 1, 0);
-    for (int b = 0; b < 2; ++b)
-      rate[b][k] = static_cast<double>(rays.size()) / TraceRaysCuda(b == 0 ? gpu : cpu, rays, to).medianSeconds;
+    for (Builder& b : builders)
+      b.rate[k] = static_cast<double>(rays.size()) / TraceRaysCuda(b.scene, rays, to).medianSeconds;
   }
-  const double gpuMs = Median(buildMs), sahGpu = WideSahCost(gpu.wide), sahCpu = WideSahCost(cpu.wide);
-  std::printf(
-      "  BVH builders, GPU (PLOC, no spatial splits) vs CPU (binned SAH, spatial splits): build %.2f ms (%.0f M "
-      "triangles/s, %d passes; + %.1f ms transfers and gathers) vs %.0f ms (%.2f M triangles/s); "
-      "wide SAH cost %.2f vs %.2f; primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s\n",
-      gpuMs, static_cast<double>(n) / (gpuMs * 1e3), passes, Median(transferMs), cpuMs,
-      static_cast<double>(n) / (cpuMs * 1e3), sahGpu, sahCpu, rate[0][0] / 1e9, rate[1][0] / 1e9, rate[0][1] / 1e9,
-      rate[1][1] / 1e9);
+  std::printf("  BVH builders (no spatial splits on the GPU):\n");
+  for (const Builder& b : builders) {
+    char extra[96] = "";
+    if (b.fn && b.passes > 0)
+      std::snprintf(extra, sizeof extra, ", %d passes; + %.1f ms transfers and gathers", b.passes, b.transferMs);
+    else if (b.fn)
+      std::snprintf(extra, sizeof extra, "; + %.1f ms transfers and gathers", b.transferMs);
+    std::printf(
+        "    %-32s build %9.2f ms (%8.2f M triangles/s%s); wide SAH cost %.2f; primary %.2f, diffuse %.2f G rays/s\n",
+        b.label, b.buildMs, static_cast<double>(n) / (b.buildMs * 1e3), extra, b.sah, b.rate[0] / 1e9, b.rate[1] / 1e9);
+  }
+  std::printf("    H-PLOC builds %.2fx as fast as PLOC's passes\n", builders[1].buildMs / builders[0].buildMs);
   j.BeginObject("bvh_builders");
-  for (int b = 0; b < 2; ++b) {
-    j.BeginObject(b == 0 ? "gpu" : "cpu");
-    j.Field("build_ms", b == 0 ? gpuMs : cpuMs);
-    j.Field("sah_cost", b == 0 ? sahGpu : sahCpu);
-    j.Field("primary_rays_per_s", rate[b][0]);
-    j.Field("diffuse_rays_per_s", rate[b][1]);
+  for (const Builder& b : builders) {
+    j.BeginObject(b.key);
+    j.Field("build_ms", b.buildMs);
+    j.Field("sah_cost", b.sah);
+    j.Field("primary_rays_per_s", b.rate[0]);
+    j.Field("diffuse_rays_per_s", b.rate[1]);
     j.EndObject();
   }
   j.EndObject();

@@ -34,11 +34,18 @@ struct Built {
   BvhBuildReport report;
 };
 
-Built GpuBuild(const std::vector<Vec3>& p, int maxLeafSize = 4) {
+// The GPU builder (H-PLOC) and its naive twin (PLOC's passes): every property below holds for both.
+struct GpuBuilder {
+  const char* name;
+  BvhBuilderFn fn;
+};
+const GpuBuilder kGpuBuilders[] = {{"H-PLOC", &BuildBvhsOnGpu}, {"PLOC passes", &BuildBvhsOnGpuInPasses}};
+
+Built GpuBuild(const std::vector<Vec3>& p, int maxLeafSize = 4, BvhBuilderFn fn = &BuildBvhsOnGpu) {
   BvhBuildOptions o;
   o.maxLeafSize = maxLeafSize;
   Built b;
-  b.report = BuildBvhsOnGpu(p, o, b.binary, b.wide);
+  b.report = fn(p, o, b.binary, b.wide);
   return b;
 }
 
@@ -107,8 +114,10 @@ void ExpectSoundBinary(const std::vector<Vec3>& p, const Bvh& bvh, int maxLeaf) 
 
 // The GPU's wide BVH is the host collapse of the GPU's binary tree with single-triangle leaves, byte for byte; and
 // the same whatever the binary BVH's leaf size (the collapse chooses its own leaves).
-void ExpectHostCollapse(const std::vector<Vec3>& p, const char* what) {
-  const Built one = GpuBuild(p, 1), four = GpuBuild(p, 4);
+void ExpectHostCollapse(const std::vector<Vec3>& p, const std::string& scene, const GpuBuilder& builder) {
+  const std::string label = scene + " (" + builder.name + ")";
+  const char* what = label.c_str();
+  const Built one = GpuBuild(p, 1, builder.fn), four = GpuBuild(p, 4, builder.fn);
   ASSERT_EQ(one.report.builder, "gpu") << one.report.note;
   ExpectSoundBinary(p, one.binary, 1);
   ExpectSoundBinary(p, four.binary, 4);
@@ -150,8 +159,12 @@ std::vector<Ray> RandomRays(const std::vector<Vec3>& p, int count, uint32_t seed
 // which one a traversal keeps depends on the order it meets them (what kCullMargin covers on ordinary geometry).
 // Near ties must stay within 1e-4 t + 1e-5 of the diagonal (the Embree parity test's bound) and be rare; a missing
 // or misplaced triangle gives a miss or a far hit instead, on many rays.
-void ExpectSameHits(const std::vector<Vec3>& p, int count, uint32_t seed, const char* what) {
-  const Built g = GpuBuild(p);
+void ExpectSameHits(const std::vector<Vec3>& p, int count, uint32_t seed, const std::string& scene,
+                    const GpuBuilder& builder) {
+  const std::string label = scene + " (" + builder.name + ")";
+  const char* what = label.c_str();
+  const Built g = GpuBuild(p, 4, builder.fn);
+  ASSERT_EQ(g.report.builder, "gpu") << g.report.note;
   const Bvh host = BuildBvh(p);
   const std::vector<Ray> rays = RandomRays(p, count, seed);
   Aabb bounds;
@@ -189,15 +202,27 @@ void ExpectSameHits(const std::vector<Vec3>& p, int count, uint32_t seed, const 
 
 std::vector<Vec3> Positions(const std::string& path) { return LoadScene(path).positions; }
 
+// The wide BVH's SAH cost from H-PLOC within 5% of that from PLOC's passes (or below it).
+void ExpectLikePlocInPasses(const std::vector<Vec3>& p, const char* what) {
+  const Built h = GpuBuild(p, 4, &BuildBvhsOnGpu), g = GpuBuild(p, 4, &BuildBvhsOnGpuInPasses);
+  const double sh = WideSahCost(h.wide), sg = WideSahCost(g.wide);
+  std::printf("%s: wide SAH cost H-PLOC %.3f, PLOC passes %.3f; binary depth %d and %d\n", what, sh, sg, h.binary.depth,
+              g.binary.depth);
+  EXPECT_LE(sh, 1.05 * sg) << what;
+}
+
 }  // namespace
 
 TEST(GpuBvhBuild, WideIsTheHostCollapseOfTheSameTree) {
   TRACER_REQUIRE_GPU();
-  for (int n : {2, 3, 9, 100, 5000, 60000}) {
-    const std::string what = "soup of " + std::to_string(n);
-    ExpectHostCollapse(test::RandomSoup(n, static_cast<uint32_t>(n)), what.c_str());
+  // H-PLOC clusters within a warp wherever a subtree covers more than 16 leaves: sizes on either side of 16 and 32.
+  for (const GpuBuilder& b : kGpuBuilders) {
+    for (int n : {2, 3, 9, 16, 17, 31, 32, 33, 100, 5000, 60000}) {
+      const std::string what = "soup of " + std::to_string(n);
+      ExpectHostCollapse(test::RandomSoup(n, static_cast<uint32_t>(n)), what, b);
+    }
+    ExpectHostCollapse(Positions(test::ProjectScenesDir() + "/cornell.obj"), "cornell", b);
   }
-  ExpectHostCollapse(Positions(test::ProjectScenesDir() + "/cornell.obj"), "cornell");
 }
 
 TEST(GpuBvhBuild, ConferenceRoomTreesAreSoundAndCollapseAsOnTheHost) {
@@ -208,14 +233,27 @@ TEST(GpuBvhBuild, ConferenceRoomTreesAreSoundAndCollapseAsOnTheHost) {
   ASSERT_FALSE(dir.empty());
   const std::vector<Vec3> p = Positions(dir + "/conference/conference.obj");
   test::RemoveTree(dir);
-  ExpectHostCollapse(p, "conference");
-  ExpectSameHits(p, 200000, 9, "conference");
+  for (const GpuBuilder& b : kGpuBuilders) {
+    ExpectHostCollapse(p, "conference", b);
+    ExpectSameHits(p, 200000, 9, "conference", b);
+  }
+  ExpectLikePlocInPasses(p, "conference");
+}
+
+// H-PLOC clusters within subtrees of the Morton order's LBVH, PLOC's passes across the whole order: the trees differ,
+// but H-PLOC's must be about as good (Benthin et al. report SAH costs within a few percent of PLOC's).
+TEST(GpuBvhBuild, HplocTreesAreAsGoodAsPlocPasses) {
+  TRACER_REQUIRE_GPU();
+  ExpectLikePlocInPasses(test::RandomSoup(50000, 11), "soup");
+  ExpectLikePlocInPasses(Positions(test::ProjectScenesDir() + "/cornell.obj"), "cornell");
 }
 
 TEST(GpuBvhBuild, ClosestHitsMatchTheHostBuiltTree) {
   TRACER_REQUIRE_GPU();
-  ExpectSameHits(test::RandomSoup(20000, 5), 100000, 6, "soup");
-  ExpectSameHits(Positions(test::ProjectScenesDir() + "/cornell.obj"), 50000, 7, "cornell");
+  for (const GpuBuilder& b : kGpuBuilders) {
+    ExpectSameHits(test::RandomSoup(20000, 5), 100000, 6, "soup", b);
+    ExpectSameHits(Positions(test::ProjectScenesDir() + "/cornell.obj"), 50000, 7, "cornell", b);
+  }
 }
 
 // Duplicates with equal boxes: every pair is as near as every other, and the tie rule must still merge many per
@@ -224,19 +262,27 @@ TEST(GpuBvhBuild, ThousandsOfIdenticalTrianglesMakeAShallowTree) {
   TRACER_REQUIRE_GPU();
   std::vector<Vec3> p;
   for (int i = 0; i < 4000; ++i) p.insert(p.end(), {Vec3(0.0f), Vec3(1.0f, 0.0f, 0.0f), Vec3(0.0f, 1.0f, 0.0f)});
-  const Built b = GpuBuild(p);
-  EXPECT_EQ(b.report.builder, "gpu") << b.report.note;
-  EXPECT_LT(b.report.iterations, 60);
-  ExpectSoundBinary(p, b.binary, 4);
-  EXPECT_LE(b.binary.depth, 40);
+  for (const GpuBuilder& g : kGpuBuilders) {
+    const Built b = GpuBuild(p, 4, g.fn);
+    EXPECT_EQ(b.report.builder, "gpu") << g.name << ": " << b.report.note;
+    if (g.fn == &BuildBvhsOnGpuInPasses) EXPECT_LT(b.report.iterations, 60);
+    ExpectSoundBinary(p, b.binary, 4);
+    EXPECT_LE(b.binary.depth, 40) << g.name;
+  }
 }
 
 TEST(GpuBvhBuild, SameInputSameBytes) {
   TRACER_REQUIRE_GPU();
+  // H-PLOC numbers its nodes in the order warps happen to make them: the layouts must not depend on it.
   const std::vector<Vec3> p = test::RandomSoup(30000, 3);
-  const Built a = GpuBuild(p), b = GpuBuild(p);
-  EXPECT_TRUE(SameBytes(a.binary.nodes, b.binary.nodes) && SameBytes(a.binary.tris, b.binary.tris));
-  EXPECT_TRUE(SameBytes(a.wide.nodes, b.wide.nodes) && SameBytes(a.wide.tris, b.wide.tris));
+  for (const GpuBuilder& g : kGpuBuilders) {
+    const Built a = GpuBuild(p, 4, g.fn);
+    for (int run = 0; run < 4; ++run) {
+      const Built b = GpuBuild(p, 4, g.fn);
+      EXPECT_TRUE(SameBytes(a.binary.nodes, b.binary.nodes) && SameBytes(a.binary.tris, b.binary.tris)) << g.name;
+      EXPECT_TRUE(SameBytes(a.wide.nodes, b.wide.nodes) && SameBytes(a.wide.tris, b.wide.tris)) << g.name;
+    }
+  }
 }
 
 TEST(GpuBvhBuild, OneTriangleIsBuiltOnTheHostAndSaysSo) {
@@ -260,5 +306,12 @@ TEST(GpuBvhBuild, CommandLineReportsTheGpuBuild) {
                                                 dir + "/a.pfm");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("built on the GPU in"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("H-PLOC"), std::string::npos) << r.output;
+  const test::CommandResult q = test::RunTracer(test::ProjectScenesDir() +
+                                                "/cornell.obj --bvh-builder ploc --spp 4 "
+                                                "--width 64 --height 64 -o " +
+                                                dir + "/b.pfm");
+  EXPECT_EQ(q.exitCode, 0) << q.output;
+  EXPECT_NE(q.output.find("PLOC passes: "), std::string::npos) << q.output;
   test::RemoveTree(dir);
 }

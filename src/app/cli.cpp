@@ -128,7 +128,7 @@ cxxopts::Options MakeOptionsSpec() {
     ("sort-rays", "sort extension rays by direction octant and origin cell (CUB radix sort) before each intersect after the first; its naive twin is no sorting, the default (GPU, compacted queues)")
     ("bvh", "wide: the compressed 8-wide BVH (80-byte nodes, 8-bit child boxes); binary: two-box 64-byte nodes, its naive twin (also with --trace-rays)", cxxopts::value<std::string>()->default_value("wide"))
     ("no-spatial-splits", "build the wide BVH from object splits only, its naive twin (also with --trace-rays). By default the tree it is collapsed from also splits triangles at planes where the best object split's boxes overlap (SBVH, Stich et al. 2009): a long thin triangle then sits in several leaves, each with the box of its own part, at most 1.5 leaf entries per triangle; the wide BVH takes up to about 3x longer to build")
-    ("bvh-builder", "gpu: build both BVHs on the GPU (PLOC clustering, Meister and Bittner 2018; no spatial splits), hundreds of times faster than cpu; cpu: binned SAH with spatial splits on the host, seconds to minutes to build but up to 40% faster to trace on scenes with long thin triangles (sports car primary rays); auto: gpu when rendering on the GPU, else cpu", cxxopts::value<std::string>()->default_value("auto"));
+    ("bvh-builder", "gpu: build both BVHs on the GPU (H-PLOC clustering in one launch, Benthin et al. 2024; no spatial splits), hundreds of times faster than cpu; ploc: the same clustering in PLOC's global passes (Meister and Bittner 2018), gpu's naive twin; cpu: binned SAH with spatial splits on the host, seconds to minutes to build but up to 40% faster to trace on scenes with long thin triangles (sports car primary rays); auto: gpu when rendering on the GPU, else cpu", cxxopts::value<std::string>()->default_value("auto"));
   cli.add_options("Profiling (GPU only)")
     ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
     ("benchmark", "measure samples/s, rays/s (primary, extension, shadow, diffuse), per-kernel ms and peak memory")
@@ -300,8 +300,8 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   opt.binaryBvh = bvh == "binary";
   o.spatialSplits = r.count("no-spatial-splits") == 0;
   o.bvhBuilder = r["bvh-builder"].as<std::string>();
-  if (o.bvhBuilder != "auto" && o.bvhBuilder != "gpu" && o.bvhBuilder != "cpu")
-    throw UsageError("--bvh-builder must be auto, gpu or cpu, not '" + o.bvhBuilder + "'");
+  if (o.bvhBuilder != "auto" && o.bvhBuilder != "gpu" && o.bvhBuilder != "ploc" && o.bvhBuilder != "cpu")
+    throw UsageError("--bvh-builder must be auto, gpu, ploc or cpu, not '" + o.bvhBuilder + "'");
   opt.persistentRefill = r["persistent"].as<int>();
   if (opt.persistentRefill < 0 || opt.persistentRefill > 32) throw UsageError("--persistent must be between 0 and 32");
   if (r.count("one-thread-per-ray")) {

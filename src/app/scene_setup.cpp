@@ -32,9 +32,12 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
   const BvhBuildReport& r = data.bvhReport;
   if (!r.note.empty()) std::fprintf(stderr, "tracer: note: GPU BVH builder: %s\n", r.note.c_str());
   char how[160];
-  if (r.builder == "gpu")
-    std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %d clustering passes, + %.1f ms transfers and gathers",
-                  r.buildMs, r.iterations, r.transferMs);
+  if (r.builder == "gpu" && r.iterations > 0)
+    std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %s: %d, + %.1f ms transfers and gathers", r.buildMs,
+                  r.method.c_str(), r.iterations, r.transferMs);
+  else if (r.builder == "gpu")
+    std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %s, + %.1f ms transfers and gathers", r.buildMs,
+                  r.method.c_str(), r.transferMs);
   else
     std::snprintf(how, sizeof how, "built on the CPU in %.0f ms", r.buildMs);
   std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s; %s)\n", clock.total, how, DescribeBvhs(data).c_str());

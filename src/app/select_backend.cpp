@@ -80,11 +80,12 @@ BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choi
 #if defined(TRACER_HAVE_CUDA)
   std::string why;
   if (!choice.useCuda && !CudaAvailable(why))
-    throw std::runtime_error("--bvh-builder gpu, but no usable CUDA device: " + why + " (use --bvh-builder cpu)");
+    throw std::runtime_error("--bvh-builder " + flag + ", but no usable CUDA device: " + why +
+                             " (use --bvh-builder cpu)");
   if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
-  return &BuildBvhsOnGpu;
+  return flag == "ploc" ? &BuildBvhsOnGpuInPasses : &BuildBvhsOnGpu;
 #else
-  throw std::runtime_error("--bvh-builder gpu, but this build has no CUDA support (use --bvh-builder cpu)");
+  throw std::runtime_error("--bvh-builder " + flag + ", but this build has no CUDA support (use --bvh-builder cpu)");
 #endif
 }
 

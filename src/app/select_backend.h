@@ -43,9 +43,9 @@ void PrepareRankDevice(const BackendChoice& choice);
 // when the GPU has not the memory (the render then tries again as usual).
 void PrepareRankRenderer(BackendChoice& choice, const RenderOptions& options);
 
-// The BVH builder that --bvh-builder (`flag`: auto, gpu or cpu) asks for: the GPU builder (gpu, or auto when the
-// render runs on the GPU), made current on the rank's device; null for the host builders. Throws UsageError for
-// gpu without a usable CUDA device.
+// The BVH builder that --bvh-builder (`flag`: auto, gpu, ploc or cpu) asks for: the GPU builder (gpu, or auto when
+// the render runs on the GPU; ploc: its naive twin), made current on the rank's device; null for the host builders.
+// Throws UsageError for gpu without a usable CUDA device.
 BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choice);
 
 // Makes the chosen backend for the loaded scene and renders with it, alone (RunPasses with `progress`) or with

@@ -79,16 +79,22 @@ TRACER_HD void AssignWideSlots(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeL
   for (int s = 0; s < kWideSlots; ++s) childOfSlot[s] = -1;
   bool placed[kWideSlots] = {false, false, false, false, false, false, false, false};
   const Vec3 c = nodeLo * 0.5f + nodeHi * 0.5f;
+  // The scores once (sums of floats, as they were when computed in the loop below): the GPU builder encodes wide
+  // nodes one tree level after another, so this loop's latency adds up over the levels.
+  float score[kWideSlots][kWideSlots];
+  for (int j = 0; j < n; ++j) {
+    const Vec3 v = (lo[j] * 0.5f + hi[j] * 0.5f) - c;
+    for (int s = 0; s < kWideSlots; ++s)
+      score[j][s] = (s & 1 ? v.x : -v.x) + (s & 2 ? v.y : -v.y) + (s & 4 ? v.z : -v.z);
+  }
   for (int round = 0; round < n; ++round) {
     double best = -kWideInfCost;
     int bestChild = -1, bestSlot = -1;
     for (int j = 0; j < n; ++j) {
       if (placed[j]) continue;
-      const Vec3 v = (lo[j] * 0.5f + hi[j] * 0.5f) - c;
       for (int s = 0; s < kWideSlots; ++s) {
         if (childOfSlot[s] >= 0) continue;
-        const double score = (s & 1 ? v.x : -v.x) + (s & 2 ? v.y : -v.y) + (s & 4 ? v.z : -v.z);
-        if (score > best) best = score, bestChild = j, bestSlot = s;
+        if (score[j][s] > best) best = score[j][s], bestChild = j, bestSlot = s;
       }
     }
     placed[bestChild] = true;
@@ -113,7 +119,8 @@ TRACER_HD bool QuantiseWideAxis(const Vec3* lo, const Vec3* hi, const int* child
   int e = extent > 0.0 ? CeilLog2(extent / 255.0) : -126;
   for (e = e < -126 ? -126 : e; e <= 127; ++e) {
     const float step = ldexpf(1.0f, e);
-    bool fits = true;
+    const double dstep = static_cast<double>(step), perStep = 1.0 / dstep;  // exact: step is a power of two, so
+    bool fits = true;                                                       // * perStep rounds as / dstep does
     for (int s = 0; s < kWideSlots && fits; ++s) {
       const int j = childOfSlot[s];
       if (j < 0) {
@@ -121,11 +128,10 @@ TRACER_HD bool QuantiseWideAxis(const Vec3* lo, const Vec3* hi, const int* child
         continue;
       }
       const float bl = Axis(lo[j], axis), bh = Axis(hi[j], axis);
-      const double dstep = static_cast<double>(step);
-      double q = floor((static_cast<double>(bl) - p) / dstep);
+      double q = floor((static_cast<double>(bl) - p) * perStep);
       int ql = static_cast<int>(q < 0.0 ? 0.0 : (q > 255.0 ? 255.0 : q));
       while (ql > 0 && static_cast<double>(p) + ql * dstep > bl) --ql;
-      q = ceil((static_cast<double>(bh) - p) / dstep);
+      q = ceil((static_cast<double>(bh) - p) * perStep);
       int qh = static_cast<int>(q < 0.0 ? 0.0 : (q > 255.0 ? 255.0 : q));
       while (qh < 255 && static_cast<double>(p) + qh * dstep < bh) ++qh;
       fits = static_cast<double>(p) + qh * dstep >= bh && static_cast<double>(p) + ql * dstep <= bl;

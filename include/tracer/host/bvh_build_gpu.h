@@ -1,17 +1,19 @@
 // @file bvh_build_gpu.h: BVH construction on the GPU (src/bvh_build_gpu.cu), the default builder of the GPU
 // backend (--bvh-builder gpu).
 //
-// PLOC, parallel locally-ordered clustering (Meister and Bittner 2018, "Parallel Locally-Ordered Clustering for
-// Bounding Volume Hierarchy Construction", IEEE TVCG 24(3)): triangles sorted by the Morton code of their centroid
-// (CUB radix sort) start as clusters; each pass finds every cluster's nearest neighbour (the smallest box around
-// both) among the kPlocRadius clusters on either side in that order, merges mutual nearest neighbours into a new
-// node, and compacts the survivors (CUB scan), until one cluster is left. Each new node makes, as it is merged, the
-// bottom-up choices of both layouts from its children's: the binary BVH's SAH leaf-or-split and the wide BVH's
-// dynamic programming (core/wide_collapse.h, the host collapse's own arithmetic). A top-down sweep over the passes,
-// last to first, then writes the binary BVH (leaves of at most options.maxLeafSize triangles, depth-first order)
-// and the compressed wide BVH, byte for byte what CollapseToWideBvh makes of the same binary tree.
+// Triangles sorted by the Morton code of their centroid (CUB radix sort) start as clusters, and clusters merge with
+// their nearest neighbours (the smallest box around both) among the kPlocRadius on either side in that order: PLOC,
+// parallel locally-ordered clustering (Meister and Bittner 2018, "Parallel Locally-Ordered Clustering for Bounding
+// Volume Hierarchy Construction", IEEE TVCG 24(3)). The default, BuildBvhsOnGpu, clusters hierarchically in one
+// launch (H-PLOC, Benthin et al. 2024): warps climb the Morton order's implicit LBVH bottom-up and run PLOC within a
+// warp on each subtree's clusters. Its naive twin, BuildBvhsOnGpuInPasses (--bvh-builder ploc), runs PLOC's global
+// passes, each a few launches (nearest neighbours, flags, a CUB scan, merge), until one cluster is left. Each new node
+// makes, as it is merged, the bottom-up choices of both layouts from its children's: the binary BVH's SAH
+// leaf-or-split and the wide BVH's dynamic programming (core/wide_collapse.h, the host collapse's own arithmetic).
+// Two top-down sweeps, one launch each, then write the binary BVH (leaves of at most options.maxLeafSize triangles,
+// depth-first order) and the compressed wide BVH, byte for byte what CollapseToWideBvh makes of the same binary tree.
 //
-// Unlike the host builder, it makes no spatial splits (the wide BVH holds each triangle once).
+// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once).
 #pragma once
 #include <vector>
 
@@ -26,5 +28,8 @@ constexpr int kPlocRadius = 16;
 // note) for fewer than two triangles and when the tree would be deeper than the traversals' stacks allow.
 BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
                               WideBvh& wide);
+// The same with PLOC's global passes (the naive twin; report.iterations: the passes).
+BvhBuildReport BuildBvhsOnGpuInPasses(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
+                                      WideBvh& wide);
 
 }  // namespace tracer
