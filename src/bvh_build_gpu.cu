@@ -505,31 +505,35 @@ __device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* sta
   return m;
 }
 
-// A wide node (its wideAt set): encodes it and places its inner children (their wideAt) and its leaves' triangles
-// (wideTriSrc: their binary positions). Returns the inner children. Where the boxes do not quantise, it sets
-// status[2] and still places the children, so that the sweep ends.
-__device__ int VisitWide(const PlocTree& t, int k, WideNode* wideNodes, int* wideTriSrc, int* status, int* next) {
+// Node k's slots as a wide node: their boxes, kinds and triangle counts; returns how many.
+__device__ int WideSlots(const PlocTree& t, int k, SlotRef* slots, Vec3* lo, Vec3* hi, bool* inner, int* tris) {
+  const int m = CollectSlots(t, k, slots);
+  for (int j = 0; j < m; ++j)
+    lo[j] = t.Lo(slots[j].node), hi[j] = t.Hi(slots[j].node), inner[j] = slots[j].inner, tris[j] = slots[j].tris;
+  return m;
+}
+
+// A wide node (its wideAt set): places its inner children (their wideAt) and its leaves' triangles (wideTriSrc: their
+// binary positions) in the order of its slots; returns the inner children. The node itself is encoded afterwards,
+// all wide nodes at once (EncodeWideNodes): only the slots' order is needed here, and the quantisation would add its
+// latency to every level of the sweep.
+__device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status, int* next) {
   const int x = k - t.n, first = t.wideFirst[x];
   const int4 w = t.wideAt[x];
   SlotRef slots[kWideSlots];
-  const int m = CollectSlots(t, k, slots);
   Vec3 lo[kWideSlots], hi[kWideSlots];
   bool inner[kWideSlots];
   int tris[kWideSlots];
-  int innerTris = 0;
+  const int m = WideSlots(t, k, slots, lo, hi, inner, tris);
+  Vec3 blo = lo[0], bhi = hi[0];
+  int innerSlots = 0, innerTris = 0;
   for (int j = 0; j < m; ++j) {
-    lo[j] = t.Lo(slots[j].node), hi[j] = t.Hi(slots[j].node), inner[j] = slots[j].inner, tris[j] = slots[j].tris;
-    if (inner[j]) innerTris += tris[j];
+    blo = Min(blo, lo[j]), bhi = Max(bhi, hi[j]);
+    if (inner[j]) ++innerSlots, innerTris += tris[j];
   }
-  WideNode node;
-  int childOfSlot[kWideSlots];  // set even where quantisation fails: the sweep goes on, and the build then fails
-  if (EncodeWideNode(lo, hi, inner, tris, m, static_cast<uint32_t>(w.y), static_cast<uint32_t>(w.z), node, childOfSlot))
-    wideNodes[w.x] = node;
-  else
-    atomicExch(&status[2], 1);
+  int childOfSlot[kWideSlots];
+  AssignWideSlots(lo, hi, m, blo, bhi, childOfSlot);  // as EncodeWideNode does
   atomicMax(&status[1], w.w);
-  int innerSlots = 0;
-  for (int j = 0; j < m; ++j) innerSlots += inner[j];
   // Inner children in slot order from childBase, each followed by its subtree's nodes; triangles: this node's
   // leaves in slot order, then each inner child's subtree in slot order (as the host collapse emits them).
   int rank = 0, count = 0, childBase = w.y + innerSlots, triBase = w.z + (t.Count(k) - innerTris), offset = w.z;
@@ -550,14 +554,35 @@ __device__ int VisitWide(const PlocTree& t, int k, WideNode* wideNodes, int* wid
   return count;
 }
 
+// Every wide node (queue[0, totals[1]): the wide sweep's, each with its place), encoded: slots, grid, imask, meta.
+// status[2]: a node's boxes do not quantise.
+__global__ void EncodeWideNodes(PlocTree t, const int* queue, const int* totals, WideNode* wideNodes, int* status) {
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < totals[1];
+       i += static_cast<int>(gridDim.x * blockDim.x)) {
+    const int k = queue[i];
+    const int4 w = t.wideAt[k - t.n];
+    SlotRef slots[kWideSlots];
+    Vec3 lo[kWideSlots], hi[kWideSlots];
+    bool inner[kWideSlots];
+    int tris[kWideSlots], childOfSlot[kWideSlots];
+    const int m = WideSlots(t, k, slots, lo, hi, inner, tris);
+    WideNode node;
+    if (EncodeWideNode(lo, hi, inner, tris, m, static_cast<uint32_t>(w.y), static_cast<uint32_t>(w.z), node,
+                       childOfSlot))
+      wideNodes[w.x] = node;
+    else
+      atomicExch(&status[2], 1);
+  }
+}
+
 // A top-down sweep: a queue of the tree's nodes, each put there by its parent's visit. Each warp takes the next 32
 // places and visits each node once its parent has put it there; a node's place always comes after its parent's, so
 // the earliest waiting node's parent has been visited and nothing waits forever. The children of a round's visits get
 // their places with one atomic per warp. total: the nodes to visit (all inner nodes, or the wide nodes). counters:
 // head (places taken), tail (places filled).
 template <bool kWide>
-__device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int total, BvhNode* binNodes,
-                           WideNode* wideNodes, int* wideTriSrc, int* status) {
+__device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int total, BvhNode* binNodes, int* wideTriSrc,
+                           int* status) {
   using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   for (;;) {
@@ -576,7 +601,7 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
           cuda::atomic_thread_fence(cuda::std::memory_order_acquire,
                                     cuda::thread_scope_device);  // what the parent wrote
           ready = true;
-          m = kWide ? VisitWide(t, k, wideNodes, wideTriSrc, status, next) : VisitBinary(t, k, binNodes, status, next);
+          m = kWide ? VisitWide(t, k, wideTriSrc, status, next) : VisitBinary(t, k, binNodes, status, next);
         }
       }
       int end = m;  // inclusive sum over the warp
@@ -603,11 +628,11 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
 // Both top-down sweeps at once, in one launch (the wide one keeps its own triangle positions, wideFirst): blocks
 // [0, binaryBlocks) sweep the binary layout, the rest the wide one.
 __global__ void SweepTopDown(PlocTree t, int* binQueue, int* wideQueue, int* counters, const int* totals,
-                             int binaryBlocks, BvhNode* binNodes, WideNode* wideNodes, int* wideTriSrc, int* status) {
+                             int binaryBlocks, BvhNode* binNodes, int* wideTriSrc, int* status) {
   if (static_cast<int>(blockIdx.x) < binaryBlocks)
-    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideNodes, wideTriSrc, status);
+    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status);
   else
-    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideNodes, wideTriSrc, status);
+    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status);
 }
 
 // The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host
@@ -881,8 +906,12 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   TRACER_CHECK_LAUNCH("InitRoot");
   const int sweepBlocks = SweepBlocks(inner);
   SweepTopDown<<<options.wide ? 2 * sweepBlocks : sweepBlocks, kBlock, 0, st>>>(
-      tree, binQueue, wideQueue, a.counters, a.totals, sweepBlocks, a.binOut, a.wideOut, a.wideTriSrc, a.status);
+      tree, binQueue, wideQueue, a.counters, a.totals, sweepBlocks, a.binOut, a.wideTriSrc, a.status);
   TRACER_CHECK_LAUNCH("SweepTopDown");
+  if (options.wide) {
+    EncodeWideNodes<<<GridFor(inner / 4 + 1, kBlock), kBlock, 0, st>>>(tree, wideQueue, a.totals, a.wideOut, a.status);
+    TRACER_CHECK_LAUNCH("EncodeWideNodes");
+  }
   WriteOrder<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.order);
   TRACER_CHECK_LAUNCH("WriteOrder");
   built.Record(st);

@@ -77,28 +77,36 @@ TRACER_HD void SolveWideChoice(const double* left, const double* right, int coun
 // childOfSlot[s] = the child in slot s, or -1.
 TRACER_HD void AssignWideSlots(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeLo, Vec3 nodeHi, int* childOfSlot) {
   for (int s = 0; s < kWideSlots; ++s) childOfSlot[s] = -1;
-  bool placed[kWideSlots] = {false, false, false, false, false, false, false, false};
   const Vec3 c = nodeLo * 0.5f + nodeHi * 0.5f;
-  // The scores once (sums of floats, as they were when computed in the loop below): the GPU builder encodes wide
-  // nodes one tree level after another, so this loop's latency adds up over the levels.
-  float score[kWideSlots][kWideSlots];
+  float score[kWideSlots][kWideSlots];  // sums of floats
   for (int j = 0; j < n; ++j) {
     const Vec3 v = (lo[j] * 0.5f + hi[j] * 0.5f) - c;
     for (int s = 0; s < kWideSlots; ++s)
       score[j][s] = (s & 1 ? v.x : -v.x) + (s & 2 ? v.y : -v.y) + (s & 4 ? v.z : -v.z);
   }
+  // Each child's best free slot (the lower of equal scores) is kept until another child takes that slot; each round
+  // places the child whose best scores highest (the lower of equal ones). That is the pair a search of all free pairs
+  // in order of child, then slot, keeping the first highest, would pick, in fewer steps: the GPU builder places wide
+  // nodes one tree level after another, so this loop's latency adds up over the levels.
+  uint32_t freeSlots = (1u << kWideSlots) - 1u, unplaced = (1u << n) - 1u;
+  int best[kWideSlots];
+  auto bestFree = [&](int j) {
+    int b = -1;
+    for (int s = 0; s < kWideSlots; ++s)
+      if (((freeSlots >> s) & 1u) && (b < 0 || score[j][s] > score[j][b])) b = s;
+    return b;
+  };
+  for (int j = 0; j < n; ++j) best[j] = bestFree(j);
   for (int round = 0; round < n; ++round) {
-    double best = -kWideInfCost;
-    int bestChild = -1, bestSlot = -1;
-    for (int j = 0; j < n; ++j) {
-      if (placed[j]) continue;
-      for (int s = 0; s < kWideSlots; ++s) {
-        if (childOfSlot[s] >= 0) continue;
-        if (score[j][s] > best) best = score[j][s], bestChild = j, bestSlot = s;
-      }
-    }
-    placed[bestChild] = true;
-    childOfSlot[bestSlot] = bestChild;
+    int bj = -1;
+    for (int j = 0; j < n; ++j)
+      if (((unplaced >> j) & 1u) && (bj < 0 || score[j][best[j]] > score[bj][best[bj]])) bj = j;
+    const int bs = best[bj];
+    childOfSlot[bs] = bj;
+    unplaced &= ~(1u << bj);
+    freeSlots &= ~(1u << bs);
+    for (int j = 0; j < n; ++j)
+      if (((unplaced >> j) & 1u) && best[j] == bs) best[j] = bestFree(j);
   }
 }
 

@@ -10,8 +10,9 @@
 // passes, each a few launches (nearest neighbours, flags, a CUB scan, merge), until one cluster is left. Each new node
 // makes, as it is merged, the bottom-up choices of both layouts from its children's: the binary BVH's SAH
 // leaf-or-split and the wide BVH's dynamic programming (core/wide_collapse.h, the host collapse's own arithmetic).
-// Two top-down sweeps, one launch each, then write the binary BVH (leaves of at most options.maxLeafSize triangles,
-// depth-first order) and the compressed wide BVH, byte for byte what CollapseToWideBvh makes of the same binary tree.
+// Two top-down sweeps, together in one launch, then place the binary BVH's nodes and triangles (leaves of at most
+// options.maxLeafSize triangles, depth-first order) and the compressed wide BVH's, and one parallel pass encodes the
+// wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree.
 //
 // Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once).
 #pragma once
