@@ -140,10 +140,14 @@ __global__ void InitLeaves(PlocTree t, const int* sortedTri, const Float4* triLo
   cNode[i] = i;
 }
 
+// Half the area of the box around both, in float; infinite where that overflows (an extent beyond float's range on
+// one axis and 0 on another would give inf * 0 = NaN, and NearerPair would then be no order: clusters with no mutual
+// nearest neighbour, and H-PLOC's warp would never finish).
 __device__ float UnionHalfArea(Float4 alo, Float4 ahi, Float4 blo, Float4 bhi) {
   const float x = Fmaxf(ahi.x, bhi.x) - Fminf(alo.x, blo.x), y = Fmaxf(ahi.y, bhi.y) - Fminf(alo.y, blo.y),
               z = Fmaxf(ahi.z, bhi.z) - Fminf(alo.z, blo.z);
-  return x * y + y * z + z * x;
+  const float area = x * y + y * z + z * x;
+  return area == area ? area : kInf;
 }
 
 // Whether pair (i, j) is nearer than pair (i, k), in a total order of pairs: by the area of the box around both,
@@ -283,12 +287,12 @@ __device__ void MakeNode(const PlocTree& t, int k, int a, int b, Float4 lo, Floa
   int below[2][kWideSlots];
   for (int h = 0; h < 2; ++h)
     for (int sl = 0; sl < kWideSlots; ++sl)
-      below[h][sl] = ab[h] < t.n ? 0 : t.wideBelow[(ab[h] - t.n) * kWideSlots + sl];
+      below[h][sl] = ab[h] < t.n ? 0 : t.wideBelow[static_cast<size_t>(ab[h] - t.n) * kWideSlots + sl];
   const int own = 1 + below[0][ch.nodeSplit - 1] + below[1][kWideSlots - ch.nodeSplit - 1];
   t.wideNodes[x] = own;
   for (int sl = 1; sl <= kWideSlots; ++sl) {
     const int share = ch.split[sl - 1];
-    t.wideBelow[x * kWideSlots + sl - 1] =
+    t.wideBelow[static_cast<size_t>(x) * kWideSlots + sl - 1] =
         share > 0 ? below[0][share - 1] + below[1][sl - share - 1] : (ch.leaf1 ? 0 : own);
   }
 }

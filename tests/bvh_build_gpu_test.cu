@@ -271,6 +271,24 @@ TEST(GpuBvhBuild, ThousandsOfIdenticalTrianglesMakeAShallowTree) {
   }
 }
 
+// Finite coordinates near float's limit on a flat scene: a box around two triangles can span more than float's range on
+// one axis and nothing on another, whose area inf * 0 is NaN; the pair order must still be an order, so that every
+// round merges (H-PLOC's warp looped forever here before UnionHalfArea made such areas infinite).
+TEST(GpuBvhBuild, HugeCoordinatesOnAFlatSceneStillBuild) {
+  TRACER_REQUIRE_GPU();
+  std::vector<Vec3> p;
+  const float xs[] = {-3e38f, -1e38f, 1.0f, 3e38f};
+  for (int i = 0; i < 60; ++i) {
+    const float x = xs[i % 4], y = xs[(i / 4) % 4];
+    p.insert(p.end(), {Vec3(x, y, 0.0f), Vec3(x * 0.5f + 1.0f, y, 0.0f), Vec3(x, y * 0.5f + 1.0f, 0.0f)});
+  }
+  for (const GpuBuilder& g : kGpuBuilders) {
+    const Built b = GpuBuild(p, 4, g.fn);
+    ExpectSoundBinary(p, b.binary, 4);
+    EXPECT_EQ(b.wide.nodes.empty(), false) << g.name;
+  }
+}
+
 TEST(GpuBvhBuild, SameInputSameBytes) {
   TRACER_REQUIRE_GPU();
   // H-PLOC numbers its nodes in the order warps happen to make them: the layouts must not depend on it.
