@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "tracer/host/timing.h"
 
@@ -32,14 +33,13 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
   const BvhBuildReport& r = data.bvhReport;
   if (!r.note.empty()) std::fprintf(stderr, "tracer: note: GPU BVH builder: %s\n", r.note.c_str());
   char how[160];
-  if (r.builder == "gpu" && r.iterations > 0)
-    std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %s: %d, + %.1f ms transfers and gathers", r.buildMs,
-                  r.method.c_str(), r.iterations, r.transferMs);
-  else if (r.builder == "gpu")
+  if (r.builder == "gpu") {
+    const std::string method = r.iterations > 0 ? r.method + ": " + std::to_string(r.iterations) : r.method;
     std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %s, + %.1f ms transfers and gathers", r.buildMs,
-                  r.method.c_str(), r.transferMs);
-  else
+                  method.c_str(), r.transferMs);
+  } else {
     std::snprintf(how, sizeof how, "built on the CPU in %.0f ms", r.buildMs);
+  }
   std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s; %s)\n", clock.total, how, DescribeBvhs(data).c_str());
   const LoadSeconds& s = scene.seconds;
   struct Part {
