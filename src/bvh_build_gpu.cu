@@ -214,39 +214,65 @@ __global__ void PlocFlags(const int* nn, const PassState* state, int capacity, u
       (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
 }
 
-// What one slot of a wide node holds: a subtree (node) as an inner child, or as a leaf of `tris` triangles starting
-// `first` positions after the wide node's first triangle in depth-first order.
-struct SlotRef {
-  int node, first, tris;
-  bool inner;
+// One thread's array in a block's shared memory, element j at j * blockDim.x (so a warp's lanes hit different banks).
+// The top-down sweep keeps its per-node arrays here: other warps' acquire fences keep emptying the SM's L1 during
+// the sweep, and arrays in local memory then went to L2 on every access (9.9 million local sectors from L2 for the
+// conference room's sweep, 60 us a wide node's visit on the H100).
+struct LaneArray {
+  int* at;
+  __device__ int& operator[](int j) const { return at[j * static_cast<int>(blockDim.x)]; }
 };
 
-// The slots of node k as a wide node, in the host collapse's order (its Collect, depth first, left first).
-__device__ int CollectSlots(const PlocTree& t, int k, SlotRef* out) {
-  struct Entry {
-    int node, budget, first;
-  };
-  Entry stack[2 * kWideSlots];
-  int sp = 0, m = 0;
+// A wide node's slots in a thread's shared memory: node (a subtree), first (its first triangle's offset from the
+// wide node's, depth first), tris (its triangles, negated for an inner child: a wide node of its own).
+struct SlotLanes {
+  LaneArray node, first, tris;
+};
+
+// The slots of node k as a wide node, in the host collapse's order (its Collect: depth first, left first). Starting
+// from k's two children with the slots each is given, a child that splits its slots between its own children is
+// replaced, in place, by those two; every entry keeps at least one slot, so there are never more than kWideSlots.
+// Returns how many.
+__device__ int CollectSlots(const PlocTree& t, int k, const SlotLanes& out) {
+  const LaneArray node = out.node, budget = out.tris;  // the slots each entry has, until the end
   const int2 ab = t.kids[k - t.n];
   const int left = t.choice[k - t.n].nodeSplit;
-  stack[sp++] = Entry{ab.y, kWideSlots - left, t.Count(ab.x)};
-  stack[sp++] = Entry{ab.x, left, 0};
-  while (sp > 0) {
-    const Entry e = stack[--sp];
-    if (e.node < t.n) {
-      out[m++] = SlotRef{e.node, e.first, 1, false};
+  node[0] = ab.x, budget[0] = left, node[1] = ab.y, budget[1] = kWideSlots - left;
+  int m = 2;
+  for (int i = 0; i < m;) {
+    const int q = node[i];
+    const int share = q < t.n ? 0 : t.choice[q - t.n].split[budget[i] - 1];
+    if (share == 0) {
+      ++i;
       continue;
     }
-    const WideChoice& c = t.choice[e.node - t.n];
-    const int share = c.split[e.budget - 1];
-    if (share > 0) {
-      const int2 kk = t.kids[e.node - t.n];
-      stack[sp++] = Entry{kk.y, e.budget - share, e.first + t.Count(kk.x)};
-      stack[sp++] = Entry{kk.x, share, e.first};
-      continue;
-    }
-    out[m++] = SlotRef{e.node, e.first, t.Count(e.node), !c.leaf1};
+    for (int j = m; j > i + 1; --j) node[j] = node[j - 1], budget[j] = budget[j - 1];
+    const int2 kk = t.kids[q - t.n];
+    budget[i + 1] = budget[i] - share, budget[i] = share;
+    node[i] = kk.x, node[i + 1] = kk.y;
+    ++m;
+  }
+  int first = 0;
+  TRACER_UNROLL
+  for (int j = 0; j < kWideSlots; ++j) {
+    if (j >= m) break;
+    const int q = node[j], tris = t.Count(q);
+    out.first[j] = first;
+    out.tris[j] = q >= t.n && !t.choice[q - t.n].leaf1 ? -tris : tris;
+    first += tris;
+  }
+  return m;
+}
+
+// Node k's slots as a wide node (CollectSlots), with their boxes, kinds and triangle counts. lo, hi, inner and tris
+// are indexed only by unrolled loops' counters where the caller does the same, and then stay in registers.
+__device__ int WideSlots(const PlocTree& t, int k, const SlotLanes& slots, Vec3* lo, Vec3* hi, bool* inner, int* tris) {
+  const int m = CollectSlots(t, k, slots);
+  TRACER_UNROLL
+  for (int j = 0; j < kWideSlots; ++j) {
+    if (j >= m) break;
+    const int q = slots.node[j], c = slots.tris[j];
+    lo[j] = t.Lo(q), hi[j] = t.Hi(q), inner[j] = c < 0, tris[j] = c < 0 ? -c : c;
   }
   return m;
 }
@@ -472,7 +498,7 @@ __global__ void InitRoot(PlocTree t, int* totals, int* binQueue, int* wideQueue,
 // The top-down sweeps write both layouts, each in one launch. Inner node k, binary: the depth-first triangle positions
 // of its children, and its binary node where the binary BVH has one (its children's places in it). Returns the inner
 // children, which come next. status: binary depth, wide depth, a quantisation failure.
-__device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* status, int* next) {
+__device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* status, const LaneArray& next) {
   const int x = k - t.n;
   const int2 ab = t.kids[x];
   const int first = t.triFirst[k];
@@ -509,29 +535,23 @@ __device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* sta
   return m;
 }
 
-// Node k's slots as a wide node: their boxes, kinds and triangle counts; returns how many.
-__device__ int WideSlots(const PlocTree& t, int k, SlotRef* slots, Vec3* lo, Vec3* hi, bool* inner, int* tris) {
-  const int m = CollectSlots(t, k, slots);
-  for (int j = 0; j < m; ++j)
-    lo[j] = t.Lo(slots[j].node), hi[j] = t.Hi(slots[j].node), inner[j] = slots[j].inner, tris[j] = slots[j].tris;
-  return m;
-}
-
 // A wide node (its wideAt set): places its inner children (their wideAt) and its leaves' triangles (wideTriSrc: their
 // binary positions) in the order of its slots; returns the inner children. The node itself is encoded afterwards,
 // all wide nodes at once (EncodeWideNodes): only the slots' order is needed here, and the quantisation would add its
 // latency to every level of the sweep.
-__device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status, int* next) {
+__device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status, const SlotLanes& slots,
+                         const LaneArray& next) {
   const int x = k - t.n, first = t.wideFirst[x];
   const int4 w = t.wideAt[x];
-  SlotRef slots[kWideSlots];
   Vec3 lo[kWideSlots], hi[kWideSlots];
   bool inner[kWideSlots];
   int tris[kWideSlots];
   const int m = WideSlots(t, k, slots, lo, hi, inner, tris);
   Vec3 blo = lo[0], bhi = hi[0];
   int innerSlots = 0, innerTris = 0;
-  for (int j = 0; j < m; ++j) {
+  TRACER_UNROLL
+  for (int j = 0; j < kWideSlots; ++j) {
+    if (j >= m) break;
     blo = Min(blo, lo[j]), bhi = Max(bhi, hi[j]);
     if (inner[j]) ++innerSlots, innerTris += tris[j];
   }
@@ -541,18 +561,19 @@ __device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status,
   // Inner children in slot order from childBase, each followed by its subtree's nodes; triangles: this node's
   // leaves in slot order, then each inner child's subtree in slot order (as the host collapse emits them).
   int rank = 0, count = 0, childBase = w.y + innerSlots, triBase = w.z + (t.Count(k) - innerTris), offset = w.z;
+  TRACER_UNROLL
   for (int s = 0; s < kWideSlots; ++s) {
     const int j = childOfSlot[s];
     if (j < 0) continue;
-    const SlotRef& r = slots[j];
-    if (r.inner) {
-      t.wideAt[r.node - t.n] = make_int4(w.y + rank++, childBase, triBase, w.w + 1);
-      t.wideFirst[r.node - t.n] = first + r.first;
-      next[count++] = r.node;
-      childBase += t.wideNodes[r.node - t.n] - 1;
-      triBase += r.tris;
+    const int q = slots.node[j], c = slots.tris[j], at = first + slots.first[j];
+    if (c < 0) {
+      t.wideAt[q - t.n] = make_int4(w.y + rank++, childBase, triBase, w.w + 1);
+      t.wideFirst[q - t.n] = at;
+      next[count++] = q;
+      childBase += t.wideNodes[q - t.n] - 1;
+      triBase -= c;
     } else {
-      for (int q = 0; q < r.tris; ++q) wideTriSrc[offset++] = first + r.first + q;
+      for (int p = 0; p < c; ++p) wideTriSrc[offset++] = at + p;
     }
   }
   return count;
@@ -560,12 +581,16 @@ __device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status,
 
 // Every wide node (queue[0, totals[1]): the wide sweep's, each with its place), encoded: slots, grid, imask, meta.
 // status[2]: a node's boxes do not quantise.
-__global__ void EncodeWideNodes(PlocTree t, const int* queue, const int* totals, WideNode* wideNodes, int* status) {
+__global__ void __launch_bounds__(kBlock)
+    EncodeWideNodes(PlocTree t, const int* queue, const int* totals, WideNode* wideNodes, int* status) {
+  __shared__ int scratch[3 * kWideSlots * kBlock];
+  const SlotLanes slots{{scratch + threadIdx.x},
+                        {scratch + kWideSlots * kBlock + threadIdx.x},
+                        {scratch + 2 * kWideSlots * kBlock + threadIdx.x}};
   for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < totals[1];
        i += static_cast<int>(gridDim.x * blockDim.x)) {
     const int k = queue[i];
     const int4 w = t.wideAt[k - t.n];
-    SlotRef slots[kWideSlots];
     Vec3 lo[kWideSlots], hi[kWideSlots];
     bool inner[kWideSlots];
     int tris[kWideSlots], childOfSlot[kWideSlots];
@@ -586,7 +611,7 @@ __global__ void EncodeWideNodes(PlocTree t, const int* queue, const int* totals,
 // head (places taken), tail (places filled).
 template <bool kWide>
 __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int total, BvhNode* binNodes, int* wideTriSrc,
-                           int* status) {
+                           int* status, const SlotLanes& slots, const LaneArray& next) {
   using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   for (;;) {
@@ -597,7 +622,7 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
     const int place = base + lane;
     bool done = place >= total;
     while (!__all_sync(kFullMask, done)) {
-      int next[kWideSlots], m = 0;
+      int m = 0;
       bool ready = false;
       if (!done) {
         const int k = Ref(queue[place]).load(cuda::std::memory_order_relaxed);
@@ -605,7 +630,7 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
           cuda::atomic_thread_fence(cuda::std::memory_order_acquire,
                                     cuda::thread_scope_device);  // what the parent wrote
           ready = true;
-          m = kWide ? VisitWide(t, k, wideTriSrc, status, next) : VisitBinary(t, k, binNodes, status, next);
+          m = kWide ? VisitWide(t, k, wideTriSrc, status, slots, next) : VisitBinary(t, k, binNodes, status, next);
         }
       }
       int end = m;  // inclusive sum over the warp
@@ -631,12 +656,17 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
 
 // Both top-down sweeps at once, in one launch (the wide one keeps its own triangle positions, wideFirst): blocks
 // [0, binaryBlocks) sweep the binary layout, the rest the wide one.
-__global__ void SweepTopDown(PlocTree t, int* binQueue, int* wideQueue, int* counters, const int* totals,
-                             int binaryBlocks, BvhNode* binNodes, int* wideTriSrc, int* status) {
+__global__ void __launch_bounds__(kBlock)
+    SweepTopDown(PlocTree t, int* binQueue, int* wideQueue, int* counters, const int* totals, int binaryBlocks,
+                 BvhNode* binNodes, int* wideTriSrc, int* status) {
+  __shared__ int scratch[4 * kWideSlots * kBlock];  // the slots' node, first, tris; the children to queue
+  const int me = static_cast<int>(threadIdx.x);
+  const SlotLanes slots{{scratch + me}, {scratch + kWideSlots * kBlock + me}, {scratch + 2 * kWideSlots * kBlock + me}};
+  const LaneArray next{scratch + 3 * kWideSlots * kBlock + me};
   if (static_cast<int>(blockIdx.x) < binaryBlocks)
-    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status);
+    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status, slots, next);
   else
-    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status);
+    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status, slots, next);
 }
 
 // The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host

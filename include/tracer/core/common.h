@@ -13,8 +13,12 @@
 
 #if defined(__CUDA_ARCH__)
 #define TRACER_ON_DEVICE 1
+// Before a loop over a small fixed range: unrolled on the device, so that arrays indexed by its counter stay in
+// registers (an array indexed by a value the compiler cannot fold goes to local memory).
+#define TRACER_UNROLL _Pragma("unroll")
 #else
 #define TRACER_ON_DEVICE 0
+#define TRACER_UNROLL
 #endif
 
 namespace tracer {

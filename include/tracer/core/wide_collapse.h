@@ -72,42 +72,56 @@ TRACER_HD void SolveWideChoice(const double* left, const double* right, int coun
   }
 }
 
+// A child's score for slot s: how far its centre v (relative to the node's) lies toward the slot's corner.
+TRACER_HD float WideSlotScore(const Vec3& v, int s) {
+  return (s & 1 ? v.x : -v.x) + (s & 2 ? v.y : -v.y) + (s & 4 ? v.z : -v.z);
+}
+
 // Slot for each of a node's n <= 8 children (boxes lo[j], hi[j]): greedily the (child, slot) pair whose child
 // lies furthest toward the slot's corner (see wide_bvh.h), ties to the lower child, then the lower slot.
 // childOfSlot[s] = the child in slot s, or -1.
+// Each child's best free slot (the lower of equal scores) is kept until another child takes that slot; each round
+// places the child whose best scores highest (the lower of equal ones). That is the pair a search of all free pairs
+// in order of child, then slot, keeping the first highest, would pick, in fewer steps. Every array is indexed by an
+// unrolled loop's counter only, so that on the device they stay in registers: the GPU builder's top-down sweep runs
+// this where other warps' acquire fences keep emptying the SM's L1, and with arrays in local memory every access
+// went to L2 (60 us a visit on the H100, most of the sweep).
 TRACER_HD void AssignWideSlots(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeLo, Vec3 nodeHi, int* childOfSlot) {
-  for (int s = 0; s < kWideSlots; ++s) childOfSlot[s] = -1;
   const Vec3 c = nodeLo * 0.5f + nodeHi * 0.5f;
-  float score[kWideSlots][kWideSlots];  // sums of floats
-  for (int j = 0; j < n; ++j) {
-    const Vec3 v = (lo[j] * 0.5f + hi[j] * 0.5f) - c;
-    for (int s = 0; s < kWideSlots; ++s)
-      score[j][s] = (s & 1 ? v.x : -v.x) + (s & 2 ? v.y : -v.y) + (s & 4 ? v.z : -v.z);
-  }
-  // Each child's best free slot (the lower of equal scores) is kept until another child takes that slot; each round
-  // places the child whose best scores highest (the lower of equal ones). That is the pair a search of all free pairs
-  // in order of child, then slot, keeping the first highest, would pick, in fewer steps: the GPU builder places wide
-  // nodes one tree level after another, so this loop's latency adds up over the levels.
-  uint32_t freeSlots = (1u << kWideSlots) - 1u, unplaced = (1u << n) - 1u;
+  Vec3 v[kWideSlots];
   int best[kWideSlots];
-  auto bestFree = [&](int j) {
-    int b = -1;
-    for (int s = 0; s < kWideSlots; ++s)
-      if (((freeSlots >> s) & 1u) && (b < 0 || score[j][s] > score[j][b])) b = s;
-    return b;
+  float bestScore[kWideSlots];
+  uint32_t freeSlots = (1u << kWideSlots) - 1u, unplaced = (1u << n) - 1u;
+  auto bestFree = [&](const Vec3& centre, int& b, float& score) {
+    b = -1;
+    TRACER_UNROLL
+    for (int s = 0; s < kWideSlots; ++s) {
+      const float x = WideSlotScore(centre, s);
+      if (((freeSlots >> s) & 1u) && (b < 0 || x > score)) b = s, score = x;
+    }
   };
-  for (int j = 0; j < n; ++j) best[j] = bestFree(j);
+  TRACER_UNROLL
+  for (int j = 0; j < kWideSlots; ++j) {
+    v[j] = j < n ? (lo[j] * 0.5f + hi[j] * 0.5f) - c : Vec3(0.0f, 0.0f, 0.0f);
+    best[j] = -1, bestScore[j] = 0.0f;
+    if (j < n) bestFree(v[j], best[j], bestScore[j]);
+  }
+  uint32_t slotChild = 0;  // 4 bits a slot: child + 1, 0 empty
   for (int round = 0; round < n; ++round) {
-    int bj = -1;
-    for (int j = 0; j < n; ++j)
-      if (((unplaced >> j) & 1u) && (bj < 0 || score[j][best[j]] > score[bj][best[bj]])) bj = j;
-    const int bs = best[bj];
-    childOfSlot[bs] = bj;
+    int bj = -1, bs = -1;
+    float top = 0.0f;
+    TRACER_UNROLL
+    for (int j = 0; j < kWideSlots; ++j)
+      if (((unplaced >> j) & 1u) && (bj < 0 || bestScore[j] > top)) bj = j, bs = best[j], top = bestScore[j];
+    slotChild |= static_cast<uint32_t>(bj + 1) << (4 * bs);
     unplaced &= ~(1u << bj);
     freeSlots &= ~(1u << bs);
-    for (int j = 0; j < n; ++j)
-      if (((unplaced >> j) & 1u) && best[j] == bs) best[j] = bestFree(j);
+    TRACER_UNROLL
+    for (int j = 0; j < kWideSlots; ++j)
+      if (((unplaced >> j) & 1u) && best[j] == bs) bestFree(v[j], best[j], bestScore[j]);
   }
+  TRACER_UNROLL
+  for (int s = 0; s < kWideSlots; ++s) childOfSlot[s] = static_cast<int>((slotChild >> (4 * s)) & 15u) - 1;
 }
 
 // ceil(log2(x)) for x > 0, exactly (frexp: x = m 2^k with m in [0.5, 1)).
