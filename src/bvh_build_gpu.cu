@@ -214,65 +214,66 @@ __global__ void PlocFlags(const int* nn, const PassState* state, int capacity, u
       (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
 }
 
+// The sweep's blocks: 128 threads, so that a binary and a wide block fit an SM's registers together (196 a thread).
+constexpr int kSweepBlock = 128;
+
 // One thread's array in a block's shared memory, element j at j * blockDim.x (so a warp's lanes hit different banks).
-// The top-down sweep keeps its per-node arrays here: other warps' acquire fences keep emptying the SM's L1 during
-// the sweep, and arrays in local memory then went to L2 on every access (9.9 million local sectors from L2 for the
-// conference room's sweep, 60 us a wide node's visit on the H100).
+// The top-down sweep keeps here its arrays that are indexed by computed values: other warps' acquire fences keep
+// emptying the SM's L1 during the sweep, and arrays in local memory then went to L2 on every access (9.9 million
+// local sectors from L2 for the conference room's sweep, 60 us a wide node's visit on the H100).
 struct LaneArray {
   int* at;
   __device__ int& operator[](int j) const { return at[j * static_cast<int>(blockDim.x)]; }
 };
 
-// A wide node's slots in a thread's shared memory: node (a subtree), first (its first triangle's offset from the
-// wide node's, depth first), tris (its triangles, negated for an inner child: a wide node of its own).
-struct SlotLanes {
-  LaneArray node, first, tris;
-};
-
-// The slots of node k as a wide node, in the host collapse's order (its Collect: depth first, left first). Starting
-// from k's two children with the slots each is given, a child that splits its slots between its own children is
-// replaced, in place, by those two; every entry keeps at least one slot, so there are never more than kWideSlots.
-// Returns how many.
-__device__ int CollectSlots(const PlocTree& t, int k, const SlotLanes& out) {
-  const LaneArray node = out.node, budget = out.tris;  // the slots each entry has, until the end
+// The slots of node k as a wide node (their subtrees in node[0, m)), in the host collapse's order (its Collect:
+// depth first, left first); budget: scratch. Starting from k's two children with the slots each is given, every
+// round replaces each entry that splits its slots between its own children by those two, in place, from the back;
+// every entry keeps at least one slot, so there are never more than kWideSlots. A round's loads are independent of
+// each other (a round costs one trip to L2, not one per entry). Returns m.
+__device__ int CollectSlots(const PlocTree& t, int k, const LaneArray& node, const LaneArray& budget) {
   const int2 ab = t.kids[k - t.n];
   const int left = t.choice[k - t.n].nodeSplit;
   node[0] = ab.x, budget[0] = left, node[1] = ab.y, budget[1] = kWideSlots - left;
   int m = 2;
-  for (int i = 0; i < m;) {
-    const int q = node[i];
-    const int share = q < t.n ? 0 : t.choice[q - t.n].split[budget[i] - 1];
-    if (share == 0) {
-      ++i;
-      continue;
+  for (;;) {
+    int share[kWideSlots], splits = 0;
+    int2 kids[kWideSlots];
+    TRACER_UNROLL
+    for (int j = 0; j < kWideSlots; ++j) {
+      const int q = j < m ? node[j] : 0;
+      share[j] = q >= t.n ? t.choice[q - t.n].split[budget[j] - 1] : 0;
+      kids[j] = share[j] > 0 ? t.kids[q - t.n] : make_int2(0, 0);
+      splits += share[j] > 0;
     }
-    for (int j = m; j > i + 1; --j) node[j] = node[j - 1], budget[j] = budget[j - 1];
-    const int2 kk = t.kids[q - t.n];
-    budget[i + 1] = budget[i] - share, budget[i] = share;
-    node[i] = kk.x, node[i + 1] = kk.y;
-    ++m;
+    if (splits == 0) return m;
+    int to = m + splits;
+    TRACER_UNROLL
+    for (int j = kWideSlots - 1; j >= 0; --j) {
+      if (j >= m) continue;
+      const int b = budget[j];
+      if (share[j] > 0) {
+        to -= 2;
+        node[to] = kids[j].x, budget[to] = share[j], node[to + 1] = kids[j].y, budget[to + 1] = b - share[j];
+      } else {
+        --to;
+        node[to] = node[j], budget[to] = b;
+      }
+    }
+    m += splits;
   }
-  int first = 0;
-  TRACER_UNROLL
-  for (int j = 0; j < kWideSlots; ++j) {
-    if (j >= m) break;
-    const int q = node[j], tris = t.Count(q);
-    out.first[j] = first;
-    out.tris[j] = q >= t.n && !t.choice[q - t.n].leaf1 ? -tris : tris;
-    first += tris;
-  }
-  return m;
 }
 
-// Node k's slots as a wide node (CollectSlots), with their boxes, kinds and triangle counts. lo, hi, inner and tris
-// are indexed only by unrolled loops' counters where the caller does the same, and then stay in registers.
-__device__ int WideSlots(const PlocTree& t, int k, const SlotLanes& slots, Vec3* lo, Vec3* hi, bool* inner, int* tris) {
-  const int m = CollectSlots(t, k, slots);
+// Node k's slots as a wide node (CollectSlots): their subtrees, boxes, kinds (inner: a wide node of its own) and
+// triangle counts. Every array here is indexed by an unrolled loop's counter, and all slots' loads go out together.
+__device__ int WideSlots(const PlocTree& t, int k, const LaneArray& node, const LaneArray& budget, int* q, Vec3* lo,
+                         Vec3* hi, bool* inner, int* tris) {
+  const int m = CollectSlots(t, k, node, budget);
   TRACER_UNROLL
   for (int j = 0; j < kWideSlots; ++j) {
-    if (j >= m) break;
-    const int q = slots.node[j], c = slots.tris[j];
-    lo[j] = t.Lo(q), hi[j] = t.Hi(q), inner[j] = c < 0, tris[j] = c < 0 ? -c : c;
+    q[j] = j < m ? node[j] : k;
+    lo[j] = t.Lo(q[j]), hi[j] = t.Hi(q[j]), tris[j] = t.Count(q[j]);
+    inner[j] = j < m && q[j] >= t.n && !t.choice[q[j] - t.n].leaf1;
   }
   return m;
 }
@@ -539,62 +540,75 @@ __device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* sta
 // binary positions) in the order of its slots; returns the inner children. The node itself is encoded afterwards,
 // all wide nodes at once (EncodeWideNodes): only the slots' order is needed here, and the quantisation would add its
 // latency to every level of the sweep.
-__device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status, const SlotLanes& slots,
-                         const LaneArray& next) {
+__device__ int VisitWide(const PlocTree& t, int k, int* wideTriSrc, int* status, const LaneArray& node,
+                         const LaneArray& budget, const LaneArray& next) {
   const int x = k - t.n, first = t.wideFirst[x];
   const int4 w = t.wideAt[x];
+  int q[kWideSlots], tris[kWideSlots], below[kWideSlots];
   Vec3 lo[kWideSlots], hi[kWideSlots];
   bool inner[kWideSlots];
-  int tris[kWideSlots];
-  const int m = WideSlots(t, k, slots, lo, hi, inner, tris);
+  const int m = WideSlots(t, k, node, budget, q, lo, hi, inner, tris);
   Vec3 blo = lo[0], bhi = hi[0];
   int innerSlots = 0, innerTris = 0;
   TRACER_UNROLL
   for (int j = 0; j < kWideSlots; ++j) {
-    if (j >= m) break;
+    below[j] = inner[j] ? t.wideNodes[q[j] - t.n] - 1 : 0;  // the wide nodes under an inner child
+    if (j >= m) continue;
     blo = Min(blo, lo[j]), bhi = Max(bhi, hi[j]);
     if (inner[j]) ++innerSlots, innerTris += tris[j];
   }
-  int childOfSlot[kWideSlots];
-  AssignWideSlots(lo, hi, m, blo, bhi, childOfSlot);  // as EncodeWideNode does
-  atomicMax(&status[1], w.w);
-  // Inner children in slot order from childBase, each followed by its subtree's nodes; triangles: this node's
-  // leaves in slot order, then each inner child's subtree in slot order (as the host collapse emits them).
-  int rank = 0, count = 0, childBase = w.y + innerSlots, triBase = w.z + (t.Count(k) - innerTris), offset = w.z;
+  const uint32_t slotChild = AssignWideSlotsPacked(lo, hi, m, blo, bhi);  // as EncodeWideNode does
+  uint32_t slotOf = 0;                                                    // 4 bits a child: its slot
   TRACER_UNROLL
   for (int s = 0; s < kWideSlots; ++s) {
-    const int j = childOfSlot[s];
-    if (j < 0) continue;
-    const int q = slots.node[j], c = slots.tris[j], at = first + slots.first[j];
-    if (c < 0) {
-      t.wideAt[q - t.n] = make_int4(w.y + rank++, childBase, triBase, w.w + 1);
-      t.wideFirst[q - t.n] = at;
-      next[count++] = q;
-      childBase += t.wideNodes[q - t.n] - 1;
-      triBase -= c;
-    } else {
-      for (int p = 0; p < c; ++p) wideTriSrc[offset++] = at + p;
-    }
+    const uint32_t c = (slotChild >> (4 * s)) & 15u;
+    if (c) slotOf |= static_cast<uint32_t>(s) << (4 * (c - 1));
   }
-  return count;
+  atomicMax(&status[1], w.w);
+  // Inner children in slot order from w.y, then their subtrees' nodes in slot order; triangles: this node's leaves in
+  // slot order, then the inner children's subtrees' in slot order (as the host collapse emits them). Each child's
+  // places from the children before it in slot order.
+  const int childBase = w.y + innerSlots, triBase = w.z + (t.Count(k) - innerTris);
+  int dfs = 0;  // the child's first triangle, depth first
+  TRACER_UNROLL
+  for (int j = 0; j < kWideSlots; ++j) {
+    if (j >= m) break;
+    const uint32_t sj = (slotOf >> (4 * j)) & 15u;
+    int rank = 0, nodesBefore = 0, innerBefore = 0, leafBefore = 0;
+    TRACER_UNROLL
+    for (int i = 0; i < kWideSlots; ++i) {
+      if (i >= m || ((slotOf >> (4 * i)) & 15u) >= sj) continue;
+      if (inner[i])
+        ++rank, nodesBefore += below[i], innerBefore += tris[i];
+      else
+        leafBefore += tris[i];
+    }
+    if (inner[j]) {
+      t.wideAt[q[j] - t.n] = make_int4(w.y + rank, childBase + nodesBefore, triBase + innerBefore, w.w + 1);
+      t.wideFirst[q[j] - t.n] = first + dfs;
+      next[rank] = q[j];
+    } else {
+      for (int p = 0; p < tris[j]; ++p) wideTriSrc[w.z + leafBefore + p] = first + dfs + p;
+    }
+    dfs += tris[j];
+  }
+  return innerSlots;
 }
 
 // Every wide node (queue[0, totals[1]): the wide sweep's, each with its place), encoded: slots, grid, imask, meta.
 // status[2]: a node's boxes do not quantise.
 __global__ void __launch_bounds__(kBlock)
     EncodeWideNodes(PlocTree t, const int* queue, const int* totals, WideNode* wideNodes, int* status) {
-  __shared__ int scratch[3 * kWideSlots * kBlock];
-  const SlotLanes slots{{scratch + threadIdx.x},
-                        {scratch + kWideSlots * kBlock + threadIdx.x},
-                        {scratch + 2 * kWideSlots * kBlock + threadIdx.x}};
+  __shared__ int scratch[2 * kWideSlots * kBlock];
+  const LaneArray slotNode{scratch + threadIdx.x}, slotBudget{scratch + kWideSlots * kBlock + threadIdx.x};
   for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < totals[1];
        i += static_cast<int>(gridDim.x * blockDim.x)) {
     const int k = queue[i];
     const int4 w = t.wideAt[k - t.n];
     Vec3 lo[kWideSlots], hi[kWideSlots];
     bool inner[kWideSlots];
-    int tris[kWideSlots], childOfSlot[kWideSlots];
-    const int m = WideSlots(t, k, slots, lo, hi, inner, tris);
+    int q[kWideSlots], tris[kWideSlots], childOfSlot[kWideSlots];
+    const int m = WideSlots(t, k, slotNode, slotBudget, q, lo, hi, inner, tris);
     WideNode node;
     if (EncodeWideNode(lo, hi, inner, tris, m, static_cast<uint32_t>(w.y), static_cast<uint32_t>(w.z), node,
                        childOfSlot))
@@ -611,7 +625,7 @@ __global__ void __launch_bounds__(kBlock)
 // head (places taken), tail (places filled).
 template <bool kWide>
 __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int total, BvhNode* binNodes, int* wideTriSrc,
-                           int* status, const SlotLanes& slots, const LaneArray& next) {
+                           int* status, const LaneArray& node, const LaneArray& budget, const LaneArray& next) {
   using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   for (;;) {
@@ -630,7 +644,8 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
           cuda::atomic_thread_fence(cuda::std::memory_order_acquire,
                                     cuda::thread_scope_device);  // what the parent wrote
           ready = true;
-          m = kWide ? VisitWide(t, k, wideTriSrc, status, slots, next) : VisitBinary(t, k, binNodes, status, next);
+          m = kWide ? VisitWide(t, k, wideTriSrc, status, node, budget, next)
+                    : VisitBinary(t, k, binNodes, status, next);
         }
       }
       int end = m;  // inclusive sum over the warp
@@ -656,17 +671,17 @@ __device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int tot
 
 // Both top-down sweeps at once, in one launch (the wide one keeps its own triangle positions, wideFirst): blocks
 // [0, binaryBlocks) sweep the binary layout, the rest the wide one.
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kSweepBlock)
     SweepTopDown(PlocTree t, int* binQueue, int* wideQueue, int* counters, const int* totals, int binaryBlocks,
                  BvhNode* binNodes, int* wideTriSrc, int* status) {
-  __shared__ int scratch[4 * kWideSlots * kBlock];  // the slots' node, first, tris; the children to queue
+  __shared__ int scratch[3 * kWideSlots * kSweepBlock];  // each thread's slots, their budgets, the children to queue
   const int me = static_cast<int>(threadIdx.x);
-  const SlotLanes slots{{scratch + me}, {scratch + kWideSlots * kBlock + me}, {scratch + 2 * kWideSlots * kBlock + me}};
-  const LaneArray next{scratch + 3 * kWideSlots * kBlock + me};
+  const LaneArray node{scratch + me}, budget{scratch + kWideSlots * kSweepBlock + me},
+      next{scratch + 2 * kWideSlots * kSweepBlock + me};
   if (static_cast<int>(blockIdx.x) < binaryBlocks)
-    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status, slots, next);
+    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status, node, budget, next);
   else
-    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status, slots, next);
+    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status, node, budget, next);
 }
 
 // The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host
@@ -685,16 +700,17 @@ int PlocRadius() {
 }
 
 // Blocks for each top-down sweep: a warp for every 32 nodes, at most one block per SM (or TRACER_SWEEP_BLOCKS, for
-// measuring). More warps only wait longer for their nodes: on the H100 (132 SMs) the conference room's sweeps took
-// 1.55-1.63 ms uncapped, 1.58-1.80 with 264 blocks, 1.29 with 132 and 1.28-1.35 with 66; the 10M terrain's 6.68-6.95,
-// 6.39-6.60, 6.16 and 6.77 (11.2 with 33).
+// measuring). More warps only wait longer for their nodes: on the H100 (132 SMs), with 256-thread blocks and the
+// visits' arrays still in local memory, the conference room's sweeps took 1.55-1.63 ms uncapped, 1.58-1.80 with 264
+// blocks, 1.29 with 132 and 1.28-1.35 with 66; the 10M terrain's 6.68-6.95, 6.39-6.60, 6.16 and 6.77 (11.2 with 33).
+// With 128-thread blocks and no local memory: conference room 0.50 ms with 264, 66 or 132 blocks.
 int SweepBlocks(size_t nodes) {
   int device = 0, sms = 0;
   TRACER_CUDA_CHECK(cudaGetDevice(&device));
   TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const char* e = std::getenv("TRACER_SWEEP_BLOCKS");
   const int cap = e ? std::max(1, std::atoi(e)) : std::max(sms, 1);
-  return std::min(static_cast<int>(GridFor(nodes, kBlock)), cap);
+  return std::min(static_cast<int>(GridFor(nodes, kSweepBlock)), cap);
 }
 
 // Hands out aligned arrays from one allocation (base null: only counts the bytes; an empty array is null). One
@@ -939,7 +955,7 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   InitRoot<<<1, 1, 0, st>>>(tree, a.totals, binQueue, wideQueue, a.counters);
   TRACER_CHECK_LAUNCH("InitRoot");
   const int sweepBlocks = SweepBlocks(inner);
-  SweepTopDown<<<options.wide ? 2 * sweepBlocks : sweepBlocks, kBlock, 0, st>>>(
+  SweepTopDown<<<options.wide ? 2 * sweepBlocks : sweepBlocks, kSweepBlock, 0, st>>>(
       tree, binQueue, wideQueue, a.counters, a.totals, sweepBlocks, a.binOut, a.wideTriSrc, a.status);
   TRACER_CHECK_LAUNCH("SweepTopDown");
   if (options.wide) {

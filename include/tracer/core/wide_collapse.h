@@ -78,15 +78,15 @@ TRACER_HD float WideSlotScore(const Vec3& v, int s) {
 }
 
 // Slot for each of a node's n <= 8 children (boxes lo[j], hi[j]): greedily the (child, slot) pair whose child
-// lies furthest toward the slot's corner (see wide_bvh.h), ties to the lower child, then the lower slot.
-// childOfSlot[s] = the child in slot s, or -1.
+// lies furthest toward the slot's corner (see wide_bvh.h), ties to the lower child, then the lower slot. Returns
+// the child of each slot packed in 4 bits a slot: child + 1, 0 where the slot is empty.
 // Each child's best free slot (the lower of equal scores) is kept until another child takes that slot; each round
 // places the child whose best scores highest (the lower of equal ones). That is the pair a search of all free pairs
 // in order of child, then slot, keeping the first highest, would pick, in fewer steps. Every array is indexed by an
 // unrolled loop's counter only, so that on the device they stay in registers: the GPU builder's top-down sweep runs
 // this where other warps' acquire fences keep emptying the SM's L1, and with arrays in local memory every access
 // went to L2 (60 us a visit on the H100, most of the sweep).
-TRACER_HD void AssignWideSlots(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeLo, Vec3 nodeHi, int* childOfSlot) {
+TRACER_HD uint32_t AssignWideSlotsPacked(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeLo, Vec3 nodeHi) {
   const Vec3 c = nodeLo * 0.5f + nodeHi * 0.5f;
   Vec3 v[kWideSlots];
   int best[kWideSlots];
@@ -120,6 +120,12 @@ TRACER_HD void AssignWideSlots(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeL
     for (int j = 0; j < kWideSlots; ++j)
       if (((unplaced >> j) & 1u) && best[j] == bs) bestFree(v[j], best[j], bestScore[j]);
   }
+  return slotChild;
+}
+
+// The same choice as childOfSlot[s]: the child in slot s, or -1.
+TRACER_HD void AssignWideSlots(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeLo, Vec3 nodeHi, int* childOfSlot) {
+  const uint32_t slotChild = AssignWideSlotsPacked(lo, hi, n, nodeLo, nodeHi);
   TRACER_UNROLL
   for (int s = 0; s < kWideSlots; ++s) childOfSlot[s] = static_cast<int>((slotChild >> (4 * s)) & 15u) - 1;
 }
