@@ -699,17 +699,18 @@ int PlocRadius() {
   return r == 8 || r == 32 ? r : kPlocRadius;
 }
 
-// Blocks for each top-down sweep: a warp for every 32 nodes, at most one block per SM (or TRACER_SWEEP_BLOCKS, for
-// measuring). More warps only wait longer for their nodes: on the H100 (132 SMs), with 256-thread blocks and the
-// visits' arrays still in local memory, the conference room's sweeps took 1.55-1.63 ms uncapped, 1.58-1.80 with 264
-// blocks, 1.29 with 132 and 1.28-1.35 with 66; the 10M terrain's 6.68-6.95, 6.39-6.60, 6.16 and 6.77 (11.2 with 33).
-// With 128-thread blocks and no local memory: conference room 0.50 ms with 264, 66 or 132 blocks.
+// Blocks for each top-down sweep: a warp for every 32 nodes, at most two blocks of kSweepBlock per SM (or
+// TRACER_SWEEP_BLOCKS, for measuring). More warps only wait longer for their nodes. On the H100 (132 SMs), with
+// 256-thread blocks and the visits' arrays still in local memory, the conference room's sweeps took 1.55-1.63 ms
+// uncapped, 1.58-1.80 with 264 blocks, 1.29 with 132 and 1.28-1.35 with 66; the 10M terrain's 6.68-6.95, 6.39-6.60,
+// 6.16 and 6.77 (11.2 with 33). With 128-thread blocks and no local memory: the conference room 0.50, 0.50, 0.51 and
+// 0.69 ms with 66, 132, 264 and 396 blocks; the 10M terrain 7.07, 5.86 and 5.89 ms with 132, 264 and 396.
 int SweepBlocks(size_t nodes) {
   int device = 0, sms = 0;
   TRACER_CUDA_CHECK(cudaGetDevice(&device));
   TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const char* e = std::getenv("TRACER_SWEEP_BLOCKS");
-  const int cap = e ? std::max(1, std::atoi(e)) : std::max(sms, 1);
+  const int cap = e ? std::max(1, std::atoi(e)) : 2 * std::max(sms, 1);
   return std::min(static_cast<int>(GridFor(nodes, kSweepBlock)), cap);
 }
 
