@@ -310,17 +310,20 @@ __device__ void MakeNode(const PlocTree& t, int k, int a, int b, Float4 lo, Floa
   t.choice[x] = ch;
   if (!wide) return;
   // The wide nodes below: given s slots, the node splits them between its children (split), or takes one as a leaf
-  // (none) or as a wide node of its own (wideNodes: itself and, below, its children sharing its kWideSlots).
-  int below[2][kWideSlots];
-  for (int h = 0; h < 2; ++h)
-    for (int sl = 0; sl < kWideSlots; ++sl)
-      below[h][sl] = ab[h] < t.n ? 0 : t.wideBelow[static_cast<size_t>(ab[h] - t.n) * kWideSlots + sl];
-  const int own = 1 + below[0][ch.nodeSplit - 1] + below[1][kWideSlots - ch.nodeSplit - 1];
+  // (none) or as a wide node of its own (wideNodes: itself and, below, its children sharing its kWideSlots). The
+  // children's entries are read where needed, not kept in an array indexed by the choices: that array was in local
+  // memory, which other warps' acquire fences keep evicting from L1 (9.9 million local sectors from L2 for the
+  // conference room's clustering, before).
+  auto below = [&](int h, int slots) {
+    return ab[h] < t.n ? 0 : t.wideBelow[static_cast<size_t>(ab[h] - t.n) * kWideSlots + slots - 1];
+  };
+  const int own = 1 + below(0, ch.nodeSplit) + below(1, kWideSlots - ch.nodeSplit);
   t.wideNodes[x] = own;
+  TRACER_UNROLL
   for (int sl = 1; sl <= kWideSlots; ++sl) {
     const int share = ch.split[sl - 1];
     t.wideBelow[static_cast<size_t>(x) * kWideSlots + sl - 1] =
-        share > 0 ? below[0][share - 1] + below[1][sl - share - 1] : (ch.leaf1 ? 0 : own);
+        share > 0 ? below(0, share) + below(1, sl - share) : (ch.leaf1 ? 0 : own);
   }
 }
 
