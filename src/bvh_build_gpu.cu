@@ -10,6 +10,7 @@
 #include <cuda/atomic>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "tracer/core/wide_collapse.h"
 #include "tracer/cuda/cuda_check.h"
@@ -147,6 +148,10 @@ __global__ void InitLeaves(PlocTree t, const int* sortedTri, const Float4* triLo
   if (cLo) cLo[i] = triLo[tri], cHi[i] = triHi[tri];
   cNode[i] = i;
 }
+
+// The box around two boxes (w unused).
+__device__ Float4 BoxMin(Float4 a, Float4 b) { return Float4{Fminf(a.x, b.x), Fminf(a.y, b.y), Fminf(a.z, b.z), 0.0f}; }
+__device__ Float4 BoxMax(Float4 a, Float4 b) { return Float4{Fmaxf(a.x, b.x), Fmaxf(a.y, b.y), Fmaxf(a.z, b.z), 0.0f}; }
 
 // Half the area of the box around both, in float; infinite where that overflows (an extent beyond float's range on
 // one axis and 0 on another would give inf * 0 = NaN, and NearerPair would then be no order: clusters with no mutual
@@ -359,9 +364,7 @@ __global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, i
     return;
   }
   const int j = nn[i], k = nodeBase + static_cast<int>(s >> 32);
-  const Float4 alo = cLo[i], ahi = cHi[i], blo = cLo[j], bhi = cHi[j];
-  const Float4 lo{Fminf(alo.x, blo.x), Fminf(alo.y, blo.y), Fminf(alo.z, blo.z), 0.0f};
-  const Float4 hi{Fmaxf(ahi.x, bhi.x), Fmaxf(ahi.y, bhi.y), Fmaxf(ahi.z, bhi.z), 0.0f};
+  const Float4 lo = BoxMin(cLo[i], cLo[j]), hi = BoxMax(cHi[i], cHi[j]);
   MakeNode(t, k, cNode[i], cNode[j], lo, hi, maxLeaf, ci, ct, wide);
   outLo[pos] = lo, outHi[pos] = hi, outNode[pos] = k;
 }
@@ -443,8 +446,7 @@ __device__ void WarpCluster(const PlocTree& t, int* cNode, int* counter, int l, 
     const Float4 olo = ShflBox(lo, other), ohi = ShflBox(hi, other);
     if (makes) {
       const int k = t.n + base + __popc(makers & ((1u << lane) - 1u));
-      lo = Float4{Fminf(lo.x, olo.x), Fminf(lo.y, olo.y), Fminf(lo.z, olo.z), 0.0f};
-      hi = Float4{Fmaxf(hi.x, ohi.x), Fmaxf(hi.y, ohi.y), Fmaxf(hi.z, ohi.z), 0.0f};
+      lo = BoxMin(lo, olo), hi = BoxMax(hi, ohi);
       MakeNode(t, k, node, otherNode, lo, hi, maxLeaf, ci, ct, wide);
       node = k;
     }
@@ -703,11 +705,18 @@ __global__ void WriteOrder(PlocTree t, const int* sortedTri, int32_t* order) {
   order[t.triFirst[i]] = sortedTri[i];
 }
 
-// kPlocRadius, or TRACER_PLOC_RADIUS (8 or 32) when set: for measuring the radius's effect on quality and speed.
-int PlocRadius() {
+// Calls launch(std::integral_constant<int, R>{}) with R = kPlocRadius, or TRACER_PLOC_RADIUS (8 or 32) when set: for
+// measuring the radius's effect on quality and speed.
+template <typename Launch>
+void WithPlocRadius(Launch launch) {
   const char* e = std::getenv("TRACER_PLOC_RADIUS");
   const int r = e ? std::atoi(e) : kPlocRadius;
-  return r == 8 || r == 32 ? r : kPlocRadius;
+  if (r == 8)
+    launch(std::integral_constant<int, 8>{});
+  else if (r == 32)
+    launch(std::integral_constant<int, 32>{});
+  else
+    launch(std::integral_constant<int, kPlocRadius>{});
 }
 
 // Blocks for each top-down sweep: a warp for every 32 nodes, at most two blocks of kSweepBlock per SM (or
@@ -808,19 +817,15 @@ int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
   PinnedBuffer<PassState> hostState(2);
   CudaEvent groupDone[2];
-  const int radius = PlocRadius();
   int c = n, queued = 0;
   for (int group = 0;; ++group) {
     const unsigned grid = GridFor(static_cast<size_t>(c), kBlock);
     for (int k = 0; k < kPassesPerCheck; ++k, ++queued) {
       const int cur = queued & 1;  // the clusters' double buffers
       PassState *now = a.state + (queued & 1), *next = a.state + 1 - (queued & 1);
-      if (radius == 8)
-        PlocNearest<8><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
-      else if (radius == 32)
-        PlocNearest<32><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
-      else
-        PlocNearest<kPlocRadius><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      WithPlocRadius([&](auto radius) {
+        PlocNearest<decltype(radius)::value><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+      });
       TRACER_CHECK_LAUNCH("PlocNearest");
       PlocFlags<<<grid, kBlock, 0, st>>>(a.nn, now, c, a.flags);
       TRACER_CHECK_LAUNCH("PlocFlags");
@@ -855,16 +860,10 @@ void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const Bvh
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.counter, 0, sizeof(int), st));
   const unsigned grid = GridFor(static_cast<size_t>(n), kHplocBlock);
   const double ci = options.intersectCost, ct = options.traversalCost;
-  const int radius = PlocRadius();
-  if (radius == 8)
-    Hploc<8><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter, options.maxLeafSize, ci,
-                                           ct, options.wide);
-  else if (radius == 32)
-    Hploc<32><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter, options.maxLeafSize, ci,
-                                            ct, options.wide);
-  else
-    Hploc<kPlocRadius><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter,
-                                                     options.maxLeafSize, ci, ct, options.wide);
+  WithPlocRadius([&](auto radius) {
+    Hploc<decltype(radius)::value><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter,
+                                                                 options.maxLeafSize, ci, ct, options.wide);
+  });
   TRACER_CHECK_LAUNCH("Hploc");
 }
 
@@ -956,8 +955,11 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   TRACER_CHECK_LAUNCH("InitLeaves");
   sorted.Record(st);
 
-  const int passCount = passes ? ClusterInPasses(a, tree, tempBytes, options, st) : 0;
-  if (!passes) ClusterHierarchically(a, tree, options, st);
+  int passCount = 0;
+  if (passes)
+    passCount = ClusterInPasses(a, tree, tempBytes, options, st);
+  else
+    ClusterHierarchically(a, tree, options, st);
   clustered.Record(st);
 
   // The top-down sweeps, in arrays the clustering no longer needs.

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
@@ -318,18 +319,13 @@ TEST(GpuBvhBuild, OneTriangleIsBuiltOnTheHostAndSaysSo) {
 TEST(GpuBvhBuild, CommandLineReportsTheGpuBuild) {
   TRACER_REQUIRE_GPU();
   const std::string dir = test::MakeTempDir();
-  const test::CommandResult r = test::RunTracer(test::ProjectScenesDir() +
-                                                "/cornell.obj --bvh-builder gpu --spp 4 "
-                                                "--width 64 --height 64 -o " +
-                                                dir + "/a.pfm");
-  EXPECT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_NE(r.output.find("built on the GPU in"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("H-PLOC"), std::string::npos) << r.output;
-  const test::CommandResult q = test::RunTracer(test::ProjectScenesDir() +
-                                                "/cornell.obj --bvh-builder ploc --spp 4 "
-                                                "--width 64 --height 64 -o " +
-                                                dir + "/b.pfm");
-  EXPECT_EQ(q.exitCode, 0) << q.output;
-  EXPECT_NE(q.output.find("PLOC passes: "), std::string::npos) << q.output;
+  for (const auto& [builder, says] :
+       {std::pair<std::string, std::string>{"gpu", "H-PLOC"}, {"ploc", "PLOC passes: "}}) {
+    const test::CommandResult r = test::RunTracer(test::ProjectScenesDir() + "/cornell.obj --bvh-builder " + builder +
+                                                  " --spp 4 --width 64 --height 64 -o " + dir + "/" + builder + ".pfm");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("built on the GPU in"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
+  }
   test::RemoveTree(dir);
 }
