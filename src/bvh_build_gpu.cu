@@ -227,7 +227,7 @@ __global__ void PlocFlags(const int* nn, const PassState* state, int capacity, u
       (static_cast<unsigned long long>(mutual && i < j) << 32) | static_cast<unsigned long long>(!(mutual && i > j));
 }
 
-// The sweep's blocks: 128 threads, so that a binary and a wide block fit an SM's registers together (196 a thread).
+// The sweep's blocks: 128 threads, so that a binary and a wide block fit an SM's registers together (163 a thread).
 constexpr int kSweepBlock = 128;
 
 // One thread's array in a block's shared memory, element j at j * blockDim.x (so a warp's lanes hit different banks).
