@@ -125,7 +125,8 @@ __global__ void MortonCodes(const Float4* triLo, const Float4* triHi, int n, con
   const float c[3] = {triLo[t].x * 0.5f + triHi[t].x * 0.5f, triLo[t].y * 0.5f + triHi[t].y * 0.5f,
                       triLo[t].z * 0.5f + triHi[t].z * 0.5f};
   float longest = 0.0f;
-  for (int a = 0; a < 3; ++a) longest = Fmaxf(longest, FloatFromOrdered(bounds[3 + a]) - FloatFromOrdered(bounds[a]));
+  if (cube)
+    for (int a = 0; a < 3; ++a) longest = Fmaxf(longest, FloatFromOrdered(bounds[3 + a]) - FloatFromOrdered(bounds[a]));
   uint64_t key = 0;
   for (int a = 0; a < 3; ++a) {
     const float lo = FloatFromOrdered(bounds[a]), extent = cube ? longest : FloatFromOrdered(bounds[3 + a]) - lo;
@@ -157,8 +158,8 @@ __device__ Float4 BoxMax(Float4 a, Float4 b) { return Float4{Fmaxf(a.x, b.x), Fm
 // one axis and 0 on another would give inf * 0 = NaN, and NearerPair would then be no order: clusters with no mutual
 // nearest neighbour, and H-PLOC's warp would never finish).
 __device__ float UnionHalfArea(Float4 alo, Float4 ahi, Float4 blo, Float4 bhi) {
-  const float x = Fmaxf(ahi.x, bhi.x) - Fminf(alo.x, blo.x), y = Fmaxf(ahi.y, bhi.y) - Fminf(alo.y, blo.y),
-              z = Fmaxf(ahi.z, bhi.z) - Fminf(alo.z, blo.z);
+  const Float4 lo = BoxMin(alo, blo), hi = BoxMax(ahi, bhi);
+  const float x = hi.x - lo.x, y = hi.y - lo.y, z = hi.z - lo.z;
   const float area = x * y + y * z + z * x;
   return area == area ? area : kInf;
 }

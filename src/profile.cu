@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tracer/core/light_tiles.h"
@@ -540,10 +541,10 @@ void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int re
   std::printf("  BVH builders (no spatial splits on the GPU):\n");
   for (const Builder& b : builders) {
     char extra[96] = "";
-    if (b.fn && b.passes > 0)
-      std::snprintf(extra, sizeof extra, ", %d passes; + %.1f ms transfers and gathers", b.passes, b.transferMs);
-    else if (b.fn)
-      std::snprintf(extra, sizeof extra, "; + %.1f ms transfers and gathers", b.transferMs);
+    if (b.fn) {
+      const std::string passes = b.passes > 0 ? ", " + std::to_string(b.passes) + " passes" : "";
+      std::snprintf(extra, sizeof extra, "%s; + %.1f ms transfers and gathers", passes.c_str(), b.transferMs);
+    }
     std::printf(
         "    %-32s build %9.2f ms (%8.2f M triangles/s%s); wide SAH cost %.2f; primary %.2f, diffuse %.2f G rays/s\n",
         b.label, b.buildMs, static_cast<double>(n) / (b.buildMs * 1e3), extra, b.sah, b.rate[0] / 1e9, b.rate[1] / 1e9);
