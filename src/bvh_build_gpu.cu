@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
@@ -30,7 +31,8 @@ constexpr int kBlock = 256;
 
 // The binary tree PLOC makes, in device memory. Leaves are nodes [0, n), one triangle each, in Morton order;
 // inner nodes are [n, 2n - 1), in the order they were merged, so children always come before their parent and
-// the root is 2n - 2. Arrays of inner nodes are indexed by node - n.
+// the root is 2n - 2 (with the SAH top, its m - 1 nodes over m clusters are [2n - m, 2n - 1), numbered as they are
+// made, top down: the root still 2n - 2). Arrays of inner nodes are indexed by node - n.
 struct PlocTree {
   int n;
   Float4 *lo, *hi;  // every node's box (w unused)
@@ -58,10 +60,11 @@ struct PlocTree {
 };
 
 // Where the clustering stands before a pass, in device memory, so that passes can be queued without waiting for
-// each other: the clusters left, and the number of the next node. Two copies, read by a pass and written for the
-// next.
+// each other: the clusters left, the number of the next node, and where the clusters are. Two copies, read by a pass
+// and written for the next.
 struct PassState {
   int clusters, nodeBase;
+  int at;  // which of the two copies holds the clusters
 };
 
 // Floats as unsigned integers in the same order, for atomicMin/atomicMax.
@@ -187,9 +190,9 @@ __device__ bool NearerPair(float a, int i, int j, float b, int k) {
 
 // Each cluster's nearest neighbour (NearerPair) within kRadius positions.
 template <int kRadius>
-__global__ void PlocNearest(const Float4* cLo, const Float4* cHi, const PassState* state, int* nn) {
+__global__ void PlocNearest(const Float4* cLo, const Float4* cHi, const PassState* state, int stop, int* nn) {
   const int c = state->clusters;
-  if (c <= 1 || static_cast<int>(blockIdx.x) * kBlock >= c) return;
+  if (c <= stop || static_cast<int>(blockIdx.x) * kBlock >= c) return;
   __shared__ Float4 sLo[kBlock + 2 * kRadius], sHi[kBlock + 2 * kRadius];
   const int base = static_cast<int>(blockIdx.x) * kBlock - kRadius;
   for (int k = threadIdx.x; k < kBlock + 2 * kRadius; k += kBlock) {
@@ -215,10 +218,10 @@ __global__ void PlocNearest(const Float4* cLo, const Float4* cHi, const PassStat
 // Per cluster: bit 32 when it merges with its mutual nearest neighbour (the lower of the two makes the node), bit 0
 // when it survives the pass (all but the higher of a mutual pair). An exclusive sum gives both the new node's
 // number and the survivor's new position.
-__global__ void PlocFlags(const int* nn, const PassState* state, int capacity, unsigned long long* flags) {
+__global__ void PlocFlags(const int* nn, const PassState* state, int stop, int capacity, unsigned long long* flags) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters;
   if (i >= capacity) return;
-  if (i >= c || c <= 1) {  // the scan runs over `capacity`: nothing beyond the clusters counts
+  if (i >= c || c <= stop) {  // the scan runs over `capacity`: nothing beyond the clusters counts
     flags[i] = 0;
     return;
   }
@@ -341,13 +344,14 @@ __device__ void MakeNode(const PlocTree& t, int k, int a, int b, Float4 lo, Floa
   }
 }
 
-// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors.
-__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int* passes, const int* nn,
-                          const unsigned long long* flags, const unsigned long long* scanned, const int* cNode,
-                          const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo, Float4* outHi, int maxLeaf,
-                          double ci, double ct, bool wide) {
+// Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors into copy
+// `outAt`. Clustering stops at `stop` clusters or fewer.
+__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int stop, int outAt, int* passes,
+                          const int* nn, const unsigned long long* flags, const unsigned long long* scanned,
+                          const int* cNode, const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo,
+                          Float4* outHi, int maxLeaf, double ci, double ct, bool wide) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
-  if (c <= 1) {  // done: a queued pass only carries the state over
+  if (c <= stop) {  // done: a queued pass only carries the state over
     if (i == 0) *next = *state;
     return;
   }
@@ -355,7 +359,7 @@ __global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, i
   const unsigned long long f = flags[i], s = scanned[i];
   if (i == c - 1) {
     const int survivors = static_cast<int>((s + f) & 0xffffffffu), merged = c - survivors;
-    *next = PassState{survivors, nodeBase + merged};
+    *next = PassState{survivors, nodeBase + merged, outAt};
     ++*passes;
   }
   if (!(f & 1u)) return;
@@ -462,10 +466,24 @@ __device__ void WarpCluster(const PlocTree& t, int* cNode, int* counter, int l, 
   if (lane < span) cNode[l + lane] = lane < num ? node : -1;
 }
 
+// The SAH top's clusters from subtree [l, r] with children [l, s) and [s, r]: those that each child of at most
+// stopRange leaves kept (its leaves where it has at most kHplocKeep), at their places in cNode (handed: -1 elsewhere,
+// compacted afterwards in Morton order, so that the top does not depend on the order warps finish in). Not inlined: a
+// rare path, which inlined cost Hploc<8> spills.
+__device__ __noinline__ void HandOver(const int* cNode, int l, int s, int r, int stopRange, int* handed) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  for (int h = 0; h < 2; ++h) {
+    const int first = h ? s : l, size = h ? r - s + 1 : s - l;
+    if (size <= stopRange && lane < min(kHplocKeep, size)) handed[first + lane] = cNode[first + lane];
+  }
+}
+
 // bound: n - 1 ints, -1 (where two subtrees meet, the first to arrive leaves its far end); counter: nodes made.
+// stopRange > 0: subtrees of more leaves are left to the SAH top, which gets their children's clusters (HandOver).
 template <int kRadius>
-__global__ void __launch_bounds__(kHplocBlock) Hploc(PlocTree t, const uint64_t* keys, int* cNode, int* bound,
-                                                     int* counter, int maxLeaf, double ci, double ct, bool wide) {
+__global__ void __launch_bounds__(kHplocBlock)
+    Hploc(PlocTree t, const uint64_t* keys, int* cNode, int* bound, int* counter, int maxLeaf, double ci, double ct,
+          bool wide, int stopRange, int* handed) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   int lo = i, hi = i, split = 0;  // this lane's subtree: leaf positions [lo, hi], its children meeting at split
   bool active = i < t.n;
@@ -488,9 +506,555 @@ __global__ void __launch_bounds__(kHplocBlock) Hploc(PlocTree t, const uint64_t*
       todo &= todo - 1;
       const int l = __shfl_sync(kFullMask, lo, src), r = __shfl_sync(kFullMask, hi, src),
                 s = __shfl_sync(kFullMask, split, src);
-      WarpCluster<kRadius>(t, cNode, counter, l, s, r, r - l + 1 == t.n ? 1 : kHplocKeep, maxLeaf, ci, ct, wide);
+      if (stopRange > 0 && r - l + 1 > stopRange)
+        HandOver(cNode, l, s, r, stopRange, handed);
+      else
+        WarpCluster<kRadius>(t, cNode, counter, l, s, r, r - l + 1 == t.n ? 1 : kHplocKeep, maxLeaf, ci, ct, wide);
     }
     if (root) active = false;
+  }
+}
+
+// The SAH top. Above Morton ranges of kSahTopRange leaves the clustering stops and hands over the clusters it has
+// (each range's at most kHplocKeep; PLOC's passes: the clusters left at a quarter of the triangles), and the tree above
+// them is built top down by the surface area heuristic: binned over kTopBins centroid bins on each axis for the large
+// groups (a block each, TopBig), exactly over every centroid order for the small ones (a warp each, TopSmall). The
+// clustering makes good small subtrees but, greedy and confined to the Morton order, poorer big ones: on a heightfield
+// its boxes overlap where SAH's planes tile (the 1M-triangle terrain's diffuse rays visit 16.9 wide nodes per ray on
+// the clustered tree, 15.1 on the host's binned SAH tree and 15.4 with this top; the sports car's primary
+// rays 18.1, 16.2 and 12.8). Its nodes then take their bottom-up choices (MakeNode) in one climb (TopClimb).
+//
+// A measuring knob for now (TRACER_SAH_TOP=1), off by default. On the H100 (2026-11-26, G rays/s, --trace-rays,
+// top / clustering alone / host binned SAH with splits) it closes the 10M terrain's gap (diffuse 1.17 / 1.04 / 1.27,
+// primary 2.25 / 2.17 / 2.35) and helps the sports car (primary 3.27 / 2.81 / 4.01) and the bunny (diffuse 3.76 /
+// 3.50 / 3.84), but costs the conference room 9-15% (primary 3.28 / 3.85 / 3.46, diffuse 1.90 / 2.08 / 2.15): there
+// the clustered tree is better than either SAH tree, and the SAH cost says so (9.52 against 10.11). And it is slow:
+// one block works on each group, so the top levels run on a few SMs, each round of a block waiting on two dependent
+// loads from L2 (conference room 6.0 ms of 7.1, 10M terrain 149 ms of 165). Before it can be the default: the large
+// groups binned and partitioned by the whole grid, and the tree chosen by SAH cost against the clustered one.
+constexpr int kSahTopRange = 64;
+constexpr int kTopBins = 64;       // two a lane in BestBinnedSplit
+constexpr int kTopBlock = 256;     // TopBig
+constexpr int kTopSmall = 128;     // a group of at most this many clusters is built by one warp (TopSmall)
+constexpr int kTopExact = 32;      // ... exactly (every centroid order) at most this many, one candidate a lane
+constexpr int kTopSmallWarps = 2;  // warps a TopSmall block
+
+// A group of clusters that becomes inner node `node`: positions [begin, end) of buffer `parity` (TopBuffers), and
+// their centroids' bounds.
+struct TopTask {
+  int begin, end, node, parity;
+  float clo[3], chi[3];
+};
+
+// The top's counters, in device memory.
+struct TopState {
+  int items;                          // clusters handed over (TopBuffers::list)
+  int nextNode;                       // the next inner node's number
+  int bigHead, bigTail, outstanding;  // TopBig's queue: places taken, places filled, tasks queued and not done
+  int smallCount;                     // TopSmall's groups
+};
+
+// The clusters handed over (list, kept for TopClimb), and two buffers the groups are partitioned between: a task of
+// parity p reads Buffer(p) and writes its children's clusters to Buffer(ChildParity(p)).
+struct TopBuffers {
+  int *list, *a, *b;
+  __device__ int* Buffer(int p) const { return p == 2 ? list : p == 1 ? b : a; }
+};
+__device__ int ChildParity(int p) { return p == 1 ? 0 : 1; }
+
+// kTopBins bins on each axis: triangles, and the box of their clusters (floats as OrderedFromFloat).
+struct TopBins {
+  int count[3][kTopBins];
+  uint32_t lo[3][3][kTopBins], hi[3][3][kTopBins];  // [axis][coordinate][bin]
+};
+
+__device__ void ClearBins(TopBins& b, int i, int stride) {
+  for (; i < 3 * kTopBins; i += stride) {
+    const int a = i / kTopBins, k = i % kTopBins;
+    b.count[a][k] = 0;
+    for (int c = 0; c < 3; ++c) b.lo[a][c][k] = 0xffffffffu, b.hi[a][c][k] = 0u;
+  }
+}
+
+__device__ Vec3 Centroid(Float4 lo, Float4 hi) {
+  return Vec3(lo.x * 0.5f + hi.x * 0.5f, lo.y * 0.5f + hi.y * 0.5f, lo.z * 0.5f + hi.z * 0.5f);
+}
+
+// The bin of centroid coordinate c over bounds starting at `origin`, scale = kTopBins / extent (0: one bin).
+__device__ int TopBin(float c, float origin, float scale) {
+  return min(kTopBins - 1, max(0, static_cast<int>((c - origin) * scale)));
+}
+
+struct TopGrid {  // a group's binning: origin and scale per axis
+  float origin[3], scale[3];
+  __device__ TopGrid(const float* clo, const float* chi) {
+    for (int a = 0; a < 3; ++a) {
+      const float extent = chi[a] - clo[a];
+      origin[a] = clo[a];
+      scale[a] = extent > 0.0f ? static_cast<float>(kTopBins) / extent : 0.0f;
+    }
+  }
+  // Selects, not indexing by a (which would put the grid in local memory)
+  __device__ float Origin(int a) const { return a == 0 ? origin[0] : a == 1 ? origin[1] : origin[2]; }
+  __device__ float Scale(int a) const { return a == 0 ? scale[0] : a == 1 ? scale[1] : scale[2]; }
+  __device__ int Bin(Vec3 c, int a) const { return TopBin(a == 0 ? c.x : a == 1 ? c.y : c.z, Origin(a), Scale(a)); }
+};
+
+// Adds the clusters of the lanes in `lanes` (the calling lanes) to the bins. Neighbouring clusters mostly share bins,
+// and shared-memory atomics on one address serialise: lanes with the same bin first combine their values (match and
+// warp reductions), and one of them adds them (the conference room's SAH top took 5.6 ms with an atomic a lane).
+__device__ void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, int count, uint32_t lanes) {
+  const Vec3 c = Centroid(lo, hi);
+  const uint32_t l[3] = {OrderedFromFloat(lo.x), OrderedFromFloat(lo.y), OrderedFromFloat(lo.z)};
+  const uint32_t h[3] = {OrderedFromFloat(hi.x), OrderedFromFloat(hi.y), OrderedFromFloat(hi.z)};
+  for (int a = 0; a < 3; ++a) {
+    const int k = g.Bin(c, a);
+#if __CUDA_ARCH__ >= 800  // warp reductions (redux.sync)
+    const uint32_t same = __match_any_sync(lanes, k);
+    const int n = __reduce_add_sync(same, count);
+    uint32_t rl[3], rh[3];
+    for (int e = 0; e < 3; ++e) rl[e] = __reduce_min_sync(same, l[e]), rh[e] = __reduce_max_sync(same, h[e]);
+    if ((threadIdx.x & 31) != static_cast<uint32_t>(__ffs(same) - 1)) continue;
+#else  // older GPUs (the PTX fallback): an atomic a lane
+    (void)lanes;
+    const int n = count;
+    const uint32_t *rl = l, *rh = h;
+#endif
+    atomicAdd(&b.count[a][k], n);
+    for (int e = 0; e < 3; ++e) atomicMin(&b.lo[a][e][k], rl[e]), atomicMax(&b.hi[a][e][k], rh[e]);
+  }
+}
+
+// A box and a triangle count, for the sweeps over bins.
+struct TopBox {
+  float lo[3], hi[3];
+  int n;
+  __device__ static TopBox Empty() { return TopBox{{kInf, kInf, kInf}, {-kInf, -kInf, -kInf}, 0}; }
+  __device__ void Grow(const TopBox& o) {
+    for (int e = 0; e < 3; ++e) lo[e] = Fminf(lo[e], o.lo[e]), hi[e] = Fmaxf(hi[e], o.hi[e]);
+    n += o.n;
+  }
+  // Half the area times the triangles; infinite, not NaN, where an extent overflows (as UnionHalfArea), so that
+  // costs stay ordered and every lane of a warp agrees on the cheapest split.
+  __device__ float Cost() const {
+    const float x = hi[0] - lo[0], y = hi[1] - lo[1], z = hi[2] - lo[2];
+    const float c = (x * y + y * z + z * x) * static_cast<float>(n);
+    return c == c ? c : kInf;
+  }
+};
+
+__device__ TopBox BinBox(const TopBins& b, int a, int k) {
+  TopBox r = TopBox::Empty();
+  r.n = b.count[a][k];
+  if (r.n > 0)
+    for (int e = 0; e < 3; ++e) r.lo[e] = FloatFromOrdered(b.lo[a][e][k]), r.hi[e] = FloatFromOrdered(b.hi[a][e][k]);
+  return r;
+}
+
+// v from the lane d below this one (up) or d above it (down), as __shfl_up_sync and __shfl_down_sync.
+__device__ TopBox ShflTopBox(const TopBox& v, int d, bool up) {
+  auto from = [d, up](auto x) { return up ? __shfl_up_sync(kFullMask, x, d) : __shfl_down_sync(kFullMask, x, d); };
+  TopBox r;
+  for (int e = 0; e < 3; ++e) r.lo[e] = from(v.lo[e]), r.hi[e] = from(v.hi[e]);
+  r.n = from(v.n);
+  return r;
+}
+
+// The cheaper of (cost, split) pairs over the warp, the lower split on ties; every lane gets it.
+__device__ void WarpArgMin(float& cost, int& split) {
+  for (int o = 16; o > 0; o /= 2) {
+    const float c = __shfl_xor_sync(kFullMask, cost, o);
+    const int s = __shfl_xor_sync(kFullMask, split, o);
+    if (s >= 0 && (split < 0 || c < cost || (c == cost && s < split))) cost = c, split = s;
+  }
+}
+
+// The binned SAH's cheapest split (one warp, every lane gets it): axis * kTopBins + the last bin on the left, or -1
+// when every axis has all clusters in one bin. Lane l holds bins 2l and 2l + 1; prefix and suffix boxes by shuffles.
+__device__ int BestBinnedSplit(const TopBins& b) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  float best = kInf;
+  int split = -1;
+  for (int a = 0; a < 3; ++a) {
+    const TopBox b0 = BinBox(b, a, 2 * lane), b1 = BinBox(b, a, 2 * lane + 1);
+    TopBox pair = b0;
+    pair.Grow(b1);
+    TopBox pre = pair, suf = pair;  // inclusive prefix over lanes <= lane, suffix over lanes >= lane
+    for (int d = 1; d < 32; d *= 2) {
+      const TopBox u = ShflTopBox(pre, d, true), w = ShflTopBox(suf, d, false);
+      if (lane >= d) pre.Grow(u);
+      if (lane + d < 32) suf.Grow(w);
+    }
+    TopBox before = ShflTopBox(pre, 1, true), after = ShflTopBox(suf, 1, false);
+    if (lane == 0) before = TopBox::Empty();
+    if (lane == 31) after = TopBox::Empty();
+    // after bin 2l: left = before + b0, right = b1 + after; after bin 2l + 1: left = pre, right = after
+    TopBox l0 = before, r0 = b1;
+    l0.Grow(b0), r0.Grow(after);
+    if (l0.n > 0 && r0.n > 0) {
+      const float c = l0.Cost() + r0.Cost();
+      if (split < 0 || c < best) best = c, split = a * kTopBins + 2 * lane;
+    }
+    if (pre.n > 0 && after.n > 0) {
+      const float c = pre.Cost() + after.Cost();
+      if (split < 0 || c < best) best = c, split = a * kTopBins + 2 * lane + 1;
+    }
+  }
+  WarpArgMin(best, split);
+  return split;
+}
+
+// Inner node `node` over children kid[0], kid[1]: the node's children, and theirs its parent.
+__device__ void LinkTopNode(const PlocTree& t, int* parent, int node, int kid0, int kid1) {
+  t.kids[node - t.n] = make_int2(kid0, kid1);
+  parent[kid0] = node, parent[kid1] = node;
+}
+
+// TopBig: the groups of more than kTopSmall clusters, a block each, from a queue that the blocks fill with the
+// children they make (ready[q]: task q is filled). A block bins its group's clusters (shared-memory atomics), finds the
+// cheapest split (one warp), and partitions the clusters into the other buffer: left ones from the front, right ones
+// from the back, both children's centroid bounds reduced on the way. Children of one cluster are that cluster; of at
+// most kTopSmall go to TopSmall's list; larger ones back to the queue. The blocks stop when no task is queued or being
+// worked on (outstanding 0).
+__global__ void __launch_bounds__(kTopBlock, 2)
+    TopBig(PlocTree t, TopBuffers buf, TopState* s, TopTask* big, int* ready, TopTask* small, int* parent) {
+  using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
+  __shared__ TopBins bins;
+  __shared__ TopTask task;
+  __shared__ int taskIndex, split, warpLeft[kTopBlock / 32], warpRight[kTopBlock / 32];
+  __shared__ uint32_t kidBounds[2][6];  // children's centroid bounds: ordered min x, y, z, max x, y, z
+  const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+  for (;;) {
+    if (tid == 0) {
+      int q = atomicAdd(&s->bigHead, 1);
+      for (;;) {
+        if (Ref(ready[q]).load(cuda::std::memory_order_acquire)) break;
+        if (Ref(s->outstanding).load(cuda::std::memory_order_acquire) == 0) {
+          q = -1;
+          break;
+        }
+        __nanosleep(128);
+      }
+      taskIndex = q;
+      if (q >= 0) task = big[q];
+    }
+    ClearBins(bins, tid, kTopBlock);
+    if (tid < 12) kidBounds[tid / 6][tid % 6] = tid % 6 < 3 ? 0xffffffffu : 0u;
+    __syncthreads();
+    if (taskIndex < 0) return;
+    const int begin = task.begin, end = task.end;
+    const int* in = buf.Buffer(task.parity);
+    int* out = buf.Buffer(ChildParity(task.parity));
+    const TopGrid grid(task.clo, task.chi);
+    for (int base = begin; base < end; base += kTopBlock) {
+      const int i = base + tid;
+      const uint32_t lanes = __ballot_sync(kFullMask, i < end);
+      if (i < end) {
+        const int k = __ldcg(in + i);
+        AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k), lanes);
+      }
+    }
+    __syncthreads();
+    if (warp == 0) {
+      const int sp = BestBinnedSplit(bins);
+      if (lane == 0) split = sp;
+    }
+    __syncthreads();
+    const int sp = split, axis = sp >= 0 ? sp / kTopBins : 0, last = sp % kTopBins, half = begin + (end - begin) / 2;
+    Vec3 loL(kInf), hiL(-kInf), loR(kInf), hiR(-kInf);  // each child's centroid bounds, this thread's part
+    int leftDone = 0, rightDone = 0;
+    for (int base = begin; base < end; base += kTopBlock) {
+      const int i = base + tid;
+      const bool valid = i < end;
+      int k = 0;
+      bool left = false;
+      Vec3 c;
+      if (valid) {
+        k = __ldcg(in + i);
+        c = Centroid(t.lo[k], t.hi[k]);
+        left = sp >= 0 ? grid.Bin(c, axis) <= last : i < half;
+      }
+      const uint32_t lm = __ballot_sync(kFullMask, valid && left), rm = __ballot_sync(kFullMask, valid && !left);
+      if (lane == 0) warpLeft[warp] = __popc(lm), warpRight[warp] = __popc(rm);
+      __syncthreads();
+      int preL = 0, preR = 0, totL = 0, totR = 0;
+      for (int w = 0; w < kTopBlock / 32; ++w) {
+        if (w < warp) preL += warpLeft[w], preR += warpRight[w];
+        totL += warpLeft[w], totR += warpRight[w];
+      }
+      if (valid) {
+        const uint32_t below = (1u << lane) - 1u;
+        const int pos =
+            left ? begin + leftDone + preL + __popc(lm & below) : end - 1 - (rightDone + preR + __popc(rm & below));
+        out[pos] = k;
+        if (left)
+          loL = Min(loL, c), hiL = Max(hiL, c);
+        else
+          loR = Min(loR, c), hiR = Max(hiR, c);
+      }
+      leftDone += totL, rightDone += totR;
+      __syncthreads();  // warpLeft and warpRight are rewritten next round
+    }
+    for (int h = 0; h < 2; ++h) {
+      const Vec3 lo = h ? loR : loL, hi = h ? hiR : hiL;
+      if (lo.x <= hi.x) {
+        const float l3[3] = {lo.x, lo.y, lo.z}, h3[3] = {hi.x, hi.y, hi.z};
+        for (int e = 0; e < 3; ++e)
+          atomicMin(&kidBounds[h][e], OrderedFromFloat(l3[e])),
+              atomicMax(&kidBounds[h][3 + e], OrderedFromFloat(h3[e]));
+      }
+    }
+    __threadfence();  // the partitioned clusters, before thread 0 hands them on
+    __syncthreads();
+    if (tid == 0) {
+      const int nl = leftDone, childParity = ChildParity(task.parity);
+      int kid[2];
+      for (int h = 0; h < 2; ++h) {
+        const int first = h ? begin + nl : begin, last1 = h ? end : begin + nl, count = last1 - first;
+        if (count == 1) {
+          kid[h] = __ldcg(out + first);
+          continue;
+        }
+        kid[h] = atomicAdd(&s->nextNode, 1);
+        TopTask c{first, last1, kid[h], childParity, {}, {}};
+        for (int e = 0; e < 3; ++e)
+          c.clo[e] = FloatFromOrdered(kidBounds[h][e]), c.chi[e] = FloatFromOrdered(kidBounds[h][3 + e]);
+        if (count <= kTopSmall) {
+          small[atomicAdd(&s->smallCount, 1)] = c;
+        } else {
+          atomicAdd(&s->outstanding, 1);
+          const int q = atomicAdd(&s->bigTail, 1);
+          big[q] = c;
+          Ref(ready[q]).store(1, cuda::std::memory_order_release);
+        }
+      }
+      LinkTopNode(t, parent, task.node, kid[0], kid[1]);
+      Ref(s->outstanding).fetch_sub(1, cuda::std::memory_order_release);
+    }
+    __syncthreads();  // the shared task and bins, before the next task
+  }
+}
+
+// One warp's shared memory in TopSmall: a group's clusters (local numbers 0..m-1), their order (perm, partitioned in
+// place through tmp), a stack of subgroups (ranges of perm) and bins.
+struct TopWarp {
+  int node[kTopSmall], count[kTopSmall];
+  float cen[3][kTopSmall], lo[3][kTopSmall], hi[3][kTopSmall];
+  int perm[kTopSmall], tmp[kTopSmall];
+  int3 stack[kTopSmall / 2 + 1];  // (begin, end, node): each pushed subgroup has at least two clusters
+  TopBins bins;
+};
+
+// Whether local cluster q comes before p along axis a: by centroid, then by number (a strict total order).
+__device__ bool Before(const TopWarp& w, int a, int q, int p) {
+  return w.cen[a][q] < w.cen[a][p] || (w.cen[a][q] == w.cen[a][p] && q < p);
+}
+
+// TopSmall: each warp builds the whole subtree of a group of at most kTopSmall clusters, subgroup by subgroup: those
+// of at most kTopExact clusters split exactly (each lane tries one cluster as the first on the right, on each axis),
+// larger ones binned as TopBig does.
+__global__ void __launch_bounds__(32 * kTopSmallWarps)
+    TopSmall(PlocTree t, TopBuffers buf, TopState* s, const TopTask* small, int* parent) {
+  __shared__ TopWarp warps[kTopSmallWarps];
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  TopWarp& w = warps[threadIdx.x / 32];
+  const int tasks = s->smallCount;
+  const int warpsInGrid = static_cast<int>(gridDim.x) * kTopSmallWarps;
+  for (int g = static_cast<int>(blockIdx.x) * kTopSmallWarps + static_cast<int>(threadIdx.x / 32); g < tasks;
+       g += warpsInGrid) {
+    const TopTask task = small[g];
+    const int m = task.end - task.begin;
+    const int* in = buf.Buffer(task.parity);
+    for (int j = lane; j < m; j += 32) {
+      const int k = __ldcg(in + task.begin + j);
+      const Float4 lo = t.lo[k], hi = t.hi[k];
+      const Vec3 c = Centroid(lo, hi);
+      w.node[j] = k, w.count[j] = t.Count(k), w.perm[j] = j;
+      w.cen[0][j] = c.x, w.cen[1][j] = c.y, w.cen[2][j] = c.z;
+      w.lo[0][j] = lo.x, w.lo[1][j] = lo.y, w.lo[2][j] = lo.z;
+      w.hi[0][j] = hi.x, w.hi[1][j] = hi.y, w.hi[2][j] = hi.z;
+    }
+    if (lane == 0) w.stack[0] = make_int3(0, m, task.node);
+    int sp = 1;
+    __syncwarp();
+    while (sp > 0) {
+      const int3 u = w.stack[--sp];
+      const int b = u.x, e = u.y, mm = e - b;
+      __syncwarp();                         // the stack entry is read before it is overwritten
+      int axis = 0, pivot = -1, last = -1;  // exact: the first on the right; binned: the last bin on the left
+      bool exact = mm <= kTopExact;
+      float origin = 0.0f, scale = 0.0f;
+      if (exact) {
+        float best = kInf;
+        int split = -1;
+        const int p = lane < mm ? w.perm[b + lane] : 0;
+        for (int a = 0; a < 3; ++a) {
+          TopBox l = TopBox::Empty(), r = TopBox::Empty();
+          for (int i = b; i < e && lane < mm; ++i) {
+            const int q = w.perm[i];
+            const TopBox x{{w.lo[0][q], w.lo[1][q], w.lo[2][q]}, {w.hi[0][q], w.hi[1][q], w.hi[2][q]}, w.count[q]};
+            if (Before(w, a, q, p))
+              l.Grow(x);
+            else
+              r.Grow(x);
+          }
+          if (lane < mm && l.n > 0) {
+            const float c = l.Cost() + r.Cost();
+            if (split < 0 || c < best) best = c, split = a * kTopSmall + p;
+          }
+        }
+        WarpArgMin(best, split);
+        axis = split / kTopSmall, pivot = split % kTopSmall;  // always found: mm >= 2 and the order is strict
+      } else {
+        float clo[3] = {kInf, kInf, kInf}, chi[3] = {-kInf, -kInf, -kInf};
+        for (int i = b + lane; i < e; i += 32) {
+          const int q = w.perm[i];
+          for (int a = 0; a < 3; ++a) clo[a] = Fminf(clo[a], w.cen[a][q]), chi[a] = Fmaxf(chi[a], w.cen[a][q]);
+        }
+        for (int a = 0; a < 3; ++a)
+          for (int o = 16; o > 0; o /= 2)
+            clo[a] = Fminf(clo[a], __shfl_xor_sync(kFullMask, clo[a], o)),
+            chi[a] = Fmaxf(chi[a], __shfl_xor_sync(kFullMask, chi[a], o));
+        const TopGrid grid(clo, chi);
+        ClearBins(w.bins, lane, 32);
+        __syncwarp();
+        for (int base = b; base < e; base += 32) {
+          const int i = base + lane;
+          const uint32_t lanes = __ballot_sync(kFullMask, i < e);
+          if (i < e) {
+            const int q = w.perm[i];
+            AddToBins(w.bins, grid, Float4{w.lo[0][q], w.lo[1][q], w.lo[2][q], 0.0f},
+                      Float4{w.hi[0][q], w.hi[1][q], w.hi[2][q], 0.0f}, w.count[q], lanes);
+          }
+        }
+        __syncwarp();
+        const int sp2 = BestBinnedSplit(w.bins);
+        axis = sp2 >= 0 ? sp2 / kTopBins : 0, last = sp2 >= 0 ? sp2 % kTopBins : -1;
+        origin = grid.Origin(axis), scale = grid.Scale(axis);
+      }
+      // Partition perm[b, e) through tmp: left ones from the front, right ones from the back.
+      int leftDone = 0, rightDone = 0;
+      for (int base = b; base < e; base += 32) {
+        const int i = base + lane;
+        const bool valid = i < e;
+        bool left = false;
+        int q = 0;
+        if (valid) {
+          q = w.perm[i];
+          left = exact       ? Before(w, axis, q, pivot)
+                 : last >= 0 ? TopBin(w.cen[axis][q], origin, scale) <= last
+                             : i < b + mm / 2;
+        }
+        const uint32_t lm = __ballot_sync(kFullMask, valid && left), rm = __ballot_sync(kFullMask, valid && !left);
+        const uint32_t below = (1u << lane) - 1u;
+        if (valid) w.tmp[left ? b + leftDone + __popc(lm & below) : e - 1 - rightDone - __popc(rm & below)] = q;
+        leftDone += __popc(lm), rightDone += __popc(rm);
+      }
+      __syncwarp();
+      for (int i = b + lane; i < e; i += 32) w.perm[i] = w.tmp[i];
+      __syncwarp();
+      int kid[2];
+      for (int h = 0; h < 2; ++h) {
+        const int first = h ? b + leftDone : b, end1 = h ? e : b + leftDone;
+        if (end1 - first == 1) {
+          kid[h] = w.node[w.perm[first]];
+        } else {
+          int id = 0;
+          if (lane == 0) {
+            id = atomicAdd(&s->nextNode, 1);
+            w.stack[sp] = make_int3(first, end1, id);
+          }
+          kid[h] = __shfl_sync(kFullMask, id, 0);
+          ++sp;
+        }
+      }
+      if (lane == 0) LinkTopNode(t, parent, u.z, kid[0], kid[1]);
+      __syncwarp();
+    }
+  }
+}
+
+// The clusters' centroid bounds (bounds: ordered min x, y, z, max x, y, z), for the root group.
+__global__ void TopBounds(PlocTree t, TopBuffers buf, const TopState* s, uint32_t* bounds) {
+  uint32_t cmin[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, cmax[3] = {0u, 0u, 0u};
+  const int m = s->items;
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < m;
+       i += static_cast<int>(gridDim.x * blockDim.x)) {
+    const int k = buf.list[i];
+    const Vec3 c = Centroid(t.lo[k], t.hi[k]);
+    const float cc[3] = {c.x, c.y, c.z};
+    for (int a = 0; a < 3; ++a) {
+      const uint32_t u = OrderedFromFloat(cc[a]);
+      cmin[a] = min(cmin[a], u), cmax[a] = max(cmax[a], u);
+    }
+  }
+  for (int a = 0; a < 3; ++a) {
+    const uint32_t mn = WarpMin(cmin[a]), mx = WarpMax(cmax[a]);
+    if ((threadIdx.x & 31) == 0) atomicMin(&bounds[a], mn), atomicMax(&bounds[3 + a], mx);
+  }
+}
+
+// The root group (all clusters; the root is node 2n - 2) in TopBig's queue or TopSmall's list; the inner nodes the
+// clustering made are [n, 2n - m), so the top's others are numbered from 2n - m. status[3]: the clustering handed over
+// a count that does not add up.
+__global__ void TopInit(PlocTree t, TopState* s, const uint32_t* bounds, TopTask* big, int* ready, TopTask* small,
+                        int* parent, const int* made, int* status) {
+  const int m = s->items, root = 2 * t.n - 2;
+  if (m < 2 || (made && *made != t.n - m)) {
+    status[3] = 1;
+    return;
+  }
+  s->nextNode = 2 * t.n - m;
+  parent[root] = -1;
+  TopTask task{0, m, root, 2, {}, {}};
+  for (int a = 0; a < 3; ++a) task.clo[a] = FloatFromOrdered(bounds[a]), task.chi[a] = FloatFromOrdered(bounds[3 + a]);
+  if (m > kTopSmall) {
+    big[0] = task;
+    ready[0] = 1;
+    s->bigTail = 1, s->outstanding = 1;
+  } else {
+    small[0] = task;
+    s->smallCount = 1;
+  }
+}
+
+// H-PLOC's handed-over clusters (HandOver: -1 elsewhere) to the top's list, in order: flags, their exclusive sum (CUB),
+// then each to its place.
+__global__ void TopFlags(const int* handed, int n, int* flags) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) flags[i] = handed[i] >= 0;
+}
+__global__ void TopCompact(const int* handed, const int* flags, const int* scan, int n, int* list, TopState* s) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  if (flags[i]) list[scan[i]] = handed[i];
+  if (i == n - 1) s->items = scan[i] + flags[i];
+}
+
+// PLOC's passes: the clusters left (state->at holds them) to the top's list.
+__global__ void TopGather(const PassState* state, const int* cNode0, const int* cNode1, TopState* s, int* list) {
+  const int m = state->clusters, i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i == 0) s->items = m;
+  if (i < m) list[i] = (state->at ? cNode1 : cNode0)[i];
+}
+
+// The top's nodes' bottom-up choices (MakeNode): each cluster handed over climbs from its parent, and of two children
+// the second to arrive makes the node (Apetrei 2014's climb), up to the root.
+__global__ void TopClimb(PlocTree t, TopBuffers buf, const TopState* s, const int* parent, int* arrive, int maxLeaf,
+                         double ci, double ct, bool wide) {
+  using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
+  const int m = s->items;
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < m;
+       i += static_cast<int>(gridDim.x * blockDim.x)) {
+    int k = buf.list[i];
+    for (;;) {
+      const int p = parent[k];
+      if (p < 0) break;
+      if (Ref(arrive[p - t.n]).fetch_add(1, cuda::std::memory_order_acq_rel) == 0) break;
+      const int2 ab = t.kids[p - t.n];
+      MakeNode(t, p, ab.x, ab.y, BoxMin(t.lo[ab.x], t.lo[ab.y]), BoxMax(t.hi[ab.x], t.hi[ab.y]), maxLeaf, ci, ct, wide);
+      k = p;
+    }
   }
 }
 
@@ -720,6 +1284,14 @@ void WithPlocRadius(Launch launch) {
     launch(std::integral_constant<int, kPlocRadius>{});
 }
 
+// Multiprocessors of the current device.
+int Multiprocessors() {
+  int device = 0, sms = 0;
+  TRACER_CUDA_CHECK(cudaGetDevice(&device));
+  TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::max(sms, 1);
+}
+
 // Blocks for each top-down sweep: a warp for every 32 nodes, at most two blocks of kSweepBlock per SM (or
 // TRACER_SWEEP_BLOCKS, for measuring). More warps only wait longer for their nodes. On the H100 (132 SMs), with
 // 256-thread blocks and the visits' arrays still in local memory, the conference room's sweeps took 1.55-1.63 ms
@@ -727,11 +1299,8 @@ void WithPlocRadius(Launch launch) {
 // 6.16 and 6.77 (11.2 with 33). With 128-thread blocks and no local memory: the conference room 0.50, 0.50, 0.51 and
 // 0.69 ms with 66, 132, 264 and 396 blocks; the 10M terrain 7.07, 5.86 and 5.89 ms with 132, 264 and 396.
 int SweepBlocks(size_t nodes) {
-  int device = 0, sms = 0;
-  TRACER_CUDA_CHECK(cudaGetDevice(&device));
-  TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const char* e = std::getenv("TRACER_SWEEP_BLOCKS");
-  const int cap = e ? std::max(1, std::atoi(e)) : 2 * std::max(sms, 1);
+  const int cap = e ? std::max(1, std::atoi(e)) : 2 * Multiprocessors();
   return std::min(static_cast<int>(GridFor(nodes, kSweepBlock)), cap);
 }
 
@@ -765,6 +1334,12 @@ struct BuildArrays {
   PassState* state;
   int* passes;
   int *totals, *status, *counters;
+  // The SAH top (empty without it). Its list and buffers, parents and arrivals live in arrays the clustering is done
+  // with (TopArrays).
+  TopState* topState;
+  uint32_t* topBounds;
+  TopTask *topBig, *topSmall;
+  int* topReady;
   BvhNode* binOut;
   WideNode* wideOut;
   int* wideTriSrc;
@@ -806,14 +1381,15 @@ BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptio
 }
 
 // PLOC's passes, queued in groups without waiting for each other: each kernel reads the cluster count from the device
-// (grids are sized by a count read back earlier, an upper bound), and a pass over one cluster does nothing. The count
-// after a group is read back while the next group runs, to stop and to shrink the grids. Pass q reads state[q % 2] and
-// writes state[(q + 1) % 2]. Returns the passes.
+// (grids are sized by a count read back earlier, an upper bound), and a pass over `stop` clusters or fewer does
+// nothing. The count after a group is read back while the next group runs, to stop and to shrink the grids. Pass q
+// reads state[q % 2] and writes state[(q + 1) % 2]. With the SAH top (top: its list), clustering stops at a quarter of
+// the triangles, and the clusters left go to the list. Returns the passes.
 int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes, const BvhBuildOptions& options,
-                    cudaStream_t st) {
+                    int* top, cudaStream_t st) {
   constexpr int kPassesPerCheck = 8;
-  const int n = tree.n;
-  const PassState first[2] = {{n, n}, {n, n}};
+  const int n = tree.n, stop = top ? std::max(2, n / 4) : 1;
+  const PassState first[2] = {{n, n, 0}, {n, n, 0}};
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.state, first, sizeof first, cudaMemcpyHostToDevice, st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.passes, 0, sizeof(int), st));
   PinnedBuffer<PassState> hostState(2);
@@ -825,17 +1401,17 @@ int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes
       const int cur = queued & 1;  // the clusters' double buffers
       PassState *now = a.state + (queued & 1), *next = a.state + 1 - (queued & 1);
       WithPlocRadius([&](auto radius) {
-        PlocNearest<decltype(radius)::value><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, a.nn);
+        PlocNearest<decltype(radius)::value><<<grid, kBlock, 0, st>>>(a.cLo[cur], a.cHi[cur], now, stop, a.nn);
       });
       TRACER_CHECK_LAUNCH("PlocNearest");
-      PlocFlags<<<grid, kBlock, 0, st>>>(a.nn, now, c, a.flags);
+      PlocFlags<<<grid, kBlock, 0, st>>>(a.nn, now, stop, c, a.flags);
       TRACER_CHECK_LAUNCH("PlocFlags");
       size_t bytes = tempBytes;
       TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
-      PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, next, a.passes, a.nn, a.flags, a.scanned, a.cNode[cur], a.cLo[cur],
-                                         a.cHi[cur], a.cNode[1 - cur], a.cLo[1 - cur], a.cHi[1 - cur],
-                                         options.maxLeafSize, options.intersectCost, options.traversalCost,
-                                         options.wide);
+      PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, next, stop, 1 - cur, a.passes, a.nn, a.flags, a.scanned,
+                                         a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur], a.cLo[1 - cur],
+                                         a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
+                                         options.traversalCost, options.wide);
       TRACER_CHECK_LAUNCH("PlocMerge");
     }
     TRACER_CUDA_CHECK(cudaMemcpyAsync(hostState.Get() + (group & 1), a.state + (queued & 1), sizeof(PassState),
@@ -844,9 +1420,14 @@ int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes
     if (group == 0) continue;
     groupDone[(group - 1) & 1].Synchronize();  // the group before this one: this one runs meanwhile
     const int seen = hostState.Get()[(group - 1) & 1].clusters;
-    if (seen <= 1) break;
+    if (seen <= stop) break;
     if (seen >= c && group > 1) throw std::logic_error("GPU BVH builder: clustering passes merged nothing");
     c = seen;
+  }
+  if (top) {
+    TopGather<<<GridFor(static_cast<size_t>(c), kBlock), kBlock, 0, st>>>(a.state + (queued & 1), a.cNode[0],
+                                                                          a.cNode[1], a.topState, top);
+    TRACER_CHECK_LAUNCH("TopGather");
   }
   int passes = 0;
   TRACER_CUDA_CHECK(cudaMemcpyAsync(&passes, a.passes, sizeof passes, cudaMemcpyDeviceToHost, st));
@@ -854,7 +1435,8 @@ int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes
   return passes;
 }
 
-void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options,
+// H-PLOC; with the SAH top (top: the clusters it hands over, at their places), up to subtrees of kSahTopRange leaves.
+void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, int* top,
                            cudaStream_t st) {
   const int n = tree.n;
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.bound, 0xff, static_cast<size_t>(n) * sizeof(int), st));
@@ -863,9 +1445,69 @@ void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const Bvh
   const double ci = options.intersectCost, ct = options.traversalCost;
   WithPlocRadius([&](auto radius) {
     Hploc<decltype(radius)::value><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter,
-                                                                 options.maxLeafSize, ci, ct, options.wide);
+                                                                 options.maxLeafSize, ci, ct, options.wide,
+                                                                 top ? kSahTopRange : 0, top);
   });
   TRACER_CHECK_LAUNCH("Hploc");
+}
+
+// TopBig's blocks: resident together (each waits for tasks the others make).
+constexpr int kTopBigBlocksPerSm = 2;
+int TopBigBlocks() { return kTopBigBlocksPerSm * Multiprocessors(); }
+// TopBig's queue places: a block takes one more than there are tasks before it stops.
+size_t TopReadySize(size_t n) { return n + static_cast<size_t>(TopBigBlocks()); }
+
+// Whether the SAH top runs: TRACER_SAH_TOP=1, a measuring knob, off by default (see the SAH top's comment above).
+bool SahTopOn() {
+  const char* e = std::getenv("TRACER_SAH_TOP");
+  return e && std::strcmp(e, "1") == 0;
+}
+
+// The SAH top's arrays that reuse the build's: the list and buffer a in the unsorted Morton codes' 8 bytes a triangle,
+// buffer b in the unsorted triangle numbers, the parents (2n - 1) and arrivals (n - 1) in the triangles' boxes, all
+// free once the leaves are made (InitLeaves).
+TopBuffers TopArrays(const BuildArrays& a, int n, int** parent, int** arrive) {
+  int* keys = reinterpret_cast<int*>(a.keys);
+  *parent = reinterpret_cast<int*>(a.triLo);
+  *arrive = reinterpret_cast<int*>(a.triHi);
+  return TopBuffers{keys, keys + n, a.ids};
+}
+
+// The SAH top over the clusters the clustering handed over (TopBounds, TopInit, TopBig, TopSmall, TopClimb).
+void BuildTop(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, bool passes, size_t tempBytes,
+              cudaStream_t st) {
+  const int n = tree.n, sms = Multiprocessors();
+  int *parent = nullptr, *arrive = nullptr;
+  const TopBuffers buf = TopArrays(a, n, &parent, &arrive);
+  if (!passes) {  // H-PLOC handed its clusters over in buffer a, at their places: to the list, in Morton order
+    int *flags = a.order, *scan = a.cNode[0];  // both free until the sweeps
+    const unsigned grid = GridFor(static_cast<size_t>(n), kBlock);
+    TopFlags<<<grid, kBlock, 0, st>>>(buf.a, n, flags);
+    TRACER_CHECK_LAUNCH("TopFlags");
+    size_t bytes = tempBytes;
+    TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, flags, scan, n, st));
+    TopCompact<<<grid, kBlock, 0, st>>>(buf.a, flags, scan, n, buf.list, a.topState);
+    TRACER_CHECK_LAUNCH("TopCompact");
+  }
+  TRACER_CUDA_CHECK(cudaMemsetAsync(arrive, 0, static_cast<size_t>(n - 1) * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.topReady, 0, TopReadySize(static_cast<size_t>(n)) * sizeof(int), st));
+  const uint32_t initBounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0u, 0u, 0u};
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.topBounds, initBounds, sizeof initBounds, cudaMemcpyHostToDevice, st));
+  const unsigned spread = std::min(GridFor(static_cast<size_t>(n), kBlock), static_cast<unsigned>(8 * sms));
+  TopBounds<<<spread, kBlock, 0, st>>>(tree, buf, a.topState, a.topBounds);
+  TRACER_CHECK_LAUNCH("TopBounds");
+  TopInit<<<1, 1, 0, st>>>(tree, a.topState, a.topBounds, a.topBig, a.topReady, a.topSmall, parent,
+                           passes ? nullptr : a.counter, a.status);
+  TRACER_CHECK_LAUNCH("TopInit");
+  TopBig<<<TopBigBlocks(), kTopBlock, 0, st>>>(tree, buf, a.topState, a.topBig, a.topReady, a.topSmall, parent);
+  TRACER_CHECK_LAUNCH("TopBig");
+  const unsigned smallBlocks =
+      std::min(GridFor(static_cast<size_t>(n) / kTopSmall + 1, kTopSmallWarps), static_cast<unsigned>(16 * sms));
+  TopSmall<<<smallBlocks, 32 * kTopSmallWarps, 0, st>>>(tree, buf, a.topState, a.topSmall, parent);
+  TRACER_CHECK_LAUNCH("TopSmall");
+  TopClimb<<<spread, kBlock, 0, st>>>(tree, buf, a.topState, parent, arrive, options.maxLeafSize, options.intersectCost,
+                                      options.traversalCost, options.wide);
+  TRACER_CHECK_LAUNCH("TopClimb");
 }
 
 enum class Clustering { kHierarchical, kPasses };
@@ -876,10 +1518,10 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
   if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
   const int n = static_cast<int>(numTris);
-  const bool passes = how == Clustering::kPasses;
+  const bool passes = how == Clustering::kPasses, top = n > kSahTopRange && SahTopOn();
   CudaStream stream;
   const cudaStream_t st = stream.Get();
-  CudaEvent start, sorted, clustered, built, done;
+  CudaEvent start, sorted, clustered, topped, built, done;
   const Stopwatch wall;
 
   // One allocation, carved twice by the same code: first to size it, then to hand out the arrays.
@@ -890,6 +1532,9 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   if (passes)
     TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<unsigned long long*>(nullptr),
                                                     static_cast<unsigned long long*>(nullptr), n, st));
+  else if (top)
+    TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<int*>(nullptr),
+                                                    static_cast<int*>(nullptr), n, st));
   const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = std::max(sortBytes, scanBytes);
   const size_t pass = passes ? numTris : 0, hier = passes ? 0 : numTris;
   BuildArrays a;
@@ -907,7 +1552,10 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
     for (int h = 0; h < 2; ++h) a.cLo[h] = c.Take<Float4>(pass), a.cHi[h] = c.Take<Float4>(pass);
     a.nn = c.Take<int>(pass);
     a.state = c.Take<PassState>(2), a.passes = c.Take<int>(1);
-    a.totals = c.Take<int>(2), a.status = c.Take<int>(3), a.counters = c.Take<int>(4);
+    a.totals = c.Take<int>(2), a.status = c.Take<int>(4), a.counters = c.Take<int>(4);
+    a.topState = c.Take<TopState>(top ? 1 : 0), a.topBounds = c.Take<uint32_t>(top ? 6 : 0);
+    a.topBig = c.Take<TopTask>(top ? numTris : 0), a.topSmall = c.Take<TopTask>(top ? numTris / 2 + 1 : 0);
+    a.topReady = c.Take<int>(top ? TopReadySize(numTris) : 0);
     a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
     a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
     a.order = c.Take<int32_t>(numTris);
@@ -956,18 +1604,27 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   TRACER_CHECK_LAUNCH("InitLeaves");
   sorted.Record(st);
 
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 4 * sizeof(int), st));
+  TopBuffers topBuf{};
+  if (top) {
+    int *parent = nullptr, *arrive = nullptr;
+    topBuf = TopArrays(a, n, &parent, &arrive);
+    TRACER_CUDA_CHECK(cudaMemsetAsync(a.topState, 0, sizeof(TopState), st));
+    if (!passes) TRACER_CUDA_CHECK(cudaMemsetAsync(topBuf.a, 0xff, numTris * sizeof(int), st));
+  }
   int passCount = 0;
   if (passes)
-    passCount = ClusterInPasses(a, tree, tempBytes, options, st);
+    passCount = ClusterInPasses(a, tree, tempBytes, options, top ? topBuf.list : nullptr, st);
   else
-    ClusterHierarchically(a, tree, options, st);
+    ClusterHierarchically(a, tree, options, top ? topBuf.a : nullptr, st);
   clustered.Record(st);
+  if (top) BuildTop(a, tree, options, passes, tempBytes, st);
+  topped.Record(st);
 
   // The top-down sweeps, in arrays the clustering no longer needs.
   int *binQueue = a.cNode[0], *wideQueue = a.ids;
   TRACER_CUDA_CHECK(cudaMemsetAsync(binQueue, 0xff, numTris * sizeof(int), st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(wideQueue, 0xff, numTris * sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 3 * sizeof(int), st));
   InitRoot<<<1, 1, 0, st>>>(tree, a.totals, binQueue, wideQueue, a.counters);
   TRACER_CHECK_LAUNCH("InitRoot");
   const int sweepBlocks = SweepBlocks(inner);
@@ -981,11 +1638,12 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   WriteOrder<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.order);
   TRACER_CHECK_LAUNCH("WriteOrder");
   built.Record(st);
-  int status[3], counts[2];
+  int status[4], counts[2];
   TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
   TRACER_CUDA_CHECK(cudaMemcpyAsync(counts, a.totals, sizeof counts, cudaMemcpyDeviceToHost, st));
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
   if (status[2]) throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
+  if (status[3]) throw std::logic_error("GPU BVH builder: the clustering handed the SAH top a wrong cluster count");
   if (status[0] >= kBvhStackSize || (options.wide && status[1] > kWideMaxDepth)) {
     char why[160];
     std::snprintf(why, sizeof why,
@@ -1017,7 +1675,8 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   report.buildMs = built.MsSince(start);
   report.sortMs = sorted.MsSince(start);
   report.clusterMs = clustered.MsSince(sorted);
-  report.sweepMs = built.MsSince(clustered);
+  report.topMs = topped.MsSince(clustered);
+  report.sweepMs = built.MsSince(topped);
   report.transferMs = wall.Ms() - report.buildMs;
   report.iterations = passCount;
   return report;

@@ -6,8 +6,8 @@
 // passes (BuildBvhsOnGpuInPasses, its naive twin), alternately, one warm-up each and then REPEATS (default 9) timed
 // builds, and prints for each builder: the median, lowest and highest build time of the kernels (CUDA events, as
 // report.buildMs), triangles per second, the transfers and gathers around it, and the trees' nodes, depths and wide
-// SAH cost (WideSahCost); then the medians of the build's parts (Morton codes and sort, clustering, sweeps). Trace
-// speed is --trace-rays's (tracer SCENE --trace-rays RAYS --bvh-builder gpu|ploc).
+// SAH cost (WideSahCost); then the medians of the build's parts (Morton codes and sort, clustering, SAH top, sweeps).
+// Trace speed is --trace-rays's (tracer SCENE --trace-rays RAYS --bvh-builder gpu|ploc).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -30,13 +30,13 @@ int main(int argc, char** argv) {
   struct Builder {
     const char* name;
     BvhBuilderFn fn;
-    std::vector<double> ms, transferMs, sortMs, clusterMs, sweepMs;
+    std::vector<double> ms, transferMs, sortMs, clusterMs, topMs, sweepMs;
     Bvh binary;
     WideBvh wide;
     int passes = 0;
   };
-  Builder builders[2] = {{"H-PLOC", &BuildBvhsOnGpu, {}, {}, {}, {}, {}, {}, {}, 0},
-                         {"PLOC passes", &BuildBvhsOnGpuInPasses, {}, {}, {}, {}, {}, {}, {}, 0}};
+  Builder builders[2] = {{"H-PLOC", &BuildBvhsOnGpu, {}, {}, {}, {}, {}, {}, {}, {}, 0},
+                         {"PLOC passes", &BuildBvhsOnGpuInPasses, {}, {}, {}, {}, {}, {}, {}, {}, 0}};
   const BvhBuildOptions options;
   for (int r = 0; r <= repeats; ++r) {
     for (Builder& b : builders) {
@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
       b.passes = report.iterations;
       if (r == 0) continue;
       b.ms.push_back(report.buildMs), b.transferMs.push_back(report.transferMs);
-      b.sortMs.push_back(report.sortMs), b.clusterMs.push_back(report.clusterMs), b.sweepMs.push_back(report.sweepMs);
+      b.sortMs.push_back(report.sortMs), b.clusterMs.push_back(report.clusterMs), b.topMs.push_back(report.topMs);
+      b.sweepMs.push_back(report.sweepMs);
     }
   }
   std::printf("%s: %zu triangles, median of %d builds after a warm-up\n", argv[1], n, repeats);
@@ -67,8 +68,10 @@ int main(int argc, char** argv) {
         b.passes ? (", " + std::to_string(b.passes) + " passes").c_str() : "");
   }
   for (const Builder& b : builders)
-    std::printf("  %-12s Morton codes and sort %.3f ms, clustering %.3f ms, top-down sweeps %.3f ms (medians)\n",
-                b.name, median(b.sortMs), median(b.clusterMs), median(b.sweepMs));
+    std::printf(
+        "  %-12s Morton codes and sort %.3f ms, clustering %.3f ms, SAH top %.3f ms, top-down sweeps %.3f ms "
+        "(medians)\n",
+        b.name, median(b.sortMs), median(b.clusterMs), median(b.topMs), median(b.sweepMs));
   std::printf("  H-PLOC / PLOC passes build time: %.3f\n",
               builders[0].ms[builders[0].ms.size() / 2] / builders[1].ms[builders[1].ms.size() / 2]);
   return 0;

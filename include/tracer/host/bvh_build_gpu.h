@@ -14,7 +14,10 @@
 // options.maxLeafSize triangles, depth-first order) and the compressed wide BVH's, and one parallel pass encodes the
 // wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree.
 //
-// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once).
+// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once). TRACER_SAH_TOP=1 (a
+// measuring knob) stops the clustering at subtrees of 64 triangles and builds the tree above them by binned SAH on
+// the GPU: nearer the host's trees on a heightfield and the sports car, worse on the conference room, and for now
+// several times slower to build (src/bvh_build_gpu.cu says by how much).
 #pragma once
 #include <vector>
 

@@ -22,8 +22,9 @@ struct BvhBuildReport {
   std::string builder = "cpu";  // "cpu": BuildBvh and BuildWideBvh; "gpu": the GPU builder
   double buildMs = 0.0;         // the GPU builder's kernels (CUDA events); the host builders' wall time
   double transferMs = 0.0;      // GPU builder: uploading positions, reading the trees back, gathering their triangles
-  // GPU builder, parts of buildMs: Morton codes and their sort, clustering, the top-down sweeps that write the layouts
-  double sortMs = 0.0, clusterMs = 0.0, sweepMs = 0.0;
+  // GPU builder, parts of buildMs: Morton codes and their sort, clustering, the SAH top over the clusters, the top-down
+  // sweeps that write the layouts
+  double sortMs = 0.0, clusterMs = 0.0, topMs = 0.0, sweepMs = 0.0;
   std::string method;  // GPU builder: "H-PLOC" (one launch) or "PLOC passes" (its naive twin)
   int iterations = 0;  // GPU builder: clustering passes (PLOC passes only)
   std::string note;    // why a GPU build fell back to the host builders, if it did
