@@ -530,8 +530,8 @@ __global__ void __launch_bounds__(kHplocBlock)
 // 3.50 / 3.84), but costs the conference room 9-15% (primary 3.28 / 3.85 / 3.46, diffuse 1.90 / 2.08 / 2.15): there
 // the clustered tree is better than either SAH tree, and the SAH cost says so (9.52 against 10.11). And it is slow:
 // one block works on each group, so the top levels run on a few SMs, each round of a block waiting on two dependent
-// loads from L2 (conference room 6.0 ms of 7.1, 10M terrain 149 ms of 165). Before it can be the default: the large
-// groups binned and partitioned by the whole grid, and the tree chosen by SAH cost against the clustered one.
+// loads from L2 (the conference room's 6.8 ms of 7.9, the 10M terrain's 149 of 165). Before it can be the default: the
+// large groups binned and partitioned by the whole grid, and the tree chosen by SAH cost against the clustered one.
 constexpr int kSahTopRange = 64;
 constexpr int kTopBins = 64;       // two a lane in BestBinnedSplit
 constexpr int kTopBlock = 256;     // TopBig
@@ -600,28 +600,16 @@ struct TopGrid {  // a group's binning: origin and scale per axis
   __device__ int Bin(Vec3 c, int a) const { return TopBin(a == 0 ? c.x : a == 1 ? c.y : c.z, Origin(a), Scale(a)); }
 };
 
-// Adds the clusters of the lanes in `lanes` (the calling lanes) to the bins. Neighbouring clusters mostly share bins,
-// and shared-memory atomics on one address serialise: lanes with the same bin first combine their values (match and
-// warp reductions), and one of them adds them (the conference room's SAH top took 5.6 ms with an atomic a lane).
-__device__ void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, int count, uint32_t lanes) {
+// Adds a cluster to the bins, an atomic a value. (Combining a warp's values for one bin first, by __match_any_sync and
+// warp reductions, took the conference room's top from 6.8 to 6.0 ms but the bunny's from 1.6 to 4.6 on the H100.)
+__device__ void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, int count) {
   const Vec3 c = Centroid(lo, hi);
   const uint32_t l[3] = {OrderedFromFloat(lo.x), OrderedFromFloat(lo.y), OrderedFromFloat(lo.z)};
   const uint32_t h[3] = {OrderedFromFloat(hi.x), OrderedFromFloat(hi.y), OrderedFromFloat(hi.z)};
   for (int a = 0; a < 3; ++a) {
     const int k = g.Bin(c, a);
-#if __CUDA_ARCH__ >= 800  // warp reductions (redux.sync)
-    const uint32_t same = __match_any_sync(lanes, k);
-    const int n = __reduce_add_sync(same, count);
-    uint32_t rl[3], rh[3];
-    for (int e = 0; e < 3; ++e) rl[e] = __reduce_min_sync(same, l[e]), rh[e] = __reduce_max_sync(same, h[e]);
-    if ((threadIdx.x & 31) != static_cast<uint32_t>(__ffs(same) - 1)) continue;
-#else  // older GPUs (the PTX fallback): an atomic a lane
-    (void)lanes;
-    const int n = count;
-    const uint32_t *rl = l, *rh = h;
-#endif
-    atomicAdd(&b.count[a][k], n);
-    for (int e = 0; e < 3; ++e) atomicMin(&b.lo[a][e][k], rl[e]), atomicMax(&b.hi[a][e][k], rh[e]);
+    atomicAdd(&b.count[a][k], count);
+    for (int e = 0; e < 3; ++e) atomicMin(&b.lo[a][e][k], l[e]), atomicMax(&b.hi[a][e][k], h[e]);
   }
 }
 
@@ -746,13 +734,9 @@ __global__ void __launch_bounds__(kTopBlock, 2)
     const int* in = buf.Buffer(task.parity);
     int* out = buf.Buffer(ChildParity(task.parity));
     const TopGrid grid(task.clo, task.chi);
-    for (int base = begin; base < end; base += kTopBlock) {
-      const int i = base + tid;
-      const uint32_t lanes = __ballot_sync(kFullMask, i < end);
-      if (i < end) {
-        const int k = __ldcg(in + i);
-        AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k), lanes);
-      }
+    for (int i = begin + tid; i < end; i += kTopBlock) {
+      const int k = __ldcg(in + i);
+      AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k));
     }
     __syncthreads();
     if (warp == 0) {
@@ -918,14 +902,10 @@ __global__ void __launch_bounds__(32 * kTopSmallWarps)
         const TopGrid grid(clo, chi);
         ClearBins(w.bins, lane, 32);
         __syncwarp();
-        for (int base = b; base < e; base += 32) {
-          const int i = base + lane;
-          const uint32_t lanes = __ballot_sync(kFullMask, i < e);
-          if (i < e) {
-            const int q = w.perm[i];
-            AddToBins(w.bins, grid, Float4{w.lo[0][q], w.lo[1][q], w.lo[2][q], 0.0f},
-                      Float4{w.hi[0][q], w.hi[1][q], w.hi[2][q], 0.0f}, w.count[q], lanes);
-          }
+        for (int i = b + lane; i < e; i += 32) {
+          const int q = w.perm[i];
+          AddToBins(w.bins, grid, Float4{w.lo[0][q], w.lo[1][q], w.lo[2][q], 0.0f},
+                    Float4{w.hi[0][q], w.hi[1][q], w.hi[2][q], 0.0f}, w.count[q]);
         }
         __syncwarp();
         const int sp2 = BestBinnedSplit(w.bins);
