@@ -517,27 +517,31 @@ __global__ void __launch_bounds__(kHplocBlock)
 
 // The SAH top. Above Morton ranges of kSahTopRange leaves the clustering stops and hands over the clusters it has
 // (each range's at most kHplocKeep; PLOC's passes: the clusters left at a quarter of the triangles), and the tree above
-// them is built top down by the surface area heuristic: binned over kTopBins centroid bins on each axis for the large
-// groups (a block each, TopBig), exactly over every centroid order for the small ones (a warp each, TopSmall). The
-// clustering makes good small subtrees but, greedy and confined to the Morton order, poorer big ones: on a heightfield
-// its boxes overlap where SAH's planes tile (the 1M-triangle terrain's diffuse rays visit 16.9 wide nodes per ray on
-// the clustered tree, 15.1 on the host's binned SAH tree and 15.4 with this top; the sports car's primary
-// rays 18.1, 16.2 and 12.8). Its nodes then take their bottom-up choices (MakeNode) in one climb (TopClimb).
+// them is built top down by the surface area heuristic, binned over kTopBins centroid bins on each axis: groups of
+// more than kTopWide clusters by the whole grid a level at a time (TopWide*), then a block a group (TopBig), then a
+// warp a group of at most kTopSmall, exactly (every centroid order) for at most kTopExact (TopSmall). The clustering
+// makes good small subtrees but, greedy and confined to the Morton order, poorer big ones: on a heightfield its boxes
+// overlap where SAH's planes tile (the 1M-triangle terrain's diffuse rays visit 16.9 wide nodes per ray on the
+// clustered tree, 15.1 on the host's binned SAH tree and 15.4 with this top; the sports car's primary rays 18.1, 16.2
+// and 12.8). Its nodes then take their bottom-up choices (MakeNode) in one climb (TopClimb).
 //
-// A measuring knob for now (TRACER_SAH_TOP=1), off by default. On the H100 (2026-11-26, G rays/s, --trace-rays,
-// top / clustering alone / host binned SAH with splits) it closes the 10M terrain's gap (diffuse 1.17 / 1.04 / 1.27,
-// primary 2.25 / 2.17 / 2.35) and helps the sports car (primary 3.27 / 2.81 / 4.01) and the bunny (diffuse 3.76 /
-// 3.50 / 3.84), but costs the conference room 9-15% (primary 3.28 / 3.85 / 3.46, diffuse 1.90 / 2.08 / 2.15): there
-// the clustered tree is better than either SAH tree, and the SAH cost says so (9.52 against 10.11). And it is slow:
-// one block works on each group, so the top levels run on a few SMs, each round of a block waiting on two dependent
-// loads from L2 (the conference room's 6.8 ms of 7.9, the 10M terrain's 149 of 165). Before it can be the default: the
-// large groups binned and partitioned by the whole grid, and the tree chosen by SAH cost against the clustered one.
+// On the H100 (2026-11-26, G rays/s, --trace-rays, top / clustering alone / host binned SAH with splits) it closes the
+// 10M terrain's gap (diffuse 1.18 / 1.04 / 1.27, primary 2.25 / 2.17 / 2.35) and helps the sports car (primary 3.27 /
+// 2.81 / 4.01) and the bunny (diffuse 3.76 / 3.50 / 3.84), but costs the conference room 9-15% (primary 3.28 / 3.85 /
+// 3.46, diffuse 1.90 / 2.08 / 2.15): there the clustered tree is better than either SAH tree, and the SAH cost says so
+// (9.52 against 10.11). It costs build time: the 10M terrain 19.2 -> 40.9 ms (245 M triangles/s), the conference room
+// 1.6 -> 3.4 ms (99 M/s, against the 200 M/s asked for). So it runs by default from kSahTopAuto triangles, where the
+// build keeps over 200 M triangles/s; TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any size. Choosing
+// by SAH cost between it and the clustered tree would be better, but needs both and a top several times faster.
 constexpr int kSahTopRange = 64;
-constexpr int kTopBins = 64;       // two a lane in BestBinnedSplit
-constexpr int kTopBlock = 256;     // TopBig
+constexpr size_t kSahTopAuto = size_t(1) << 20;  // triangles
+constexpr int kTopBins = 64;                     // two a lane in BestBinnedSplit
+constexpr int kTopBlock = 256;                   // TopBig
 constexpr int kTopSmall = 128;     // a group of at most this many clusters is built by one warp (TopSmall)
 constexpr int kTopExact = 32;      // ... exactly (every centroid order) at most this many, one candidate a lane
 constexpr int kTopSmallWarps = 2;  // warps a TopSmall block
+constexpr int kTopWide = 4096;     // groups of more clusters are split by the whole grid, a level at a time (TopWide*)
+constexpr int kTopChunk = 2048;    // ... each block taking this many of a group's clusters
 
 // A group of clusters that becomes inner node `node`: positions [begin, end) of buffer `parity` (TopBuffers), and
 // their centroids' bounds.
@@ -552,6 +556,16 @@ struct TopState {
   int nextNode;                       // the next inner node's number
   int bigHead, bigTail, outstanding;  // TopBig's queue: places taken, places filled, tasks queued and not done
   int smallCount;                     // TopSmall's groups
+  int wideCount[2], chunks;           // grid-wide levels: groups (this level's, the next's), this level's chunks
+};
+
+// Where a group goes: the grid-wide levels (more than kTopWide clusters), TopBig's queue (more than kTopSmall), or
+// TopSmall's list.
+struct TopQueues {
+  TopTask *big, *small, *wide[2];
+  int* ready;
+  // A select, not wide[level] (which would copy the struct to local memory)
+  __device__ TopTask* Wide(int level) const { return level ? wide[1] : wide[0]; }
 };
 
 // The clusters handed over (list, kept for TopClimb), and two buffers the groups are partitioned between: a task of
@@ -698,6 +712,43 @@ __device__ void LinkTopNode(const PlocTree& t, int* parent, int node, int kid0, 
   parent[kid0] = node, parent[kid1] = node;
 }
 
+// A round of a block's stable partition (all threads call it): this thread's cluster, if valid, goes left or right;
+// returns its rank among the round's clusters on its side (those of lower threads), and the round's totals. counts:
+// 2 * kTopBlock / 32 ints of shared memory.
+struct RoundRank {
+  int rank, left, right;
+};
+__device__ RoundRank RankInRound(bool valid, bool left, int* counts) {
+  const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+  const uint32_t lm = __ballot_sync(kFullMask, valid && left), rm = __ballot_sync(kFullMask, valid && !left);
+  if (lane == 0) counts[2 * warp] = __popc(lm), counts[2 * warp + 1] = __popc(rm);
+  __syncthreads();
+  const uint32_t below = (1u << lane) - 1u;
+  RoundRank r{__popc((left ? lm : rm) & below), 0, 0};
+  for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) {
+    if (w < warp) r.rank += counts[2 * w + (left ? 0 : 1)];
+    r.left += counts[2 * w], r.right += counts[2 * w + 1];
+  }
+  __syncthreads();  // the counts are rewritten next round
+  return r;
+}
+
+// Hands group c on: to the grid-wide level after `level` (a parity), TopBig's queue or TopSmall's list.
+__device__ void PushTopTask(TopState* s, const TopQueues& q, const TopTask& c, int level) {
+  using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
+  const int count = c.end - c.begin;
+  if (count > kTopWide) {
+    q.Wide(1 - level)[atomicAdd(&s->wideCount[1 - level], 1)] = c;
+  } else if (count > kTopSmall) {
+    atomicAdd(&s->outstanding, 1);
+    const int at = atomicAdd(&s->bigTail, 1);
+    q.big[at] = c;
+    Ref(q.ready[at]).store(1, cuda::std::memory_order_release);
+  } else {
+    q.small[atomicAdd(&s->smallCount, 1)] = c;
+  }
+}
+
 // TopBig: the groups of more than kTopSmall clusters, a block each, from a queue that the blocks fill with the
 // children they make (ready[q]: task q is filled). A block bins its group's clusters (shared-memory atomics), finds the
 // cheapest split (one warp), and partitions the clusters into the other buffer: left ones from the front, right ones
@@ -705,18 +756,18 @@ __device__ void LinkTopNode(const PlocTree& t, int* parent, int node, int kid0, 
 // most kTopSmall go to TopSmall's list; larger ones back to the queue. The blocks stop when no task is queued or being
 // worked on (outstanding 0).
 __global__ void __launch_bounds__(kTopBlock, 2)
-    TopBig(PlocTree t, TopBuffers buf, TopState* s, TopTask* big, int* ready, TopTask* small, int* parent) {
+    TopBig(PlocTree t, TopBuffers buf, TopState* s, TopQueues queues, int* parent) {
   using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
   __shared__ TopBins bins;
   __shared__ TopTask task;
-  __shared__ int taskIndex, split, warpLeft[kTopBlock / 32], warpRight[kTopBlock / 32];
+  __shared__ int taskIndex, split, counts[2 * kTopBlock / 32];
   __shared__ uint32_t kidBounds[2][6];  // children's centroid bounds: ordered min x, y, z, max x, y, z
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   for (;;) {
     if (tid == 0) {
       int q = atomicAdd(&s->bigHead, 1);
       for (;;) {
-        if (Ref(ready[q]).load(cuda::std::memory_order_acquire)) break;
+        if (Ref(queues.ready[q]).load(cuda::std::memory_order_acquire)) break;
         if (Ref(s->outstanding).load(cuda::std::memory_order_acquire) == 0) {
           q = -1;
           break;
@@ -724,7 +775,7 @@ __global__ void __launch_bounds__(kTopBlock, 2)
         __nanosleep(128);
       }
       taskIndex = q;
-      if (q >= 0) task = big[q];
+      if (q >= 0) task = queues.big[q];
     }
     ClearBins(bins, tid, kTopBlock);
     if (tid < 12) kidBounds[tid / 6][tid % 6] = tid % 6 < 3 ? 0xffffffffu : 0u;
@@ -758,26 +809,15 @@ __global__ void __launch_bounds__(kTopBlock, 2)
         c = Centroid(t.lo[k], t.hi[k]);
         left = sp >= 0 ? grid.Bin(c, axis) <= last : i < half;
       }
-      const uint32_t lm = __ballot_sync(kFullMask, valid && left), rm = __ballot_sync(kFullMask, valid && !left);
-      if (lane == 0) warpLeft[warp] = __popc(lm), warpRight[warp] = __popc(rm);
-      __syncthreads();
-      int preL = 0, preR = 0, totL = 0, totR = 0;
-      for (int w = 0; w < kTopBlock / 32; ++w) {
-        if (w < warp) preL += warpLeft[w], preR += warpRight[w];
-        totL += warpLeft[w], totR += warpRight[w];
-      }
+      const RoundRank r = RankInRound(valid, left, counts);
       if (valid) {
-        const uint32_t below = (1u << lane) - 1u;
-        const int pos =
-            left ? begin + leftDone + preL + __popc(lm & below) : end - 1 - (rightDone + preR + __popc(rm & below));
-        out[pos] = k;
+        out[left ? begin + leftDone + r.rank : end - 1 - (rightDone + r.rank)] = k;
         if (left)
           loL = Min(loL, c), hiL = Max(hiL, c);
         else
           loR = Min(loR, c), hiR = Max(hiR, c);
       }
-      leftDone += totL, rightDone += totR;
-      __syncthreads();  // warpLeft and warpRight are rewritten next round
+      leftDone += r.left, rightDone += r.right;
     }
     for (int h = 0; h < 2; ++h) {
       const Vec3 lo = h ? loR : loL, hi = h ? hiR : hiL;
@@ -803,14 +843,7 @@ __global__ void __launch_bounds__(kTopBlock, 2)
         TopTask c{first, last1, kid[h], childParity, {}, {}};
         for (int e = 0; e < 3; ++e)
           c.clo[e] = FloatFromOrdered(kidBounds[h][e]), c.chi[e] = FloatFromOrdered(kidBounds[h][3 + e]);
-        if (count <= kTopSmall) {
-          small[atomicAdd(&s->smallCount, 1)] = c;
-        } else {
-          atomicAdd(&s->outstanding, 1);
-          const int q = atomicAdd(&s->bigTail, 1);
-          big[q] = c;
-          Ref(ready[q]).store(1, cuda::std::memory_order_release);
-        }
+        PushTopTask(s, queues, c, 0);  // never wide: at most kTopWide clusters here
       }
       LinkTopNode(t, parent, task.node, kid[0], kid[1]);
       Ref(s->outstanding).fetch_sub(1, cuda::std::memory_order_release);
@@ -954,6 +987,235 @@ __global__ void __launch_bounds__(32 * kTopSmallWarps)
   }
 }
 
+// The grid-wide levels: every group of more than kTopWide clusters is split by the whole grid, in chunks of
+// kTopChunk clusters, a block each. (With a block a group, TopBig alone, the conference room's top took 6.8 ms and the
+// 10M terrain's 149: binned SAH splits are uneven, so the groups along the tree's heaviest path add up to 3.6 times the
+// clusters, and one block managed about one cluster in 33 cycles; with these levels 2.4 and 26 ms.) A level:
+// TopWideChunks (the level's chunks; bins cleared), TopWideBin (each chunk's bins in shared memory, then added to its
+// group's), TopWideSplit (a warp a group), TopWideCount (each chunk's clusters on the left; both children's centroid
+// bounds), TopWideScatter (each chunk's clusters to the other buffer, in order: its lefts after those of the group's
+// chunks before it, its rights after all the group's lefts and the rights before it, so that the places do not depend
+// on timing), TopWideNext (the children, to the next level, TopBig or TopSmall). A level's groups are read from
+// TopQueues::wide[level], the next level's written to wide[1 - level].
+struct TopWide {
+  TopBins* bins;        // per group of the level
+  int* split;           // per group: BestBinnedSplit's answer
+  uint32_t* kidBounds;  // per group: 12, both children's centroid bounds (ordered min x, y, z, max x, y, z)
+  int* chunk0;          // per group: its first chunk
+  int2* chunkOf;        // per chunk: (group, first position)
+  int* chunkLeft;       // per chunk: its clusters on the left
+};
+
+__device__ int Chunks(const TopTask& g) { return (g.end - g.begin + kTopChunk - 1) / kTopChunk; }
+
+__global__ void __launch_bounds__(1024) TopWideChunks(TopState* s, TopQueues q, TopWide w, int level) {
+  __shared__ int warpSum[32], carry;
+  const int count = s->wideCount[level], lane = static_cast<int>(threadIdx.x & 31),
+            warp = static_cast<int>(threadIdx.x >> 5);
+  if (threadIdx.x == 0) carry = 0, s->wideCount[1 - level] = 0;
+  __syncthreads();
+  for (int base = 0; base < count; base += static_cast<int>(blockDim.x)) {
+    const int g = base + static_cast<int>(threadIdx.x);
+    const int n = g < count ? Chunks(q.Wide(level)[g]) : 0;
+    int incl = n;  // inclusive sum over the block
+    for (int o = 1; o < 32; o *= 2) {
+      const int v = __shfl_up_sync(kFullMask, incl, o);
+      if (lane >= o) incl += v;
+    }
+    if (lane == 31) warpSum[warp] = incl;
+    __syncthreads();
+    for (int v = 0; v < warp; ++v) incl += warpSum[v];
+    const int first = carry + incl - n;
+    if (g < count) {
+      const TopTask task = q.Wide(level)[g];
+      w.chunk0[g] = first;
+      for (int j = 0; j < n; ++j) w.chunkOf[first + j] = make_int2(g, task.begin + j * kTopChunk);
+      ClearBins(w.bins[g], 0, 1);
+      for (int e = 0; e < 12; ++e) w.kidBounds[12 * g + e] = e % 6 < 3 ? 0xffffffffu : 0u;
+    }
+    __syncthreads();
+    if (threadIdx.x == blockDim.x - 1) carry = first + n;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) s->chunks = carry;
+}
+
+// A chunk's group and clusters.
+struct TopChunk {
+  int group, begin, end;
+  TopTask task;
+  __device__ TopChunk(const TopQueues& q, const TopWide& w, int level, int c) {
+    const int2 co = w.chunkOf[c];
+    group = co.x, task = q.Wide(level)[co.x], begin = co.y, end = min(co.y + kTopChunk, task.end);
+  }
+};
+
+__global__ void __launch_bounds__(256)
+    TopWideBin(PlocTree t, TopBuffers buf, TopState* s, TopQueues q, TopWide w, int level) {
+  __shared__ TopBins bins;
+  for (int c = static_cast<int>(blockIdx.x); c < s->chunks; c += static_cast<int>(gridDim.x)) {
+    const TopChunk ch(q, w, level, c);
+    ClearBins(bins, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+    __syncthreads();
+    const TopGrid grid(ch.task.clo, ch.task.chi);
+    const int* in = buf.Buffer(ch.task.parity);
+    for (int i = ch.begin + static_cast<int>(threadIdx.x); i < ch.end; i += static_cast<int>(blockDim.x)) {
+      const int k = in[i];
+      AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k));
+    }
+    __syncthreads();
+    TopBins& g = w.bins[ch.group];
+    for (int i = static_cast<int>(threadIdx.x); i < 3 * kTopBins; i += static_cast<int>(blockDim.x)) {
+      const int a = i / kTopBins, k = i % kTopBins, n = bins.count[a][k];
+      if (n == 0) continue;
+      atomicAdd(&g.count[a][k], n);
+      for (int e = 0; e < 3; ++e)
+        atomicMin(&g.lo[a][e][k], bins.lo[a][e][k]), atomicMax(&g.hi[a][e][k], bins.hi[a][e][k]);
+    }
+    __syncthreads();
+  }
+}
+
+// One warp a block.
+__global__ void __launch_bounds__(32) TopWideSplit(TopState* s, TopWide w, int level) {
+  __shared__ TopBins bins;
+  constexpr int kWords = static_cast<int>(sizeof(TopBins) / sizeof(uint32_t));
+  for (int g = static_cast<int>(blockIdx.x); g < s->wideCount[level]; g += static_cast<int>(gridDim.x)) {
+    const uint32_t* from = reinterpret_cast<const uint32_t*>(&w.bins[g]);
+    uint32_t* to = reinterpret_cast<uint32_t*>(&bins);
+    for (int i = static_cast<int>(threadIdx.x); i < kWords; i += 32) to[i] = from[i];
+    __syncwarp();
+    const int sp = BestBinnedSplit(bins);
+    if (threadIdx.x == 0) w.split[g] = sp;
+    __syncwarp();
+  }
+}
+
+// Whether cluster k at position i of group `task` goes left by split sp (BestBinnedSplit's answer; -1: the first
+// half of the positions).
+__device__ bool GoesLeft(const PlocTree& t, const TopTask& task, const TopGrid& grid, int sp, int k, int i, Vec3& c) {
+  c = Centroid(t.lo[k], t.hi[k]);
+  return sp >= 0 ? grid.Bin(c, sp / kTopBins) <= sp % kTopBins : i < task.begin + (task.end - task.begin) / 2;
+}
+
+__global__ void __launch_bounds__(256)
+    TopWideCount(PlocTree t, TopBuffers buf, TopState* s, TopQueues q, TopWide w, int level) {
+  __shared__ int left;
+  __shared__ uint32_t bounds[12];
+  for (int c = static_cast<int>(blockIdx.x); c < s->chunks; c += static_cast<int>(gridDim.x)) {
+    const TopChunk ch(q, w, level, c);
+    if (threadIdx.x == 0) left = 0;
+    if (threadIdx.x < 12) bounds[threadIdx.x] = threadIdx.x % 6 < 3 ? 0xffffffffu : 0u;
+    __syncthreads();
+    const TopGrid grid(ch.task.clo, ch.task.chi);
+    const int sp = w.split[ch.group];
+    const int* in = buf.Buffer(ch.task.parity);
+    int mine = 0;
+    Vec3 lo[2] = {Vec3(kInf), Vec3(kInf)}, hi[2] = {Vec3(-kInf), Vec3(-kInf)};
+    for (int i = ch.begin + static_cast<int>(threadIdx.x); i < ch.end; i += static_cast<int>(blockDim.x)) {
+      Vec3 cen;
+      const bool l = GoesLeft(t, ch.task, grid, sp, in[i], i, cen);
+      mine += l;
+      if (l)
+        lo[0] = Min(lo[0], cen), hi[0] = Max(hi[0], cen);
+      else
+        lo[1] = Min(lo[1], cen), hi[1] = Max(hi[1], cen);
+    }
+    atomicAdd(&left, mine);
+    TRACER_UNROLL
+    for (int h = 0; h < 2; ++h)
+      if (lo[h].x <= hi[h].x) {
+        const float l3[3] = {lo[h].x, lo[h].y, lo[h].z}, h3[3] = {hi[h].x, hi[h].y, hi[h].z};
+        for (int e = 0; e < 3; ++e)
+          atomicMin(&bounds[6 * h + e], OrderedFromFloat(l3[e])),
+              atomicMax(&bounds[6 * h + 3 + e], OrderedFromFloat(h3[e]));
+      }
+    __syncthreads();
+    if (threadIdx.x == 0) w.chunkLeft[c] = left;
+    if (threadIdx.x < 12) {
+      uint32_t* g = &w.kidBounds[12 * ch.group + threadIdx.x];
+      if (threadIdx.x % 6 < 3)
+        atomicMin(g, bounds[threadIdx.x]);
+      else
+        atomicMax(g, bounds[threadIdx.x]);
+    }
+    __syncthreads();
+  }
+}
+
+// The lefts of group g's chunks before chunk c, and of all its chunks (every thread of the block gets both).
+__device__ int2 LeftsBefore(const TopWide& w, const TopTask& task, int g, int c, int* sums) {
+  if (threadIdx.x == 0) sums[0] = sums[1] = 0;
+  __syncthreads();
+  const int c0 = w.chunk0[g], n = Chunks(task);
+  int before = 0, all = 0;
+  for (int j = static_cast<int>(threadIdx.x); j < n; j += static_cast<int>(blockDim.x)) {
+    const int v = w.chunkLeft[c0 + j];
+    all += v;
+    if (c0 + j < c) before += v;
+  }
+  atomicAdd(&sums[0], before), atomicAdd(&sums[1], all);
+  __syncthreads();
+  const int2 r = make_int2(sums[0], sums[1]);
+  __syncthreads();
+  return r;
+}
+
+__global__ void __launch_bounds__(kTopBlock)
+    TopWideScatter(PlocTree t, TopBuffers buf, TopState* s, TopQueues q, TopWide w, int level) {
+  __shared__ int sums[2], counts[2 * kTopBlock / 32];
+  for (int c = static_cast<int>(blockIdx.x); c < s->chunks; c += static_cast<int>(gridDim.x)) {
+    const TopChunk ch(q, w, level, c);
+    const int2 lefts = LeftsBefore(w, ch.task, ch.group, c, sums);
+    const TopGrid grid(ch.task.clo, ch.task.chi);
+    const int sp = w.split[ch.group];
+    const int* in = buf.Buffer(ch.task.parity);
+    int* out = buf.Buffer(ChildParity(ch.task.parity));
+    const int leftBase = ch.task.begin + lefts.x;
+    const int rightBase = ch.task.begin + lefts.y + (ch.begin - ch.task.begin - lefts.x);
+    int leftDone = 0, rightDone = 0;
+    for (int base = ch.begin; base < ch.end; base += kTopBlock) {
+      const int i = base + static_cast<int>(threadIdx.x);
+      const bool valid = i < ch.end;
+      int k = 0;
+      bool left = false;
+      if (valid) {
+        k = in[i];
+        Vec3 cen;
+        left = GoesLeft(t, ch.task, grid, sp, k, i, cen);
+      }
+      const RoundRank r = RankInRound(valid, left, counts);
+      if (valid) out[left ? leftBase + leftDone + r.rank : rightBase + rightDone + r.rank] = k;
+      leftDone += r.left, rightDone += r.right;
+    }
+  }
+}
+
+// A thread a group: its children (one cluster: that cluster; more: a new node, to the next level or on).
+__global__ void TopWideNext(PlocTree t, TopBuffers buf, TopState* s, TopQueues q, TopWide w, int level, int* parent) {
+  const int g = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (g >= s->wideCount[level]) return;
+  const TopTask task = q.Wide(level)[g];
+  int nl = 0;
+  for (int j = 0, c0 = w.chunk0[g], n = Chunks(task); j < n; ++j) nl += w.chunkLeft[c0 + j];
+  const int* out = buf.Buffer(ChildParity(task.parity));
+  int kid[2];
+  for (int h = 0; h < 2; ++h) {
+    const int first = h ? task.begin + nl : task.begin, last = h ? task.end : task.begin + nl;
+    if (last - first == 1) {
+      kid[h] = out[first];
+      continue;
+    }
+    kid[h] = atomicAdd(&s->nextNode, 1);
+    TopTask c{first, last, kid[h], ChildParity(task.parity), {}, {}};
+    for (int e = 0; e < 3; ++e)
+      c.clo[e] = FloatFromOrdered(w.kidBounds[12 * g + 6 * h + e]),
+      c.chi[e] = FloatFromOrdered(w.kidBounds[12 * g + 6 * h + 3 + e]);
+    PushTopTask(s, q, c, level);
+  }
+  LinkTopNode(t, parent, task.node, kid[0], kid[1]);
+}
+
 // The clusters' centroid bounds (bounds: ordered min x, y, z, max x, y, z), for the root group.
 __global__ void TopBounds(PlocTree t, TopBuffers buf, const TopState* s, uint32_t* bounds) {
   uint32_t cmin[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, cmax[3] = {0u, 0u, 0u};
@@ -974,11 +1236,11 @@ __global__ void TopBounds(PlocTree t, TopBuffers buf, const TopState* s, uint32_
   }
 }
 
-// The root group (all clusters; the root is node 2n - 2) in TopBig's queue or TopSmall's list; the inner nodes the
-// clustering made are [n, 2n - m), so the top's others are numbered from 2n - m. status[3]: the clustering handed over
-// a count that does not add up.
-__global__ void TopInit(PlocTree t, TopState* s, const uint32_t* bounds, TopTask* big, int* ready, TopTask* small,
-                        int* parent, const int* made, int* status) {
+// The root group (all clusters; the root is node 2n - 2) to the first grid-wide level, TopBig's queue or TopSmall's
+// list; the inner nodes the clustering made are [n, 2n - m), so the top's others are numbered from 2n - m. status[3]:
+// the clustering handed over a count that does not add up.
+__global__ void TopInit(PlocTree t, TopState* s, const uint32_t* bounds, TopQueues q, int* parent, const int* made,
+                        int* status) {
   const int m = s->items, root = 2 * t.n - 2;
   if (m < 2 || (made && *made != t.n - m)) {
     status[3] = 1;
@@ -988,14 +1250,7 @@ __global__ void TopInit(PlocTree t, TopState* s, const uint32_t* bounds, TopTask
   parent[root] = -1;
   TopTask task{0, m, root, 2, {}, {}};
   for (int a = 0; a < 3; ++a) task.clo[a] = FloatFromOrdered(bounds[a]), task.chi[a] = FloatFromOrdered(bounds[3 + a]);
-  if (m > kTopSmall) {
-    big[0] = task;
-    ready[0] = 1;
-    s->bigTail = 1, s->outstanding = 1;
-  } else {
-    small[0] = task;
-    s->smallCount = 1;
-  }
+  PushTopTask(s, q, task, 1);  // to grid-wide level 0, if it is that large
 }
 
 // H-PLOC's handed-over clusters (HandOver: -1 elsewhere) to the top's list, in order: flags, their exclusive sum (CUB),
@@ -1318,8 +1573,8 @@ struct BuildArrays {
   // with (TopArrays).
   TopState* topState;
   uint32_t* topBounds;
-  TopTask *topBig, *topSmall;
-  int* topReady;
+  TopQueues topQueues;
+  TopWide topWide;
   BvhNode* binOut;
   WideNode* wideOut;
   int* wideTriSrc;
@@ -1437,10 +1692,13 @@ int TopBigBlocks() { return kTopBigBlocksPerSm * Multiprocessors(); }
 // TopBig's queue places: a block takes one more than there are tasks before it stops.
 size_t TopReadySize(size_t n) { return n + static_cast<size_t>(TopBigBlocks()); }
 
-// Whether the SAH top runs: TRACER_SAH_TOP=1, a measuring knob, off by default (see the SAH top's comment above).
-bool SahTopOn() {
+// Whether the SAH top runs for n triangles: from kSahTopAuto triangles (see the SAH top's comment above), or as
+// TRACER_SAH_TOP says (1 on, 0 off: a measuring knob).
+bool SahTopOn(size_t n) {
   const char* e = std::getenv("TRACER_SAH_TOP");
-  return e && std::strcmp(e, "1") == 0;
+  if (e && std::strcmp(e, "1") == 0) return true;
+  if (e && std::strcmp(e, "0") == 0) return false;
+  return n >= kSahTopAuto;
 }
 
 // The SAH top's arrays that reuse the build's: the list and buffer a in the unsorted Morton codes' 8 bytes a triangle,
@@ -1453,7 +1711,36 @@ TopBuffers TopArrays(const BuildArrays& a, int n, int** parent, int** arrive) {
   return TopBuffers{keys, keys + n, a.ids};
 }
 
-// The SAH top over the clusters the clustering handed over (TopBounds, TopInit, TopBig, TopSmall, TopClimb).
+// The grid-wide levels (TopWide*), each read back to see whether another is needed.
+void TopWideLevels(const BuildArrays& a, const PlocTree& tree, const TopBuffers& buf, int* parent, int sms,
+                   cudaStream_t st) {
+  const size_t n = static_cast<size_t>(tree.n), groups = n / kTopWide + 1;
+  const unsigned chunkGrid = std::min(static_cast<unsigned>(n / kTopChunk + groups), static_cast<unsigned>(16 * sms));
+  const unsigned groupGrid = std::min(static_cast<unsigned>(groups), static_cast<unsigned>(16 * sms));
+  PinnedBuffer<int> count(1);
+  for (int level = 0;; level ^= 1) {
+    TRACER_CUDA_CHECK(
+        cudaMemcpyAsync(count.Get(), &a.topState->wideCount[level], sizeof(int), cudaMemcpyDeviceToHost, st));
+    TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (*count.Get() == 0) return;
+    TopWideChunks<<<1, 1024, 0, st>>>(a.topState, a.topQueues, a.topWide, level);
+    TRACER_CHECK_LAUNCH("TopWideChunks");
+    TopWideBin<<<chunkGrid, 256, 0, st>>>(tree, buf, a.topState, a.topQueues, a.topWide, level);
+    TRACER_CHECK_LAUNCH("TopWideBin");
+    TopWideSplit<<<groupGrid, 32, 0, st>>>(a.topState, a.topWide, level);
+    TRACER_CHECK_LAUNCH("TopWideSplit");
+    TopWideCount<<<chunkGrid, 256, 0, st>>>(tree, buf, a.topState, a.topQueues, a.topWide, level);
+    TRACER_CHECK_LAUNCH("TopWideCount");
+    TopWideScatter<<<chunkGrid, kTopBlock, 0, st>>>(tree, buf, a.topState, a.topQueues, a.topWide, level);
+    TRACER_CHECK_LAUNCH("TopWideScatter");
+    TopWideNext<<<GridFor(groups, kBlock), kBlock, 0, st>>>(tree, buf, a.topState, a.topQueues, a.topWide, level,
+                                                            parent);
+    TRACER_CHECK_LAUNCH("TopWideNext");
+  }
+}
+
+// The SAH top over the clusters the clustering handed over (TopBounds, TopInit, the grid-wide levels, TopBig,
+// TopSmall, TopClimb).
 void BuildTop(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, bool passes, size_t tempBytes,
               cudaStream_t st) {
   const int n = tree.n, sms = Multiprocessors();
@@ -1470,20 +1757,20 @@ void BuildTop(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions&
     TRACER_CHECK_LAUNCH("TopCompact");
   }
   TRACER_CUDA_CHECK(cudaMemsetAsync(arrive, 0, static_cast<size_t>(n - 1) * sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(a.topReady, 0, TopReadySize(static_cast<size_t>(n)) * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.topQueues.ready, 0, TopReadySize(static_cast<size_t>(n)) * sizeof(int), st));
   const uint32_t initBounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0u, 0u, 0u};
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.topBounds, initBounds, sizeof initBounds, cudaMemcpyHostToDevice, st));
   const unsigned spread = std::min(GridFor(static_cast<size_t>(n), kBlock), static_cast<unsigned>(8 * sms));
   TopBounds<<<spread, kBlock, 0, st>>>(tree, buf, a.topState, a.topBounds);
   TRACER_CHECK_LAUNCH("TopBounds");
-  TopInit<<<1, 1, 0, st>>>(tree, a.topState, a.topBounds, a.topBig, a.topReady, a.topSmall, parent,
-                           passes ? nullptr : a.counter, a.status);
+  TopInit<<<1, 1, 0, st>>>(tree, a.topState, a.topBounds, a.topQueues, parent, passes ? nullptr : a.counter, a.status);
   TRACER_CHECK_LAUNCH("TopInit");
-  TopBig<<<TopBigBlocks(), kTopBlock, 0, st>>>(tree, buf, a.topState, a.topBig, a.topReady, a.topSmall, parent);
+  TopWideLevels(a, tree, buf, parent, sms, st);
+  TopBig<<<TopBigBlocks(), kTopBlock, 0, st>>>(tree, buf, a.topState, a.topQueues, parent);
   TRACER_CHECK_LAUNCH("TopBig");
   const unsigned smallBlocks =
       std::min(GridFor(static_cast<size_t>(n) / kTopSmall + 1, kTopSmallWarps), static_cast<unsigned>(16 * sms));
-  TopSmall<<<smallBlocks, 32 * kTopSmallWarps, 0, st>>>(tree, buf, a.topState, a.topSmall, parent);
+  TopSmall<<<smallBlocks, 32 * kTopSmallWarps, 0, st>>>(tree, buf, a.topState, a.topQueues.small, parent);
   TRACER_CHECK_LAUNCH("TopSmall");
   TopClimb<<<spread, kBlock, 0, st>>>(tree, buf, a.topState, parent, arrive, options.maxLeafSize, options.intersectCost,
                                       options.traversalCost, options.wide);
@@ -1498,7 +1785,7 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
   if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
   const int n = static_cast<int>(numTris);
-  const bool passes = how == Clustering::kPasses, top = n > kSahTopRange && SahTopOn();
+  const bool passes = how == Clustering::kPasses, top = n > kSahTopRange && SahTopOn(numTris);
   CudaStream stream;
   const cudaStream_t st = stream.Get();
   CudaEvent start, sorted, clustered, topped, built, done;
@@ -1534,8 +1821,13 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
     a.state = c.Take<PassState>(2), a.passes = c.Take<int>(1);
     a.totals = c.Take<int>(2), a.status = c.Take<int>(4), a.counters = c.Take<int>(4);
     a.topState = c.Take<TopState>(top ? 1 : 0), a.topBounds = c.Take<uint32_t>(top ? 6 : 0);
-    a.topBig = c.Take<TopTask>(top ? numTris : 0), a.topSmall = c.Take<TopTask>(top ? numTris / 2 + 1 : 0);
-    a.topReady = c.Take<int>(top ? TopReadySize(numTris) : 0);
+    const size_t wideGroups = top ? numTris / kTopWide + 1 : 0, chunks = top ? numTris / kTopChunk + wideGroups : 0;
+    a.topQueues.big = c.Take<TopTask>(top ? numTris : 0),
+    a.topQueues.small = c.Take<TopTask>(top ? numTris / 2 + 1 : 0);
+    a.topQueues.wide[0] = c.Take<TopTask>(wideGroups), a.topQueues.wide[1] = c.Take<TopTask>(wideGroups);
+    a.topQueues.ready = c.Take<int>(top ? TopReadySize(numTris) : 0);
+    a.topWide = TopWide{c.Take<TopBins>(wideGroups), c.Take<int>(wideGroups), c.Take<uint32_t>(12 * wideGroups),
+                        c.Take<int>(wideGroups),     c.Take<int2>(chunks),    c.Take<int>(chunks)};
     a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
     a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
     a.order = c.Take<int32_t>(numTris);
@@ -1651,7 +1943,7 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   if (options.wide) GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
   BvhBuildReport report;
   report.builder = "gpu";
-  report.method = passes ? "PLOC passes" : "H-PLOC";
+  report.method = std::string(passes ? "PLOC passes" : "H-PLOC") + (top ? " + SAH top" : "");
   report.buildMs = built.MsSince(start);
   report.sortMs = sorted.MsSince(start);
   report.clusterMs = clustered.MsSince(sorted);

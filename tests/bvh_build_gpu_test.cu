@@ -229,7 +229,7 @@ class ScopedEnv {
   const char* name_;
 };
 
-// Runs f with the SAH top off (the default) and on (TRACER_SAH_TOP=1), with the words to name each.
+// Runs f with the SAH top as by default (off below 2^20 triangles) and on (TRACER_SAH_TOP=1), with words to name each.
 template <typename F>
 void WithAndWithoutSahTop(F f) {
   f("");
@@ -308,6 +308,20 @@ TEST(GpuBvhBuild, SahTopTilesAHeightfieldAsTheHostSahDoes) {
     ExpectSoundBinary(p, top.binary, 4);
     ExpectHostCollapse(p, "heightfield", g);
   }
+}
+
+// The SAH top runs by default from 2^20 triangles (and says so), not below, and TRACER_SAH_TOP=0 turns it off.
+TEST(GpuBvhBuild, SahTopRunsFromAMillionTriangles) {
+  TRACER_REQUIRE_GPU();
+  const std::vector<Vec3> big = Heightfield(725), small = Heightfield(300);  // 1,051,250 and 180,000 triangles
+  const Built on = GpuBuild(big);
+  EXPECT_EQ(on.report.method, "H-PLOC + SAH top");
+  ExpectSoundBinary(big, on.binary, 4);
+  EXPECT_EQ(GpuBuild(small).report.method, "H-PLOC");
+  const ScopedEnv off("TRACER_SAH_TOP", "0");
+  const Built without = GpuBuild(big);
+  EXPECT_EQ(without.report.method, "H-PLOC");
+  EXPECT_LT(WideSahCost(on.wide), WideSahCost(without.wide));
 }
 
 TEST(GpuBvhBuild, ClosestHitsMatchTheHostBuiltTree) {

@@ -14,10 +14,11 @@
 // options.maxLeafSize triangles, depth-first order) and the compressed wide BVH's, and one parallel pass encodes the
 // wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree.
 //
-// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once). TRACER_SAH_TOP=1 (a
-// measuring knob) stops the clustering at subtrees of 64 triangles and builds the tree above them by binned SAH on
-// the GPU: nearer the host's trees on a heightfield and the sports car, worse on the conference room, and for now
-// several times slower to build (src/bvh_build_gpu.cu says by how much).
+// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once). From 2^20 triangles
+// the clustering stops at subtrees of 64 triangles and the tree above them is built by binned SAH on the GPU (the SAH
+// top): nearer the host's trees on a heightfield (and on the sports car), worse on the conference room, and about
+// twice as slow to build (src/bvh_build_gpu.cu says by how much). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it
+// on or off at any size.
 #pragma once
 #include <vector>
 
