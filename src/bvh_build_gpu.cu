@@ -627,6 +627,14 @@ __device__ void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, in
   }
 }
 
+// Grows bounds (6 ordered floats: min x, y, z, max x, y, z; shared or global memory) by box [lo, hi], if not empty.
+__device__ void GrowOrderedBounds(uint32_t* bounds, Vec3 lo, Vec3 hi) {
+  if (!(lo.x <= hi.x)) return;
+  const float l3[3] = {lo.x, lo.y, lo.z}, h3[3] = {hi.x, hi.y, hi.z};
+  for (int e = 0; e < 3; ++e)
+    atomicMin(&bounds[e], OrderedFromFloat(l3[e])), atomicMax(&bounds[3 + e], OrderedFromFloat(h3[e]));
+}
+
 // A box and a triangle count, for the sweeps over bins.
 struct TopBox {
   float lo[3], hi[3];
@@ -819,15 +827,8 @@ __global__ void __launch_bounds__(kTopBlock, 2)
       }
       leftDone += r.left, rightDone += r.right;
     }
-    for (int h = 0; h < 2; ++h) {
-      const Vec3 lo = h ? loR : loL, hi = h ? hiR : hiL;
-      if (lo.x <= hi.x) {
-        const float l3[3] = {lo.x, lo.y, lo.z}, h3[3] = {hi.x, hi.y, hi.z};
-        for (int e = 0; e < 3; ++e)
-          atomicMin(&kidBounds[h][e], OrderedFromFloat(l3[e])),
-              atomicMax(&kidBounds[h][3 + e], OrderedFromFloat(h3[e]));
-      }
-    }
+    GrowOrderedBounds(kidBounds[0], loL, hiL);
+    GrowOrderedBounds(kidBounds[1], loR, hiR);
     __threadfence();  // the partitioned clusters, before thread 0 hands them on
     __syncthreads();
     if (tid == 0) {
@@ -1122,14 +1123,8 @@ __global__ void __launch_bounds__(256)
         lo[1] = Min(lo[1], cen), hi[1] = Max(hi[1], cen);
     }
     atomicAdd(&left, mine);
-    TRACER_UNROLL
-    for (int h = 0; h < 2; ++h)
-      if (lo[h].x <= hi[h].x) {
-        const float l3[3] = {lo[h].x, lo[h].y, lo[h].z}, h3[3] = {hi[h].x, hi[h].y, hi[h].z};
-        for (int e = 0; e < 3; ++e)
-          atomicMin(&bounds[6 * h + e], OrderedFromFloat(l3[e])),
-              atomicMax(&bounds[6 * h + 3 + e], OrderedFromFloat(h3[e]));
-      }
+    GrowOrderedBounds(bounds, lo[0], hi[0]);
+    GrowOrderedBounds(bounds + 6, lo[1], hi[1]);
     __syncthreads();
     if (threadIdx.x == 0) w.chunkLeft[c] = left;
     if (threadIdx.x < 12) {
