@@ -19,6 +19,7 @@
 
 #include "test_util.h"
 #include "tracer/core/ray_sort.h"
+#include "tracer/core/wide_bvh.h"
 #include "tracer/host/aabb.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/checkpoint.h"  // HashBytes
@@ -473,6 +474,40 @@ TEST(HitDistance, GrazingHitsAreNeverNearerThanTheirOwnBox) {
               rawBefore);
   EXPECT_GT(rawBefore, 0) << "no ray showed the case";
   EXPECT_EQ(before, 0);
+}
+
+// The wide node test compares slab distances as the integers of their bits (SlabsMeet, core/wide_bvh.h; on Hopper
+// with DPX min/max). It must decide as max(near, 0) <= min(far, tmax) in float does, on finite distances of both
+// signs, ties and zeros; the one documented difference is a far distance of -0 (a box ending exactly at the origin),
+// which the integers call a miss.
+TEST(WideNodeTest, SlabsMeetAsIntegersDecidesAsTheFloatComparison) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(-10.0f, 10.0f), pick(0.0f, 1.0f);
+  float pool[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  auto draw = [&](bool nonNegative) {
+    const float p = pick(rng);
+    float v = p < 0.1f ? 0.0f : p < 0.3f ? pool[static_cast<int>(pick(rng) * 3.99f)] : value(rng);  // zeros, ties
+    if (v == 0.0f) v = 0.0f;                                                                        // never -0 here
+    return nonNegative ? std::fabs(v) : v;
+  };
+  int meets = 0, misses = 0;
+  for (int i = 0; i < 200000; ++i) {
+    for (float& q : pool) q = value(rng);
+    const float nx = draw(false), ny = draw(false), nz = draw(false), fx = draw(false), fy = draw(false),
+                fz = draw(false), tmax = draw(true);
+    const bool expected =
+        std::max(std::max(nx, ny), std::max(nz, 0.0f)) <= std::min(std::min(fx, fy), std::min(fz, tmax));
+    ASSERT_EQ(SlabsMeet(nx, ny, nz, fx, fy, fz, tmax), expected)
+        << nx << " " << ny << " " << nz << " | " << fx << " " << fy << " " << fz << " " << tmax;
+    (expected ? meets : misses)++;
+  }
+  EXPECT_GT(meets, 5000);
+  EXPECT_GT(misses, 10000);
+  // Negative near distances (-0 among them) count as 0; a far one of -0 is a miss, of +0 a hit.
+  EXPECT_TRUE(SlabsMeet(-0.0f, -1.0f, -2.0f, 0.0f, 1.0f, 1.0f, 1.0f));
+  EXPECT_FALSE(SlabsMeet(-0.0f, -1.0f, -2.0f, -0.0f, 1.0f, 1.0f, 1.0f));
+  EXPECT_FALSE(SlabsMeet(0.5f, 0.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.25f));  // beyond tmax
+  EXPECT_TRUE(SlabsMeet(0.25f, 0.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.25f));  // at tmax
 }
 
 // ---- closest hit and any hit against brute force --------------------------------------------------------
