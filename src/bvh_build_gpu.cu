@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "tracer/core/wide_collapse.h"
 #include "tracer/cuda/cuda_check.h"
@@ -1959,6 +1960,27 @@ BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuild
 BvhBuildReport BuildBvhsOnGpuInPasses(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
                                       WideBvh& wide) {
   return Build(positions, options, binary, wide, Clustering::kPasses);
+}
+
+BvhBuildReport BuildBvhsAuto(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
+                             WideBvh& wide) {
+  BvhBuildReport gpu = BuildBvhsOnGpu(positions, options, binary, wide);
+  if (!options.wide || positions.size() / 3 > kAutoCompareBelow || gpu.builder != "gpu") return gpu;
+  Bvh hostBinary;
+  WideBvh hostWide;
+  BvhBuildReport host = HostBuild(positions, options, hostBinary, hostWide, "");
+  const double gpuSah = WideSahCost(wide), hostSah = WideSahCost(hostWide);
+  char why[96];
+  if (hostSah < gpuSah) {
+    binary = std::move(hostBinary);
+    wide = std::move(hostWide);
+    std::snprintf(why, sizeof why, "auto: SAH cost %.2f, the GPU-built tree's %.2f", hostSah, gpuSah);
+    host.method = why;
+    return host;
+  }
+  std::snprintf(why, sizeof why, " (auto: SAH cost %.2f, the host-built tree's %.2f)", gpuSah, hostSah);
+  gpu.method += why;
+  return gpu;
 }
 
 }  // namespace tracer

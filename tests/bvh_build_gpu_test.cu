@@ -387,6 +387,38 @@ TEST(GpuBvhBuild, SameInputSameBytes) {
   });
 }
 
+// --bvh-builder auto (BuildBvhsAuto): below kAutoCompareBelow triangles both trees are built and the one with the lower
+// wide SAH cost is kept, byte for byte, with the report naming it; above that size it is the GPU's build as it is.
+// The many-light scene (the host's tree wins, spatial splits) and the Cornell box (the GPU's wins) cover both sides.
+TEST(GpuBvhBuild, AutoKeepsTheTreeWithTheLowerSahCostOnSmallScenes) {
+  TRACER_REQUIRE_GPU();
+  int kept[2] = {0, 0};  // host, GPU
+  for (const char* name : {"manylights.obj", "cornell.obj"}) {
+    const std::vector<Vec3> p = Positions(test::ProjectScenesDir() + "/" + name);
+    ASSERT_LE(p.size() / 3, kAutoCompareBelow) << name;
+    const Built a = GpuBuild(p, 4, &BuildBvhsAuto), g = GpuBuild(p, 4, &BuildBvhsOnGpu);
+    BvhBuildOptions o;
+    o.maxLeafSize = 4;
+    const Bvh hostBinary = BuildBvh(p, o);
+    const WideBvh hostWide = BuildWideBvh(p, hostBinary, o);
+    const double sg = WideSahCost(g.wide), sh = WideSahCost(hostWide);
+    std::printf("%s: wide SAH cost GPU-built %.3f, host-built %.3f; auto: %s\n", name, sg, sh, a.report.method.c_str());
+    const bool host = sh < sg;
+    ++kept[host ? 0 : 1];
+    EXPECT_EQ(a.report.builder, host ? "cpu" : "gpu") << name;
+    EXPECT_NE(a.report.method.find("auto: SAH cost"), std::string::npos) << a.report.method;
+    EXPECT_TRUE(SameBytes(a.wide.nodes, host ? hostWide.nodes : g.wide.nodes)) << name;
+    EXPECT_TRUE(SameBytes(a.binary.order, host ? hostBinary.order : g.binary.order)) << name;
+  }
+  EXPECT_EQ(kept[0], 1) << "the many-light scene's host-built tree no longer wins: find another scene for that side";
+  EXPECT_EQ(kept[1], 1) << "the Cornell box's GPU-built tree no longer wins: find another scene for that side";
+  const std::vector<Vec3> big = Heightfield(91);  // 16,562 triangles
+  ASSERT_GT(big.size() / 3, kAutoCompareBelow);
+  const Built a = GpuBuild(big, 4, &BuildBvhsAuto);
+  EXPECT_EQ(a.report.method, "H-PLOC");
+  EXPECT_TRUE(SameBytes(a.wide.nodes, GpuBuild(big).wide.nodes));
+}
+
 TEST(GpuBvhBuild, OneTriangleIsBuiltOnTheHostAndSaysSo) {
   TRACER_REQUIRE_GPU();
   const std::vector<Vec3> p{Vec3(0.0f), Vec3(1.0f, 0.0f, 0.0f), Vec3(0.0f, 1.0f, 0.0f)};

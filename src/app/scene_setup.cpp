@@ -38,7 +38,8 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
     std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %s, + %.1f ms transfers and gathers", r.buildMs,
                   method.c_str(), r.transferMs);
   } else {
-    std::snprintf(how, sizeof how, "built on the CPU in %.0f ms", r.buildMs);
+    std::snprintf(how, sizeof how, "built on the CPU in %.0f ms%s%s", r.buildMs, r.method.empty() ? "" : ", ",
+                  r.method.c_str());
   }
   std::fprintf(stderr, "loaded and built the BVH in %.2fs (%s; %s)\n", clock.total, how, DescribeBvhs(data).c_str());
   const LoadSeconds& s = scene.seconds;

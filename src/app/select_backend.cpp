@@ -83,7 +83,7 @@ BvhBuilderFn ChooseBvhBuilder(const std::string& flag, const BackendChoice& choi
     throw std::runtime_error("--bvh-builder " + flag + ", but no usable CUDA device: " + why +
                              " (use --bvh-builder cpu)");
   if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
-  return flag == "ploc" ? &BuildBvhsOnGpuInPasses : &BuildBvhsOnGpu;
+  return flag == "ploc" ? &BuildBvhsOnGpuInPasses : flag == "auto" ? &BuildBvhsAuto : &BuildBvhsOnGpu;
 #else
   throw std::runtime_error("--bvh-builder " + flag + ", but this build has no CUDA support (use --bvh-builder cpu)");
 #endif

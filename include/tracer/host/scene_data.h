@@ -25,7 +25,8 @@ struct BvhBuildReport {
   // GPU builder, parts of buildMs: Morton codes and their sort, clustering, the SAH top over the clusters, the top-down
   // sweeps that write the layouts
   double sortMs = 0.0, clusterMs = 0.0, topMs = 0.0, sweepMs = 0.0;
-  std::string method;  // GPU builder: "H-PLOC" (one launch) or "PLOC passes" (its naive twin)
+  std::string method;  // GPU builder: "H-PLOC" (one launch) or "PLOC passes" (its naive twin); BuildBvhsAuto adds, or
+                       // when it keeps the host-built tree is, "auto: SAH cost ..." with both trees' costs
   int iterations = 0;  // GPU builder: clustering passes (PLOC passes only)
   std::string note;    // why a GPU build fell back to the host builders, if it did
 };
