@@ -1965,20 +1965,28 @@ BvhBuildReport BuildBvhsOnGpuInPasses(const std::vector<Vec3>& positions, const 
 BvhBuildReport BuildBvhsAuto(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
                              WideBvh& wide) {
   BvhBuildReport gpu = BuildBvhsOnGpu(positions, options, binary, wide);
-  if (!options.wide || positions.size() / 3 > kAutoCompareBelow || gpu.builder != "gpu") return gpu;
+  if (!options.wide || positions.size() / 3 >= kAutoCompareBelow || gpu.builder != "gpu") return gpu;
   Bvh hostBinary;
   WideBvh hostWide;
-  BvhBuildReport host = HostBuild(positions, options, hostBinary, hostWide, "");
+  BvhBuildReport host;
+  try {
+    host = HostBuild(positions, options, hostBinary, hostWide, "");
+  } catch (const std::exception& e) {  // (out of host memory, say): the GPU's tree, which is sound, and why
+    gpu.note = std::string("auto: the host-built tree to compare with failed (") + e.what() + "); kept the GPU's";
+    return gpu;
+  }
   const double gpuSah = WideSahCost(wide), hostSah = WideSahCost(hostWide);
-  char why[96];
+  char why[128];
   if (hostSah < gpuSah) {
     binary = std::move(hostBinary);
     wide = std::move(hostWide);
-    std::snprintf(why, sizeof why, "auto: SAH cost %.2f, the GPU-built tree's %.2f", hostSah, gpuSah);
+    std::snprintf(why, sizeof why, "auto: SAH cost %.2f, the GPU-built tree's %.2f (built in %.1f ms)", hostSah, gpuSah,
+                  gpu.buildMs + gpu.transferMs);
     host.method = why;
     return host;
   }
-  std::snprintf(why, sizeof why, " (auto: SAH cost %.2f, the host-built tree's %.2f)", gpuSah, hostSah);
+  std::snprintf(why, sizeof why, " (auto: SAH cost %.2f, the host-built tree's %.2f, built in %.0f ms)", gpuSah,
+                hostSah, host.buildMs);
   gpu.method += why;
   return gpu;
 }

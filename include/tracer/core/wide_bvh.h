@@ -105,7 +105,7 @@ TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) {
 #ifdef __CUDACC__
 static __constant__ uint32_t kByteFloatBits = 0x4B000000u;
 #endif
-TRACER_HD uint32_t ByteFloatBits() {
+static TRACER_HD uint32_t ByteFloatBits() {  // static, as the word it reads
 #if TRACER_ON_DEVICE
   return kByteFloatBits;
 #else
