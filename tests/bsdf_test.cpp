@@ -466,7 +466,9 @@ TEST(BsdfFurnace, EveryClassRoughnessAndAngle) {
                      " alpha " + std::to_string(alpha) + " cos " + std::to_string(c) + ": " + std::to_string(a.mean) +
                      " +- " + std::to_string(a.se));
         EXPECT_TRUE(AtMostOne(a));
-        if (l.kd == 1.0f || l.f0 == 1.0f) EXPECT_GE(a.mean, 0.97);
+        if (l.kd == 1.0f || l.f0 == 1.0f) {
+          EXPECT_GE(a.mean, 0.97);
+        }
         // The model's closed form: the layer reflects Es(wo) (single plus multiple scattering) and the base gets
         // the rest, kd (1 - Es(wo)), since EsAvg is the cosine-weighted mean of Es. What the sampled estimate may
         // differ by is the tables' interpolation (measured: 0.02% beyond 4 standard errors); a plain kd / pi base
@@ -477,7 +479,9 @@ TEST(BsdfFurnace, EveryClassRoughnessAndAngle) {
         worstClosed = std::max(worstClosed, std::fabs(a.mean - closed) - 4.0 * a.se);
         EXPECT_NEAR(a.mean, closed, 0.01 + 4.0 * a.se);
         // A grey base under Blender's layer, looked at from above, stays near its grey: the layer adds a few percent.
-        if (l.kd == 0.5f && c >= 0.7f) EXPECT_NEAR(a.mean, 0.5, 0.03);
+        if (l.kd == 0.5f && c >= 0.7f) {
+          EXPECT_NEAR(a.mean, 0.5, 0.03);
+        }
       }
   std::printf("[ furnace  ] glossy: largest |sampled - closed form| beyond 4 standard errors: %.4f\n", worstClosed);
   // Mirror: exactly ks.

@@ -580,7 +580,9 @@ void CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uin
   ::testing::Test::RecordProperty(name + "_build_ms", static_cast<int>(std::lround(buildMs)));
   EXPECT_LT(bvh.depth, kBvhStackSize);
   EXPECT_LE(wide.depth, kWideMaxDepth);
-  if (expectSplits) EXPECT_GT(wide.tris.size() / 3, static_cast<size_t>(n)) << name << ": no triangle was split";
+  if (expectSplits) {
+    EXPECT_GT(wide.tris.size() / 3, static_cast<size_t>(n)) << name << ": no triangle was split";
+  }
 
   const std::vector<Ray> rays = MakeParityRays(mesh, count, seed);
   TracedRays traced = TraceBoth(bvh, embree, rays, s);

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 # @file check_includes.py: the include rules of the three header layers (docs/ARCHITECTURE.md), checked on the
-# source tree. Prints one line per violation, "file:line: includes X: rule", and exits 1 when there is any;
-# sources that implement no header are reported as warnings only.
+# source tree. Prints one line per violation, "file:line: includes X: rule", and exits 1 when there is any.
 #
 #   python3 tests/check_includes.py [repository root (default: the parent of this file's folder)]
 #
@@ -10,10 +9,14 @@
 #   host/  headers (plain C++) include no cuda/ header and no CUDA runtime header;
 #   .cpp   files under src/ and tests/ (compiled by g++, also in the CUDA-less sanitizer build) include no
 #          cuda/ header and no CUDA runtime header;
-#   src/main.cpp and src/app/ (the CLI) include no core/ or cuda/ header directly;
-#   the CLI-facing host headers (CLI_FACING below) do not pull in, through any chain of "tracer/..." includes,
-#          the renderer's internals (FORBIDDEN_FOR_CLI below).
-# Naming (warning): src/<stem>.cpp / src/<stem>.cu should implement include/tracer/<layer>/<stem>.h.
+#   src/app/ (the CLI) includes no cuda/ header and of core/ only math.h (the vector types);
+#   nothing outside src/app/ includes an app header ("app/...", cli.h): the libraries do not depend on the CLI;
+#   nothing outside src/mpi/ includes <mpi.h>: MPI is private to tracer_mpi;
+#   no host/ header pulls in core/queue.h (the warp intrinsics), through any chain of "tracer/..." includes;
+#   the CLI-facing headers (CLI_FACING below, and src/app/cli.h, which main.cpp and tests include) do not pull in, through any chain of
+#          "tracer/..." includes, the renderer's internals (FORBIDDEN_FOR_CLI below);
+#   naming: a source under src/ or kernels/ named <stem>.cpp / <stem>.cu implements include/tracer/*/<stem>.h
+#          (or a <stem>_*.h's part, or a <stem>.h beside it), or is listed in NO_HEADER with the reason.
 # Stdlib only. Every #include line counts, also one inside #if: a rule holds for every configuration.
 import os
 import re
@@ -25,10 +28,23 @@ SOURCE_EXT = (".h", ".cuh", ".hpp", ".cpp", ".cu")
 SCAN_DIRS = ("include", "src", "kernels", "tests")
 SKIP_DIRS = {os.path.join("tests", "fuzz", "corpus")}
 
-CLI_FACING = ["cli.h", "render_options.h", "render_result.h", "film.h", "pass_driver.h", "backends.h",
+CLI_FACING = ["render_options.h", "render_result.h", "film.h", "pass_driver.h", "backends.h",
               "checkpoint.h", "device_error.h", "file_util.h", "timing.h", "image_io.h"]
-CLI_FACING_OPTIONAL = {"cli.h"}  # checked when it exists
 FORBIDDEN_FOR_CLI = ["tracer/core/bvh.h", "tracer/core/material.h", "tracer/core/integrator.h", "tracer/core/stages.h"]
+CLI_CORE_ALLOWED = {"tracer/core/math.h"}
+WARP_INTRINSICS = "tracer/core/queue.h"
+APP_HEADER_RE = re.compile(r'^(app/|cli\.h$|scene_setup\.h$|select_backend\.h$|start_job\.h$)')
+# Sources that implement no header of the same stem, and why.
+NO_HEADER = {
+  "src/app/main.cpp": "the entry point",
+  "src/app/commands.cpp": "the commands of cli.h",
+  "src/app/make_rays_command.cpp": "a command of cli.h",
+  "src/app/trace_command.cpp": "a command of cli.h",
+  "src/host/render/cpu_backend.cpp": "the CPU backend of host/backends.h",
+  "src/cuda/cuda_backend.cu": "the CUDA backend of host/backends.h",
+  "kernels/bounces_aligned.cu": "one layout's bounce kernels (cuda/stage_kernel.cuh), compiled apart to build in parallel",
+  "kernels/bounces_naive.cu": "one layout's bounce kernels (cuda/stage_kernel.cuh), compiled apart to build in parallel",
+}
 
 
 def includes_of(path):
@@ -71,7 +87,8 @@ def check_file(rel, incs):
   in_core = rel.startswith("include/tracer/core/")
   in_host = rel.startswith("include/tracer/host/")
   gxx = rel.endswith(".cpp") and (rel.startswith("src/") or rel.startswith("tests/"))
-  cli = rel == "src/main.cpp" or rel.startswith("src/app/")
+  cli = rel.startswith("src/app/")
+  mpi = rel.startswith("src/mpi/")
   for n, delim, name in incs:
     lay = layer(name)
     cuda_sys = is_cuda_system(delim, name)
@@ -87,18 +104,23 @@ def check_file(rel, incs):
       out.append((n, name, "a .cpp file is compiled by g++ without CUDA: no cuda/ header"))
     if gxx and cuda_sys:
       out.append((n, name, "a .cpp file is compiled by g++ without CUDA: no CUDA runtime header"))
-    if cli and lay in ("core", "cuda"):
-      out.append((n, name, "the CLI (src/main.cpp, src/app/) includes host/ headers only"))
+    if cli and (lay == "cuda" or (lay == "core" and name not in CLI_CORE_ALLOWED)):
+      out.append((n, name, "the CLI (src/app/) includes host/ headers and core/math.h only"))
+    if not cli and delim == '"' and APP_HEADER_RE.match(name):
+      out.append((n, name, "only the CLI (src/app/) includes app headers: the libraries do not depend on it"))
+    if not mpi and delim == "<" and name == "mpi.h":
+      out.append((n, name, "only src/mpi/ includes <mpi.h>: MPI is private to tracer_mpi"))
   return out
 
 
 def closure_path(root, start, target):
-  """The chain of "tracer/..." includes from `start` to `target` (both "tracer/..."), or None."""
+  """The chain of "tracer/..." includes from `start` to `target` (both "tracer/...", or `start` a path relative to
+  the root), or None."""
   seen = {start}
   stack = [(start, [start])]
   while stack:
     name, chain = stack.pop()
-    path = os.path.join(root, "include", name)
+    path = os.path.join(root, "include", name) if name.startswith("tracer/") else os.path.join(root, name)
     if not os.path.isfile(path):
       continue
     for _, delim, inc in includes_of(path):
@@ -114,7 +136,6 @@ def closure_path(root, start, target):
 def main():
   root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
   violations = []
-  warnings = []
   files = list(sources(root))
   if not any(f.startswith("include/tracer/") for f in files):
     print(f"check_includes: no include/tracer/ under {root}", file=sys.stderr)
@@ -125,41 +146,51 @@ def main():
     for n, name, rule in check_file(rel, incs):
       violations.append(f"{rel}:{n}: includes {name}: {rule}")
 
-  for header in CLI_FACING:
-    start = "tracer/host/" + header
-    path = os.path.join(root, "include", start)
+  starts = ["tracer/host/" + h for h in CLI_FACING] + ["src/app/cli.h"]
+  for start in starts:
+    path = os.path.join(root, "include", start) if start.startswith("tracer/") else os.path.join(root, start)
+    shown = "include/" + start if start.startswith("tracer/") else start
     if not os.path.isfile(path):
-      if header not in CLI_FACING_OPTIONAL:
-        warnings.append(f"include/{start}: warning: CLI-facing header listed in check_includes.py is missing")
+      violations.append(f"{shown}: CLI-facing header listed in check_includes.py is missing")
       continue
     incs = {inc: n for n, _, inc in reversed(includes_of(path))}
     for target in FORBIDDEN_FOR_CLI:
       chain = closure_path(root, start, target)
       if chain:
-        first = chain[1]
-        violations.append(f"include/{start}:{incs.get(first, 1)}: includes {target}: a CLI-facing header may not "
+        violations.append(f"{shown}:{incs.get(chain[1], 1)}: includes {target}: a CLI-facing header may not "
                           f"pull in renderer internals (via {' -> '.join(chain[1:])})")
 
-  headers = {}
+  for rel in files:
+    if not rel.startswith("include/tracer/host/"):
+      continue
+    start = rel[len("include/"):]
+    chain = closure_path(root, start, WARP_INTRINSICS)
+    if chain:
+      first = {inc: n for n, _, inc in reversed(includes_of(os.path.join(root, rel)))}.get(chain[1], 1)
+      violations.append(f"{rel}:{first}: includes {WARP_INTRINSICS}: a host/ header may not pull in the warp "
+                        f"intrinsics (via {' -> '.join(chain[1:])})")
+
+  stems = {}
   for rel in files:
     m = re.match(r"include/tracer/[^/]+/([^/]+)\.(h|cuh)$", rel)
     if m:
-      headers.setdefault(m.group(1), rel)
+      stems.setdefault(m.group(1), rel)
   for rel in files:
-    m = re.match(r"src/([^/]+)\.(cpp|cu)$", rel)
-    if not m or rel == "src/main.cpp":  # main.cpp is the entry point, it implements no header
+    m = re.match(r"(?:src|kernels)/(?:.+/)?([^/]+)\.(cpp|cu)$", rel)
+    if not m or rel.startswith(("src/tools/", "src/scripts/")) or rel in NO_HEADER:
       continue
-    if m.group(1) not in headers:
-      warnings.append(f"{rel}: warning: no include/tracer/*/{m.group(1)}.h: name a source after the header it implements")
+    stem = m.group(1)
+    beside = os.path.isfile(os.path.join(root, os.path.dirname(rel), stem + ".h"))
+    if not beside and stem not in stems and not any(stem.startswith(h + "_") for h in stems):
+      violations.append(f"{rel}: implements no include/tracer/*/{stem}.h (nor {stem.split('_')[0]}_*): name a "
+                        "source after the header it implements, or list it in NO_HEADER with the reason")
 
-  for w in warnings:
-    print(w)
   for v in violations:
     print(v)
   if violations:
     print(f"check_includes: {len(violations)} violation(s) of the include rules (docs/ARCHITECTURE.md)")
     return 1
-  print(f"check_includes: {len(files)} files, include rules hold ({len(warnings)} warning(s))")
+  print(f"check_includes: {len(files)} files, include rules hold")
   return 0
 
 

@@ -109,7 +109,9 @@ TEST(BumpMap, TiltsTheNormalAwayFromTheRise) {
       std::printf("bump -bm %g, %s: %.5f, expected %.5f\n", bm, halfX ? "half-bright map" : "constant environment", got,
                   expected);
       EXPECT_NEAR(got, expected, 0.006 * expected);
-      if (halfX) EXPECT_LT(got, 0.5 * 0.5 * 0.97);
+      if (halfX) {
+        EXPECT_LT(got, 0.5 * 0.5 * 0.97);
+      }
     }
   }
   test::RemoveTree(dir);
@@ -137,7 +139,9 @@ TEST(BumpMap, RampAlongVAndScaledUvTiltAsTheirSlopes) {
     std::printf("bump along v, turned uv, %s: %.5f, expected %.5f\n",
                 halfX ? "half-bright map" : "constant environment", got, expected);
     EXPECT_NEAR(got, expected, 0.006 * expected);
-    if (halfX) EXPECT_GT(got, 0.5 * 0.5 * 1.03);
+    if (halfX) {
+      EXPECT_GT(got, 0.5 * 0.5 * 1.03);
+    }
   }
   ASSERT_TRUE(test::WriteHeightRamp(dir + "/h.png"));
   const std::string scaled = test::WriteShadingQuad(dir, "Kd 0.5 0.5 0.5\nbump -bm 0.75 -s 2 1 1 -clamp on h.png");

@@ -190,7 +190,9 @@ TEST(RayFile, TraceRaysCommandMatchesTraverseBvh) {
   for (size_t i = 0; i < rays.size(); ++i) {
     EXPECT_EQ(any[i].tri >= 0, closest[i].tri >= 0) << "ray " << i;
     EXPECT_TRUE(SameBytes(any[i], expectedAny[i])) << "ray " << i;
-    if (any[i].tri >= 0) EXPECT_GE(any[i].t, closest[i].t) << "ray " << i;
+    if (any[i].tri >= 0) {
+      EXPECT_GE(any[i].t, closest[i].t) << "ray " << i;
+    }
   }
 
   // --bvh binary traces the binary BVH: its any hits are TraverseBvh's (another first hit than the wide BVH's

@@ -1,7 +1,7 @@
 // @file robustness_gpu_test.cu: GPU faults answered cleanly (label "gpu"; skips without a device): out of
 // device memory falls back to the CPU under --backend auto and fails clearly under --backend cuda; an illegal
 // address is reported, the context is treated as dead, and no image is written. The faults are injected
-// with TRACER_FAULT_INJECT (src/cuda_renderer.cu), since a healthy GPU produces neither on demand.
+// with TRACER_FAULT_INJECT (src/cuda/cuda_backend.cu), since a healthy GPU produces neither on demand.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"

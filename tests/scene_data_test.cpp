@@ -220,7 +220,9 @@ TEST(SceneData, HashStreamInPiecesIsTheContentHash) {
       at = std::min(bytes, at + piece);
       stream.HashUpTo(at);
       stream.HashUpTo(at);  // the same point twice hashes nothing more
-      if (at < bytes) EXPECT_THROW(stream.Digest(), std::logic_error);
+      if (at < bytes) {
+        EXPECT_THROW(stream.Digest(), std::logic_error);
+      }
     }
     EXPECT_EQ(stream.Digest(), whole) << "pieces of " << piece << " bytes";
   }

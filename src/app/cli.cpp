@@ -1,5 +1,5 @@
 // @file cli.cpp: the tracer's flags: their --help text, parsing into CliOptions and validation.
-#include "tracer/host/cli.h"
+#include "app/cli.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -525,7 +525,7 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
     err << "tracer: usage error: " << e.what() << " (try --help)\n";
     return 2;
   }
-  return kCliContinue;
+  return kContinue;
 }
 
 }  // namespace tracer

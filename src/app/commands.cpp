@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "app/cli.h"
 #include "scene_setup.h"
 #include "select_backend.h"
 #include "tracer/host/aov.h"
 #include "tracer/host/camera_probe.h"
 #include "tracer/host/checkpoint.h"
-#include "tracer/host/cli.h"
 #include "tracer/host/env_map.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/job.h"
@@ -29,6 +29,7 @@
 #include "tracer/host/scene_loader.h"
 #include "tracer/host/tile_guide.h"
 #include "tracer/host/timing.h"
+#include "tracer/host/version.h"
 
 namespace tracer {
 namespace {
@@ -210,7 +211,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
 
 // ---- resume and checkpoints ---------------------------------------------------------------------------------
 // Points the render at the resumed film when the checkpoint was made with the same settings. Returns
-// kCliContinue, or 2 (a usage error) when it was not.
+// kContinue, or 2 (a usage error) when it was not.
 int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::string& settings, RenderOptions& opt) {
   std::string diff = DescribeSettingsMismatch(resumed.settings, settings);
   if (!diff.empty() || resumed.film.width != opt.width || resumed.film.height != opt.height) {
@@ -225,7 +226,7 @@ int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::
                  resumed.film.sppDone, opt.spp);
   else if (!opt.quiet)
     std::fprintf(stderr, "resuming %s at %d of %d spp\n", cli.resumePath.c_str(), resumed.film.sppDone, opt.spp);
-  return kCliContinue;
+  return kContinue;
 }
 
 // A failed periodic save must not end a render that may have hours left: warn (once, unless quiet) and go on.
@@ -356,7 +357,7 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
   }
   ImageExtras extras;  // (EXR keeps them: what the image is, and how it was made)
   extras.half = cli.exrHalf;
-  extras.attributes = {{"tracer:version", TRACER_GIT_COMMIT},
+  extras.attributes = {{"tracer:version", VersionString()},
                        {"tracer:scene", cli.scenePath},
                        {"tracer:spp", std::to_string(result.sppDone)},
                        {"tracer:backend", result.backend},
@@ -413,7 +414,7 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
 int Render(CliOptions& cli, Job& job) {
   const Stopwatch commandClock;
   BackendChoice backend;
-  if (int code = job.Agree(SelectBackend(cli.backend, false, backend, job.IsRoot())); code != kCliContinue) return code;
+  if (int code = job.Agree(SelectBackend(cli.backend, false, backend, job.IsRoot())); code != kContinue) return code;
   if (job.Ranks() > 1) {
     backend.rankDevice = job.LocalRank();
     PrepareRankDevice(backend);  // while rank 0 loads, so that a rank renders as soon as it has the scene
@@ -463,10 +464,10 @@ int Render(CliOptions& cli, Job& job) {
         // 10.5 s to its image), so they are made only where used: --resume, --checkpoint and .exr's header.
         if (!cli.resumePath.empty() || !cli.checkpointPath.empty() || FormatFromPath(cli.outPath) == ImageFormat::kExr)
           settings = CheckpointSettings(cli.scenePath, loaded.data, opt);
-        return cli.resumePath.empty() ? kCliContinue : UseResumedFilm(cli, resumed, settings, opt);
+        return cli.resumePath.empty() ? kContinue : UseResumedFilm(cli, resumed, settings, opt);
       },
       loaded.data, deviceScene);
-  if (loadCode != kCliContinue) return loadCode;
+  if (loadCode != kContinue) return loadCode;
   const Stopwatch frameClock;
 
   // Long renders: the resumed film (above) and regular saves, on the rank that writes.
@@ -493,7 +494,7 @@ int Render(CliOptions& cli, Job& job) {
   const double frameSeconds = schedule ? 0.0 : frameClock.Seconds();  // (an MPI job's is in job.Report)
   job.SceneSent();                                                    // (rank 0 rendered while it sent the scene)
   if (showBar) std::fprintf(stderr, "\n");
-  if (!job.IsRoot()) return job.FinalCode(kCliContinue);                      // rank 0's code
+  if (!job.IsRoot()) return job.FinalCode(kContinue);                         // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
   const Stopwatch writeClock;
   AovImages aov;
@@ -526,7 +527,7 @@ std::string RankReportPath(const std::string& path, const Job& job) {
 
 int Profile(CliOptions& cli, Job& job) {
   BackendChoice backend;
-  if (int code = job.Agree(SelectBackend(cli.backend, true, backend, job.IsRoot())); code != kCliContinue) return code;
+  if (int code = job.Agree(SelectBackend(cli.backend, true, backend, job.IsRoot())); code != kContinue) return code;
   if (job.Ranks() > 1) backend.rankDevice = job.LocalRank();
   RenderOptions& opt = cli.render;
   // The profiler renders every variant at 64 spp unless --spp says otherwise, whichever backend was picked.
@@ -536,10 +537,10 @@ int Profile(CliOptions& cli, Job& job) {
       [&] {
         // the profiler times tile guiding too
         loaded = LoadAndBuild(cli, true, ChooseBvhBuilder(cli.bvhBuilder, backend));
-        return kCliContinue;
+        return kContinue;
       },
       loaded.data, false);
-  if (loadCode != kCliContinue) return loadCode;
+  if (loadCode != kContinue) return loadCode;
   job.SceneSent();  // before any rank measures: the ranks measure at the same time
   ProfileSettings ps;
   ps.sceneName = cli.scenePath.substr(cli.scenePath.find_last_of('/') + 1);
@@ -551,8 +552,8 @@ int Profile(CliOptions& cli, Job& job) {
   if (job.Ranks() == 1) return code;
   // Each rank measured on its own device: per rank and in total on rank 0.
   job.ReportThroughput(samplesPerSecond);
-  const int agreed = job.Agree(code == 0 ? kCliContinue : code);
-  return agreed == kCliContinue ? 0 : agreed;
+  const int agreed = job.Agree(code == 0 ? kContinue : code);
+  return agreed == kContinue ? 0 : agreed;
 }
 
 // Scene, checkpoint and render errors (and any other) end the run with exit code 1. In an MPI job the other

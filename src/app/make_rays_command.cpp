@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/cli.h"
 #include "scene_setup.h"
-#include "tracer/host/cli.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/ray_file.h"
 #include "tracer/host/scene_data.h"

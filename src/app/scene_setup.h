@@ -1,7 +1,7 @@
 // @file scene_setup.h: what every command that loads a scene does the same way: the loader's options from the
 // flags, the line that reports the BVH build, and how a failure ends the command.
 #pragma once
-#include "tracer/host/cli.h"
+#include "app/cli.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "app/cli.h"
 #include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
-#include "tracer/host/cli.h"
 #include "tracer/host/device_error.h"
 #include "tracer/host/job.h"
 #include "tracer/host/pass_driver.h"
@@ -49,7 +49,7 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
   }
   if (flag == "auto" && say) std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
 #endif
-  return kCliContinue;
+  return kContinue;
 }
 
 void PrepareRankDevice(const BackendChoice& choice) {

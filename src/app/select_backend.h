@@ -32,7 +32,7 @@ struct BackendChoice {
 
 // Decides before loading (so that the default --spp is known and a missing GPU is reported without waiting
 // for the BVH), saying on stderr which backend renders when `say` (rank 0 of an MPI job, or alone). Returns
-// kCliContinue, or 1 after printing why the asked-for backend or the profiler cannot run.
+// kContinue, or 1 after printing why the asked-for backend or the profiler cannot run.
 int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice, bool say = true);
 
 // A rank of an MPI job rendering on the GPU: makes its device current and creates its CUDA context now (about

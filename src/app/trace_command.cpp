@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "app/cli.h"
 #include "scene_setup.h"
 #include "select_backend.h"
-#include "tracer/host/cli.h"
 #include "tracer/host/ray_file.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
@@ -18,7 +18,7 @@ namespace {
 
 int TraceRays(CliOptions& cli) {
   BackendChoice backend;
-  if (int code = SelectBackend(cli.backend, false, backend); code != kCliContinue) return code;
+  if (int code = SelectBackend(cli.backend, false, backend); code != kContinue) return code;
   // The ray file first: a bad one is reported without waiting for the BVH.
   const std::vector<RayRecord> rays = ReadRayFile(cli.traceRaysPath);
   Stopwatch load;

@@ -105,7 +105,7 @@ TRACER_HD float FloatFromFix(int32_t v) {
 // The saturation that ends each fixed-point step (see above).
 TRACER_HD int32_t FixSaturate(int32_t v) { return v >= kFixInfThreshold ? kFixInf : (v > kFixMax ? kFixMax : v); }
 
-// ---- host references (src/minplus_host.cpp) ---------------------------------------------------------------
+// ---- host references (src/host/render/minplus.cpp) ---------------------------------------------------------------
 // One step: out[t][c] = min(C[t][c], min_k D[t][k] + C[k][c]). `out` must not alias D or C.
 // Returns true when some entry of out differs from (is smaller than) C.
 bool MinPlusStepHost(const float* D, const float* C, float* out, int T, int K);

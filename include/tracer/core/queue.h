@@ -4,15 +4,11 @@
 #include <type_traits>
 
 #include "tracer/core/common.h"
+#include "tracer/core/compaction.h"
 
 namespace tracer {
 
 enum class PushMode { kWarpAggregated, kPerThread };
-
-// How stages hand work to the next stage: warp-aggregated pushes (the default), one atomic per thread
-// (--naive-compaction), or no queues at all: every stage runs over the whole pool and dead lanes idle
-// (--no-compaction).
-enum class Compaction { kWarpAggregated, kPerThreadAtomic, kNone };
 
 #if TRACER_ON_DEVICE
 TRACER_DEVICE unsigned LaneMaskLt() {

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "tracer/host/film.h"
+#include "tracer/host/hasher.h"
 
 namespace tracer {
 
@@ -44,24 +45,6 @@ constexpr uint32_t kCheckpointVersion = 1;
 constexpr int64_t kMaxFilmPixels = int64_t(1) << 28;
 constexpr int kMaxFilmSide = 32768;
 constexpr uint32_t kMaxSettingsBytes = 1u << 20;
-
-// A 64-bit hash of bytes, word at a time. Each step is a bijection of the state for a fixed input word and
-// of the word for a fixed state, so changing any single 8-byte word always changes the result.
-class Hasher {
- public:
-  explicit Hasher(uint64_t seed = 0x9e3779b97f4a7c15ull) : h_(seed) {}
-  void Update(const void* data, size_t n);
-  uint64_t Digest() const;  // does not change the state; more Update calls may follow
-
- private:
-  void Mix(uint64_t word);
-  uint64_t h_;
-  uint64_t total_ = 0;
-  unsigned char pending_[8] = {};
-  size_t pendingBytes_ = 0;
-};
-uint64_t HashBytes(const void* data, size_t n);
-inline uint64_t HashString(const std::string& s) { return HashBytes(s.data(), s.size()); }
 
 struct Checkpoint {
   HostFilm film;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tracer/host/backends.h"  // DeviceSceneOffer
-#include "tracer/host/cli.h"
+#include "tracer/host/exit_code.h"
 #include "tracer/host/pass_driver.h"
 
 namespace tracer {
@@ -24,17 +24,17 @@ class Job {
   bool IsRoot() const { return Rank() == 0; }
   // The rank among those on this node (picks the GPU: local rank modulo the visible devices).
   virtual int LocalRank() const { return 0; }
-  // Every process's outcome of a step that may fail, made one: each passes kCliContinue or an exit code, and all
-  // get the root's code when it is not kCliContinue, else the code of the first rank that failed (the root
-  // names it), else kCliContinue.
+  // Every process's outcome of a step that may fail, made one: each passes kContinue or an exit code, and all
+  // get the root's code when it is not kContinue, else the code of the first rank that failed (the root
+  // names it), else kContinue.
   virtual int Agree(int code) { return code; }
   // Refuses (exit code 1 on every rank, after the root said which rank differs and how) inputs that differ
   // between the ranks: the scene file where a rank can read it, the tracer build, the command line.
   virtual int CheckSameInputs(const std::string& scenePath, int argc, char** argv) {
     (void)scenePath, (void)argc, (void)argv;
-    return kCliContinue;
+    return kContinue;
   }
-  // The root runs `load` (which fills `data` and returns kCliContinue or an exit code; its exceptions end every
+  // The root runs `load` (which fills `data` and returns kContinue or an exit code; its exceptions end every
   // rank with exit code 1 after the root printed them); then every rank holds the root's `data`. Alone: load().
   // The root may still be sending `data` when ShareScene returns, so that it can start rendering: until
   // SceneSent() returns, it only reads `data`, and it calls SceneSent() before `data` goes away.

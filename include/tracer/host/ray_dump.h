@@ -1,6 +1,6 @@
 // @file ray_dump.h: --dump-rays: a CPU render that also writes the rays entering intersect and shadow in each
 // bounce of its first pass, in the ray-file format (host/ray_file.h). Implemented by the CPU backend
-// (src/cpu_backend.cpp); the image is the same as without the dump.
+// (src/host/render/cpu_backend.cpp); the image is the same as without the dump.
 #pragma once
 #include <string>
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "tracer/core/queue.h"
+#include "tracer/core/compaction.h"
 #include "tracer/host/film.h"
 
 namespace tracer {

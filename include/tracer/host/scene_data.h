@@ -8,7 +8,7 @@
 
 #include "tracer/core/scene_view.h"
 #include "tracer/core/wide_bvh.h"
-#include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/hasher.h"
 #include "tracer/host/scene_loader.h"
 
 namespace tracer {

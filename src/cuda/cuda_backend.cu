@@ -10,6 +10,7 @@
 #include "tracer/cuda/device_tile_guide.h"
 #include "tracer/cuda/stage_kernel.cuh"
 #include "tracer/host/backends.h"
+#include "tracer/host/knobs.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 
@@ -21,10 +22,7 @@ namespace {
 // process's device scene fail as where two GPUs have no peer access (a real CUDA error: the driver is asked to open
 // a handle of nothing), so that the handling of each can be tested on a real GPU (tests/robustness_gpu_test.cu,
 // tests/mpi_gpu_test.cpp). Unset in normal use.
-std::string InjectedFault() {
-  const char* f = std::getenv("TRACER_FAULT_INJECT");
-  return f ? f : "";
-}
+std::string InjectedFault() { return knobs::FaultInject(); }
 __global__ void FaultKernel(int* p) { *p = 1; }
 
 // ---- path pool in either layout ------------------------------------------------------------------------------

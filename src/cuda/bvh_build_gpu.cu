@@ -21,6 +21,7 @@
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/bvh_build_gpu.h"
 #include "tracer/host/huge_pages.h"
+#include "tracer/host/knobs.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 #include "tracer/host/wide_bvh_build.h"
@@ -1505,8 +1506,7 @@ __global__ void WriteOrder(PlocTree t, const int* sortedTri, int32_t* order) {
 // measuring the radius's effect on quality and speed.
 template <typename Launch>
 void WithPlocRadius(Launch launch) {
-  const char* e = std::getenv("TRACER_PLOC_RADIUS");
-  const int r = e ? std::atoi(e) : kPlocRadius;
+  const int r = knobs::PlocRadius(kPlocRadius);
   if (r == 8)
     launch(std::integral_constant<int, 8>{});
   else if (r == 32)
@@ -1530,8 +1530,7 @@ int Multiprocessors() {
 // 6.16 and 6.77 (11.2 with 33). With 128-thread blocks and no local memory: the conference room 0.50, 0.50, 0.51 and
 // 0.69 ms with 66, 132, 264 and 396 blocks; the 10M terrain 7.07, 5.86 and 5.89 ms with 132, 264 and 396.
 int SweepBlocks(size_t nodes) {
-  const char* e = std::getenv("TRACER_SWEEP_BLOCKS");
-  const int cap = e ? std::max(1, std::atoi(e)) : 2 * Multiprocessors();
+  const int cap = knobs::SweepBlocks(2 * Multiprocessors());
   return std::min(static_cast<int>(GridFor(nodes, kSweepBlock)), cap);
 }
 
@@ -1691,10 +1690,8 @@ size_t TopReadySize(size_t n) { return n + static_cast<size_t>(TopBigBlocks()); 
 // Whether the SAH top runs for n triangles: from kSahTopAuto triangles (see the SAH top's comment above), or as
 // TRACER_SAH_TOP says (1 on, 0 off: a measuring knob).
 bool SahTopOn(size_t n) {
-  const char* e = std::getenv("TRACER_SAH_TOP");
-  if (e && std::strcmp(e, "1") == 0) return true;
-  if (e && std::strcmp(e, "0") == 0) return false;
-  return n >= kSahTopAuto;
+  const knobs::Switch s = knobs::SahTop();
+  return s == knobs::Switch::kAuto ? n >= kSahTopAuto : s == knobs::Switch::kOn;
 }
 
 // The SAH top's arrays that reuse the build's: the list and buffer a in the unsorted Morton codes' 8 bytes a triangle,
@@ -1859,7 +1856,7 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   TriangleBoxes<<<std::min(GridFor(numTris, kBlock), 4096u), kBlock, 0, st>>>(a.pos, n, a.triLo, a.triHi, a.bounds);
   TRACER_CHECK_LAUNCH("TriangleBoxes");
   MortonCodes<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(a.triLo, a.triHi, n, a.bounds, a.keys, a.ids,
-                                                           std::getenv("TRACER_MORTON_CUBE") != nullptr);
+                                                           knobs::MortonCube());
   TRACER_CHECK_LAUNCH("MortonCodes");
   size_t bytes = tempBytes;
   TRACER_CUDA_CHECK(

@@ -24,6 +24,7 @@
 #include "tracer/host/profile.h"
 #include "tracer/host/timing.h"
 #include "tracer/host/trace_rays.h"
+#include "tracer/host/version.h"
 #include "tracer/host/wide_bvh_build.h"
 
 namespace tracer {
@@ -231,7 +232,8 @@ QualityPair MeasureLightQuality(const SceneData& data, const RenderOptions& o, i
 std::string BeginReport(JsonWriter& j, const RenderOptions& base, const ProfileSettings& ps) {
   j.BeginObject();
   std::string gpu = GpuDescription(&j);
-  j.Field("git_commit", TRACER_GIT_COMMIT);
+  j.Field("git_commit", BuildCommit());
+  j.Field("version", VersionString());
   j.Field("scene", ps.sceneName);
   j.Field("width", base.width);
   j.Field("height", base.height);

@@ -26,10 +26,12 @@
 #include <utility>
 #include <vector>
 
-#include "tracer/host/checkpoint.h"  // Hasher
+#include "tracer/host/hasher.h"
+#include "tracer/host/knobs.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
+#include "tracer/host/version.h"
 
 namespace tracer {
 namespace {
@@ -540,10 +542,7 @@ struct RankSummary {
 
 }  // namespace
 
-double WatchdogSeconds() {
-  const char* v = std::getenv("TRACER_MPI_WATCHDOG_SECONDS");
-  return v && *v ? std::max(0.0, std::atof(v)) : 300.0;
-}
+double WatchdogSeconds() { return knobs::MpiWatchdogSeconds(); }
 
 namespace {
 
@@ -595,8 +594,7 @@ class MpiJob final : public Job {
     // The film sum's groups (FilmSum): the nodes; under TRACER_MPI_SHARED_FILM=K, groups of K consecutive ranks
     // of a node (0 or 1: every rank alone), rank 0's setting, so that every rank makes the same calls. And the
     // groups' first ranks, world rank 0 first.
-    const char* shared = std::getenv("TRACER_MPI_SHARED_FILM");
-    const int group = BcastInt(shared && *shared ? std::max(1, std::atoi(shared)) : 0, MPI_COMM_WORLD);
+    const int group = BcastInt(knobs::MpiSharedFilm(), MPI_COMM_WORLD);
     if (group == 0)
       TRACER_MPI_CHECK(MPI_Comm_dup(node, &filmNode_));
     else
@@ -670,9 +668,9 @@ class MpiJob final : public Job {
     std::vector<int> codes(IsRoot() ? static_cast<size_t>(ranks_) : 1);
     TRACER_MPI_CHECK(MPI_Gather(&code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, together));
     int verdict = code;
-    if (IsRoot() && code == kCliContinue)
+    if (IsRoot() && code == kContinue)
       for (int r = 1; r < ranks_; ++r)
-        if (codes[static_cast<size_t>(r)] != kCliContinue) {
+        if (codes[static_cast<size_t>(r)] != kContinue) {
           std::fprintf(stderr, "tracer: error: %s cannot go on (exit code %d)\n", Who(r).c_str(),
                        codes[static_cast<size_t>(r)]);
           verdict = codes[static_cast<size_t>(r)];
@@ -687,10 +685,10 @@ class MpiJob final : public Job {
     Hasher args;
     for (int i = 0; i < argc; ++i) args.Update(argv[i], std::strlen(argv[i]) + 1);
     mine.args = args.Digest();
-    std::snprintf(mine.build, sizeof mine.build, "%s", TRACER_GIT_COMMIT);
+    std::snprintf(mine.build, sizeof mine.build, "%s", VersionString().c_str());
     std::vector<Fingerprint> all(IsRoot() ? static_cast<size_t>(ranks_) : 1);
     TRACER_MPI_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, together));
-    int verdict = kCliContinue;
+    int verdict = kContinue;
     for (int r = 1; IsRoot() && r < ranks_; ++r) {
       const Fingerprint& f = all[static_cast<size_t>(r)];
       const std::string who = Who(r);
@@ -721,7 +719,7 @@ class MpiJob final : public Job {
   // With `deviceScene`, a rank on rank 0's node that can take rank 0's device scene returns once rank 0 offered
   // it (OfferDeviceScene), and receives `data` on a thread meanwhile (WaitForScene waits for it).
   int ShareScene(const std::function<int()>& load, SceneData& data, bool deviceScene) override {
-    int code = kCliContinue;
+    int code = kContinue;
     if (IsRoot()) {
       const Stopwatch clock;
       try {
@@ -733,11 +731,10 @@ class MpiJob final : public Job {
       loadSeconds_ = clock.Seconds();
     }
     code = BcastInt(code, together);
-    if (code != kCliContinue) return code;
+    if (code != kContinue) return code;
     // Who offers its device scene (rank 0's flag) and who takes it (the others').
     // TRACER_MPI_DEVICE_SCENE=0 (rank 0's): every rank receives the scene from the host (the naive twin).
-    const char* env = std::getenv("TRACER_MPI_DEVICE_SCENE");
-    const bool allowed = !IsRoot() || !env || std::strcmp(env, "0") != 0;
+    const bool allowed = !IsRoot() || !knobs::MpiDeviceSceneOff();
     const int mine = deviceScene && rootNode_ && allowed ? 1 : 0;
     std::vector<int> flags(static_cast<size_t>(ranks_));
     TRACER_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, flags.data(), 1, MPI_INT, together));
@@ -747,12 +744,12 @@ class MpiJob final : public Job {
         if (flags[0] && flags[static_cast<size_t>(r)]) takers_.push_back(r);
       offered_ = false;
       sender_ = TransferThread("sending the scene", [this, &data] { return SendScene(data, scene_); });
-      return kCliContinue;
+      return kContinue;
     }
     if (!flags[0] || !mine) {
       sceneBytes_ = ReceiveScene(data, scene_);
       sceneSeconds_ = frameClock_.Seconds();
-      return kCliContinue;
+      return kContinue;
     }
     receiver_ = TransferThread("receiving the scene", [this, &data] { return ReceiveScene(data, scene_); });
     try {  // (not unwinding past `data`, which the thread fills)
@@ -770,7 +767,7 @@ class MpiJob final : public Job {
       WaitForScene();  // rank 0 renders without a device scene
     else
       offerSeconds_ = frameClock_.Seconds();
-    return kCliContinue;
+    return kContinue;
   }
   // The scene's transfer (rank 0's sending, or a rank's receiving while it renders) on a thread: its bytes and
   // when it ended; an error ends the job.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tracer/core/math.h"
+#include "tracer/host/exit_code.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/render_options.h"
 
@@ -12,8 +13,7 @@ namespace tracer {
 
 class Job;
 
-// What ParseCli returns when the command should run; any other value is the process exit code.
-constexpr int kCliContinue = -1;
+// ParseCli returns kContinue when the command should run; any other value is the process exit code.
 
 enum class CliCommand { kRender, kProfile, kBenchmark };
 
@@ -61,7 +61,7 @@ struct CliOptions {
 };
 
 // Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
-// 2); returns kCliContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
+// 2); returns kContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
 // checks no file (the scene, the outputs and the checkpoint are rank 0's) and prints nothing (rank 0 prints).
 int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank = false);
 

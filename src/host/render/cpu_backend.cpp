@@ -9,6 +9,7 @@
 
 #include "tracer/core/stages.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/knobs.h"
 #include "tracer/host/ray_dump.h"
 #include "tracer/host/ray_file.h"
 #include "tracer/host/scene_data.h"
@@ -20,10 +21,7 @@ namespace {
 
 using L = AlignedLayout;
 
-bool InjectedPassFault() {
-  const char* f = std::getenv("TRACER_FAULT_INJECT");
-  return f && std::strcmp(f, "cpu-pass") == 0;
-}
+bool InjectedPassFault() { return knobs::FaultInject() == "cpu-pass"; }
 
 // Pushes of one chunk of items, first into chunk-local queues, then appended to the shared queues with one
 // atomic add per queue: the host's counterpart of the GPU's warp-aggregated push. With one atomic add per

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "app/cli.h"
 #include "app/start_job.h"
-#include "tracer/host/cli.h"
 
 int main(int argc, char** argv) {
   std::unique_ptr<tracer::Job> job = tracer::StartJob(argc, argv);
@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   tracer::CliOptions options;
   // Only rank 0 checks the files and prints; a usage error there ends every rank with its code.
   const int code = job->Agree(tracer::ParseCli(argc, argv, options, !job->IsRoot()));
-  if (code != tracer::kCliContinue) return code;
+  if (code != tracer::kContinue) return code;
   const bool oneProcessOnly =
       !options.traceRaysPath.empty() || !options.makeRaysPath.empty() || !options.dumpRaysDir.empty();
   if (oneProcessOnly && job->Ranks() > 1) {
@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   if (!options.traceRaysPath.empty()) return tracer::RunTraceRaysCommand(options);
   if (!options.makeRaysPath.empty()) return tracer::RunMakeRaysCommand(options);
   // Under MPI: the same build, arguments and (where a rank can read it) scene file on every rank.
-  if (int same = job->CheckSameInputs(options.scenePath, argc, argv); same != tracer::kCliContinue) return same;
+  if (int same = job->CheckSameInputs(options.scenePath, argc, argv); same != tracer::kContinue) return same;
   if (options.command == tracer::CliCommand::kRender) return tracer::RunRenderCommand(options, *job);
   return tracer::RunProfileCommand(options, *job);
 }

@@ -1,0 +1,28 @@
+// @file knobs.h: every TRACER_* environment variable the tracer itself reads, in one place (docs/TESTING.md lists
+// them with what they are for). They are for measuring and testing, not for normal use: flags are. Each is read
+// when asked for, never cached, so a test may change one between two calls.
+#pragma once
+#include <string>
+
+namespace tracer::knobs {
+
+// TRACER_PLOC_RADIUS: the GPU builder's PLOC search radius, 8 or 32 (any other value: `fallback`).
+int PlocRadius(int fallback);
+// TRACER_SWEEP_BLOCKS: the most blocks of the GPU builder's bottom-up sweep (at least 1), else `fallback`.
+int SweepBlocks(int fallback);
+// TRACER_SAH_TOP: 1 forces the GPU builder's SAH top on, 0 off; anything else (or unset) leaves it to size.
+enum class Switch { kAuto, kOn, kOff };
+Switch SahTop();
+// TRACER_MORTON_CUBE (set to anything): Morton codes over the scene's bounding cube instead of its box.
+bool MortonCube();
+// TRACER_MPI_WATCHDOG_SECONDS: how long a rank waits for the others before it gives up (0 never), default 300.
+double MpiWatchdogSeconds();
+// TRACER_MPI_SHARED_FILM: the film sum's groups, K consecutive ranks of a node (0 or unset: the nodes).
+int MpiSharedFilm();
+// TRACER_MPI_DEVICE_SCENE=0 (on rank 0): no rank copies rank 0's device scene; all receive it from the host.
+bool MpiDeviceSceneOff();
+// TRACER_FAULT_INJECT: a fault to inject for the error-handling tests (cpu-pass, illegal-address, ipc-open, ...);
+// empty when unset.
+std::string FaultInject();
+
+}  // namespace tracer::knobs
