@@ -24,7 +24,7 @@ constexpr unsigned kMinPlusBlock = 256;
 // ---- naive and coalesced: one thread per output -----------------------------------------------------------
 
 // Naive twin of MinPlusCoalescedKernel: threadIdx.x -> t, so a warp reads D[t..t+31][k], 32 rows T floats
-// apart (32 sectors per load instead of one broadcast); expect ~10x the coalesced time (69 vs 5.8 ms, H200).
+// apart (32 sectors per load instead of one broadcast); expect ~10x the coalesced time (docs/PERFORMANCE.md).
 __global__ void __launch_bounds__(kMinPlusBlock)
     MinPlusNaiveKernel(const float* __restrict__ D, const float* __restrict__ C, float* __restrict__ out, int T, int K,
                        int* changed) {
@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kMinPlusBlock)
 
 // threadIdx.x -> c: a warp shares t, so D[t][k] is one broadcast and C[k][c..c+31] one 128-byte line.
 // Naive twin of MinPlusTiledKernel: no reuse through shared memory or registers, two global (L1/L2) loads per
-// term instead of a sixteenth of an LDS.128; expect about 4x the tiled time (5.8 vs 1.5 ms on an H200).
+// term instead of a sixteenth of an LDS.128; expect about 4x the tiled time (docs/PERFORMANCE.md).
 __global__ void __launch_bounds__(kMinPlusBlock)
     MinPlusCoalescedKernel(const float* __restrict__ D, const float* __restrict__ C, float* __restrict__ out, int T,
                            int K, int* changed) {
@@ -93,15 +93,15 @@ __global__ void DenseFromBandKernel(TileBand band, const float* __restrict__ D, 
 // barrier per slab. Slab s + 1 is fetched while slab s is computed:
 //   - kVec (T % 4 == 0, K % 4 == 0, 16-byte aligned pointers) on sm_80+: cp.async 16-byte copies straight
 //     into shared memory (LDGSTS.128), so the prefetch holds no registers and the compiler cannot sink it
-//     below the compute (it did with a register prefetch: 2.0 ms instead of 1.5 at T = 8192). Each thread
+//     below the compute (it did with a register prefetch, a third slower at T = 8192). Each thread
 //     copies two 4-groups of D (rows tid/4 and 64 + tid/4, k offset (tid%4)*4: four threads read a row's 64
 //     bytes) and two of C (rows tid/32 and 8 + tid/32, 128 consecutive floats per row). A 4-group then lies
 //     entirely inside or outside the matrix.
 //   - otherwise (T or K not a multiple of 4, unaligned pointers, or the compute_75 PTX): the same mapping
 //     through registers, bounds-checked scalar loads issued before the compute and stored after it.
 // Anything outside the matrices is padded with the ring's +inf (inf + x = inf never wins a min).
-// Measured on an H200 (132 SMs, 1.98 GHz) at T = 8192, K = 256: 1.48 ms per step, 69% of the FP32 issue rate
-// counting FADD + FMNMX per term (128 blocks on 132 SMs caps it at 97%); the DPX variant 1.23 ms.
+// It reaches about two thirds of the FP32 issue rate counting FADD + FMNMX per term at T = 8192, K = 256, where 128
+// blocks on 132 SMs cap it at 97% (docs/PERFORMANCE.md, min-plus).
 constexpr int kBM = 128, kBN = 128, kBK = 16, kTM = 8, kTN = 8;
 constexpr int kTiledThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kDsStride = kBK + 4;
@@ -144,7 +144,8 @@ struct MinPlusFloatRing {
 };
 // (min, +) on fixed point: one VIADDMNMX (DPX, sm_90) per term; on older targets the intrinsic is an add and a min.
 // Float twin is MinPlusFloatRing: two instructions per term against one here. VIADDMNMX issues at half the FP32
-// rate (measured ~54 terms/clock/SM of 64), so it gains only what the saved issue slots give: 1.23 vs 1.48 ms.
+// rate (measured ~54 terms/clock/SM of 64), so it gains only what the saved issue slots give (docs/PERFORMANCE.md,
+// min-plus).
 struct MinPlusFixedRing {
   using Value = int32_t;
   using Vec = int4;
@@ -159,8 +160,8 @@ __device__ __forceinline__ auto Component(const Vec& v, int q) {
 }
 
 // One block per SM lets the compiler use ~150 registers (64 accumulators, 32 D + 8 C fragment values, addresses)
-// without spilling. Asking for two (a 128-register cap) measured the same on an H200 at T = 8192, where 128
-// blocks fill 128 of 132 SMs anyway, and spills in the scalar path.
+// without spilling. Asking for two (a 128-register cap) measured the same at T = 8192, where 128 blocks fill 128 of
+// 132 SMs anyway, and spills in the scalar path.
 template <class Ring, bool kVec>
 __global__ void __launch_bounds__(kTiledThreads, 1)
     MinPlusTiledKernel(const typename Ring::Value* __restrict__ D, const typename Ring::Value* __restrict__ C,
@@ -390,6 +391,8 @@ void LaunchMinPlusStep(MinPlusKernel which, const float* dD, const float* dC, fl
       TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));  // the temporaries are freed on return
       break;
     }
+    case MinPlusKernel::kBand:  // refused above
+      break;
   }
 }
 

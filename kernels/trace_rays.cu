@@ -23,7 +23,7 @@ namespace {
 
 // The intersect stage's traversal without its queues: what a ray costs to trace, and nothing else. At most 64
 // registers (8 blocks of 128 per SM), as the stage kernels get by themselves: left alone, ptxas gave this kernel
-// 94 once the wide node test changed (eb3defb), which cut its occupancy to a third and its speed by 12-27%.
+// over 90, which cut its occupancy to a third and its speed by a fifth or more.
 #ifndef TRACER_TRACE_MIN_BLOCKS
 #define TRACER_TRACE_MIN_BLOCKS 8
 #endif

@@ -20,7 +20,10 @@ MAX_FUNCTION_LINES = 100
 # Generated data, not code.
 FILE_ALLOWED = {"include/tracer/core/ggx_albedo_table.h"}
 # "file:function" -> why it may be longer.
-LONG_ALLOWED = {}
+LONG_ALLOWED = {
+  "kernels/minplus_launch.cu:MinPlusTiledKernel": "a kernel's inner loop: the register-tiled min-plus step, one body "
+                                                  "so its 64 accumulators stay in registers",
+}
 
 SIGNATURE_END = re.compile(r"\)\s*(const\s*)?(noexcept\s*)?(override\s*)?(->\s*[\w:<>, ]+\s*)?\{\s*$")
 CONTROL = re.compile(r"^\s*(\}\s*)?(if|for|while|switch|else|do|catch|return)\b")

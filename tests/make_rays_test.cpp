@@ -1,4 +1,4 @@
-// @file make_rays_test.cpp: the benchmark rays of issue 9 (host/make_rays.h) on the Cornell box: the camera
+// @file make_rays_test.cpp: the traversal benchmark's rays (host/make_rays.h) on the Cornell box: the camera
 // and its primary rays, the diffuse rays checked against hits, normals and the cosine distribution recomputed
 // here, the ao rays, determinism, and the --make-rays command with its usage errors.
 #include "tracer/host/make_rays.h"

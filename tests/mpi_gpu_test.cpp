@@ -1,7 +1,8 @@
-// @file mpi_gpu_test.cpp: issue 10 on the GPU: `mpirun -np N tracer --backend cuda` against one process, byte for
-// byte, with the ranks of rank 0's node copying its device scene (CUDA IPC) and without (TRACER_MPI_DEVICE_SCENE=0),
-// and a rank whose GPU faults after that copy. On one GPU the ranks share it (IPC within a device); where several
-// are visible, rank r uses GPU r modulo their number, so that the copies go from GPU to GPU. Skips without a device.
+// @file mpi_gpu_test.cpp: one frame over MPI ranks on the GPU: `mpirun -np N tracer --backend cuda` against one
+// process, byte for byte, with the ranks of rank 0's node copying its device scene (CUDA IPC) and without
+// (TRACER_MPI_DEVICE_SCENE=0), and a rank whose GPU faults after that copy. On one GPU the ranks share it (IPC within a
+// device); where several are visible, rank r uses GPU r modulo their number, so that the copies go from GPU to GPU.
+// Skips without a device.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,5 +1,5 @@
-// @file mpi_test.cpp: issue 10 from the outside: `mpirun -np N tracer` on the CPU backend against one process
-// (byte for byte, also with tile-guided light selection), the stop conditions (--time, signals, checkpoints and
+// @file mpi_test.cpp: one frame over MPI ranks, from the outside: `mpirun -np N tracer` on the CPU backend against one
+// process (byte for byte, also with tile-guided light selection), the stop conditions (--time, signals, checkpoints and
 // resume), faults (a rank killed, failing or stopped) and inputs that differ between ranks. Built only when CMake
 // found MPI and its launcher (TRACER_MPIEXEC); the launcher flags are Open MPI's, as CI installs it.
 #include <dirent.h>

@@ -1,4 +1,4 @@
-// @file robustness_test.cpp: issue 6 from the outside: bad options, non-finite samples, no GPU, long renders
+// @file robustness_test.cpp: robustness from the outside: bad options, non-finite samples, no GPU, long renders
 // (--time, signals, checkpoints and resume) and the checkpoint file format itself.
 //
 // Scene-input robustness lives in loader_test.cpp and is not repeated here. The CLI tests run the tracer

@@ -90,7 +90,7 @@ std::vector<unsigned char> DeviceScene::Export() const {
 DeviceScene::DeviceScene(const std::vector<unsigned char>& exported, cudaStream_t stream) {
   ExportedScene e;
   if (exported.size() != sizeof e) throw std::invalid_argument("a device scene's export has the wrong size");
-  std::memcpy(&e, exported.data(), sizeof e);
+  std::memcpy(static_cast<void*>(&e), exported.data(), sizeof e);  // the bytes ExportScene copied out of one
   if (e.magic != kExportMagic || e.arrays != kNumSceneArrays)
     throw std::invalid_argument("bytes that are no device scene's export");
   view = e.view;

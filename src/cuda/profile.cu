@@ -129,7 +129,7 @@ std::string GpuDescription(JsonWriter* json) {
     json->Field("memory_gib", static_cast<double>(prop.totalGlobalMem) / (1 << 30));
     json->EndObject();
   }
-  char buf[256];
+  char buf[sizeof prop.name + 128];
   std::snprintf(buf, sizeof buf, "%s (%d SMs, sm_%d%d, driver %d.%d, max SM clock %d MHz)", prop.name,
                 prop.multiProcessorCount, prop.major, prop.minor, driver / 1000, (driver % 1000) / 10, clockKHz / 1000);
   return buf;

@@ -66,11 +66,9 @@ TRACER_HD RayTriPre PrepareRay(Vec3 d) {
 constexpr float kHitBoxSlack = 1.0f - 1.0f / 2097152.0f;  // 1 - 2^-21
 // From the vertices relative to the ray's origin (v - o: min(v) - o is min(v - o), rounding being monotonic). Each
 // axis's near plane only, chosen by the direction's sign (SafeInverse keeps inv off zero): a min-or-max per pair
-// (one predicated FMNMX on the GPU) and a multiply, 13 instructions in all. On the H100 (2026-11-26, against
-// 7ef0215, --trace-rays at 1920x1080) it costs 6% of the conference room's primary and 9-10% of its and the sports
-// car's diffuse-ray rates (2% of the sports car's primary), 1.9% of the conference render (any-hit rays skip it):
-// the price of renders that repeat bit for bit. With both planes of each axis, or after the test from the reloaded
-// vertices, it cost the same.
+// (one predicated FMNMX on the GPU) and a multiply, 13 instructions in all: a few percent of the trace rates
+// (docs/PERFORMANCE.md, design measurements), the price of renders that repeat bit for bit (any-hit rays skip it).
+// With both planes of each axis, or after the test from the reloaded vertices, it cost the same.
 TRACER_HD float NearPlane(float a, float b, float c, float inv) {
   return (inv >= 0.0f ? Fminf(Fminf(a, b), c) : Fmaxf(Fmaxf(a, b), c)) * inv;
 }
@@ -106,7 +104,7 @@ TRACER_HD bool IntersectTriangleImpl(const RayTriPre& pre, Vec3 o, Vec3 rayInv, 
   float inv = 1.0f / det;
   t *= inv;
   if (!(t > 0.0f && t <= tmax)) return false;
-  // Only for a hit: computed before the edge tests, for every triangle, it cost the H100 20% of its trace rates.
+  // Only for a hit: computed before the edge tests, for every triangle, it cost a fifth of the trace rates.
   tOut = kBoxed ? Fmaxf(t, TriangleBoxEntry(a, b, c, rayInv) * kHitBoxSlack) : t;
   b1Out = v * inv;
   b2Out = w * inv;

@@ -86,117 +86,103 @@ TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
   return Dot(n, wo) > 0.0f && MirrorCosine(n, ng, wo) >= 0.0f ? n : ng;
 }
 
+// Emission reached by the previous BSDF sample, MIS-weighted against light sampling (zero for a back face).
 template <bool kLdg>
-TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, const Ray& ray, const HitRecord& hit,
-                                const PathState& ps) {
-  ShadeOutput out;
-  out.continues = false;
-  out.hasShadow = false;
-  out.emitted = Vec3(0.0f);
-  Surface sf = GetSurface<kLdg>(s, hit);
-  Vec3 le;
-  const SurfaceBsdf bsdf = GetBsdf<kLdg>(s, sf, le);
-  const Vec3 wo = -ray.d;
-  const PathRng rng{rp.seed, ps.pixel, ps.sample};
-  const int tile = GuideTile(s, rp, ps.pixel);
-  const float envPick = EnvPick(s, rp, tile);
-
-  // Emission reached by the previous BSDF sample, MIS-weighted against light sampling.
-  if (!IsBlack(le) && Dot(sf.ng, wo) > 0.0f) {
-    float w = 1.0f;
-    if (!(ps.flags & kPathSpecular)) {
-      int e = s.triEmitter[hit.tri];
-      Vec3 v0, v1, v2;
-      LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
-      float triArea = TriangleArea(v0, v1, v2);
-      float cosL = Dot(sf.ng, wo);
-      float pdfLight = (e >= 0 && triArea > 0.0f)
-                           ? (1.0f - envPick) * EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL
-                           : 0.0f;
-      w = PowerHeuristic(ps.bsdfPdf, pdfLight);
-    }
-    out.emitted = ps.throughput * le * w;
+TRACER_HD Vec3 EmittedRadiance(const SceneView& s, const HitRecord& hit, const PathState& ps, const Surface& sf,
+                               Vec3 le, Vec3 wo, int tile, float envPick) {
+  if (IsBlack(le) || !(Dot(sf.ng, wo) > 0.0f)) return Vec3(0.0f);
+  float w = 1.0f;
+  if (!(ps.flags & kPathSpecular)) {
+    int e = s.triEmitter[hit.tri];
+    Vec3 v0, v1, v2;
+    LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
+    float triArea = TriangleArea(v0, v1, v2);
+    float cosL = Dot(sf.ng, wo);
+    float pdfLight =
+        (e >= 0 && triArea > 0.0f) ? (1.0f - envPick) * EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL : 0.0f;
+    w = PowerHeuristic(ps.bsdfPdf, pdfLight);
   }
-  if (static_cast<int32_t>(ps.depth) >= rp.maxDepth) return out;
+  return ps.throughput * le * w;
+}
 
-  // Shading frame on the side of the incoming ray (two-sided surfaces), except for dielectrics,
-  // which need to know whether the ray enters or leaves.
-  const bool dielectric = bsdf.cls == kDielectric;
-  Vec3 n = sf.ns, ng = sf.ng;
-  if (!dielectric && Dot(ng, wo) < 0.0f) {
-    n = -n;
-    ng = -ng;
-  }
-  if (!dielectric) n = BendShadingNormal(n, ng, wo);
-  const Frame frame = Frame::FromNormal(n);
-  const Vec3 woL = frame.ToLocal(wo);
+// Where a shaded point is, in the shading frame: the frame, wo in it, and the geometric normal on the frame's side.
+struct ShadingPoint {
+  Frame frame;
+  Vec3 woL;
+  Vec3 ng;
+};
+
+// Next-event estimation: a direction toward one light, the environment with probability envPick or else a point on
+// one emitter, MIS-weighted against BSDF sampling. Fills out.shadow (and sets out.hasShadow) when the light
+// contributes.
+template <bool kLdg>
+TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const PathRng& rng, const Surface& sf,
+                                 const SurfaceBsdf& bsdf, const ShadingPoint& sp, int tile, float envPick,
+                                 ShadeOutput& out) {
   const uint32_t d = ps.depth;
-
-  // Next-event estimation: a direction toward one light, the environment with probability envPick or else a point
-  // on one emitter, MIS-weighted against BSDF sampling.
-  if (!IsDeltaClass(bsdf.cls) && (s.numEmitters > 0 || envPick > 0.0f)) {
-    const float uPick = rng.Bounce(d, kDimLightPick), u1 = rng.Bounce(d, kDimLightU), u2 = rng.Bounce(d, kDimLightV);
-    const bool toEnv = uPick < envPick;
-    Vec3 wi, le, target;
-    float pdfLight = 0.0f;  // solid angle, pick probability included
-    if (toEnv) {
-      const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
-      wi = es.wi;
-      le = es.le;
-      pdfLight = envPick * es.pdf;
-    } else {
-      const LightSample ls = SampleLight<kLdg>(s, tile, (uPick - envPick) / (1.0f - envPick), u1, u2);
-      const Vec3 toL = ls.p - sf.p;
-      const float dist2 = Dot(toL, toL);
-      if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
-        wi = toL / sqrtf(dist2);
-        const float cosL = -Dot(ls.n, wi);
-        if (cosL > 0.0f) pdfLight = (1.0f - envPick) * ls.pdfArea * dist2 / cosL;
-      }
-      le = ls.le;
-      target = ls.p;
+  const float uPick = rng.Bounce(d, kDimLightPick), u1 = rng.Bounce(d, kDimLightU), u2 = rng.Bounce(d, kDimLightV);
+  const bool toEnv = uPick < envPick;
+  Vec3 wi, le, target;
+  float pdfLight = 0.0f;  // solid angle, pick probability included
+  if (toEnv) {
+    const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
+    wi = es.wi;
+    le = es.le;
+    pdfLight = envPick * es.pdf;
+  } else {
+    const LightSample ls = SampleLight<kLdg>(s, tile, (uPick - envPick) / (1.0f - envPick), u1, u2);
+    const Vec3 toL = ls.p - sf.p;
+    const float dist2 = Dot(toL, toL);
+    if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
+      wi = toL / sqrtf(dist2);
+      const float cosL = -Dot(ls.n, wi);
+      if (cosL > 0.0f) pdfLight = (1.0f - envPick) * ls.pdfArea * dist2 / cosL;
     }
-    if (pdfLight > 0.0f && Dot(wi, ng) > 0.0f) {
-      const Vec3 wiL = frame.ToLocal(wi);
-      const Vec3 f = BsdfEval(bsdf, woL, wiL);
-      if (!IsBlack(f)) {
-        const float w = PowerHeuristic(pdfLight, BsdfPdf(bsdf, woL, wiL));
-        const Vec3 c = ps.throughput * f * le * (fabsf(wiL.z) * w / pdfLight);
-        if (!IsBlack(c)) {
-          out.hasShadow = true;
-          Ray& sr = out.shadow.ray;
-          sr.o = OffsetRayOrigin(sf.p, ng, wi);
-          if (toEnv) {  // unoccluded to infinity
-            sr.d = wi;
-            sr.tmax = kInf;
-          } else {
-            const Vec3 toL2 = target - sr.o;
-            const float d2 = Length(toL2);
-            sr.d = toL2 / d2;
-            sr.tmax = d2 * (1.0f - 1e-4f);
-          }
-          sr.index = static_cast<int32_t>(ps.pixel);
-          out.shadow.contribution = c;
-          out.shadow.depth = d;
-        }
-      }
-    }
+    le = ls.le;
+    target = ls.p;
   }
+  if (!(pdfLight > 0.0f && Dot(wi, sp.ng) > 0.0f)) return;
+  const Vec3 wiL = sp.frame.ToLocal(wi);
+  const Vec3 f = BsdfEval(bsdf, sp.woL, wiL);
+  if (IsBlack(f)) return;
+  const float w = PowerHeuristic(pdfLight, BsdfPdf(bsdf, sp.woL, wiL));
+  const Vec3 c = ps.throughput * f * le * (fabsf(wiL.z) * w / pdfLight);
+  if (IsBlack(c)) return;
+  out.hasShadow = true;
+  Ray& sr = out.shadow.ray;
+  sr.o = OffsetRayOrigin(sf.p, sp.ng, wi);
+  if (toEnv) {  // unoccluded to infinity
+    sr.d = wi;
+    sr.tmax = kInf;
+  } else {
+    const Vec3 toL2 = target - sr.o;
+    const float d2 = Length(toL2);
+    sr.d = toL2 / d2;
+    sr.tmax = d2 * (1.0f - 1e-4f);
+  }
+  sr.index = static_cast<int32_t>(ps.pixel);
+  out.shadow.contribution = c;
+  out.shadow.depth = d;
+}
 
-  // Sample the BSDF for the continuation.
+// Samples the BSDF for the continuation, with Russian roulette on the throughput; fills out.next and out.nextState
+// (and sets out.continues) when the path goes on.
+TRACER_HD void ContinuePath(const RenderParams& rp, const PathState& ps, const PathRng& rng, const Surface& sf,
+                            const SurfaceBsdf& bsdf, const ShadingPoint& sp, ShadeOutput& out) {
+  const uint32_t d = ps.depth;
   BsdfSample bs =
-      BsdfSampleDir(bsdf, woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU), rng.Bounce(d, kDimBsdfV));
-  if (!bs.valid || bs.pdf <= 0.0f) return out;
-  Vec3 wi = frame.ToWorld(bs.wi);
+      BsdfSampleDir(bsdf, sp.woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU), rng.Bounce(d, kDimBsdfV));
+  if (!bs.valid || bs.pdf <= 0.0f) return;
+  Vec3 wi = sp.frame.ToWorld(bs.wi);
   Vec3 beta = ps.throughput * bs.f * (fabsf(bs.wi.z) / bs.pdf);
-  if (IsBlack(beta) || !IsFinite(beta)) return out;
+  if (IsBlack(beta) || !IsFinite(beta)) return;
   // A reflected direction must leave on the side it came from, a refracted one on the other.
-  if (!dielectric && Dot(wi, ng) <= 0.0f) return out;
+  if (bsdf.cls != kDielectric && Dot(wi, sp.ng) <= 0.0f) return;
 
   // Russian roulette on the throughput.
   if (static_cast<int32_t>(d) + 1 >= rp.rouletteDepth) {
     float q = Fminf(MaxComponent(beta), 0.95f);
-    if (rng.Bounce(d, kDimRoulette) >= q) return out;
+    if (rng.Bounce(d, kDimRoulette) >= q) return;
     beta = beta / q;
   }
   out.continues = true;
@@ -209,6 +195,42 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   out.nextState.bsdfPdf = bs.delta ? 0.0f : bs.pdf;
   out.nextState.depth = d + 1;
   out.nextState.flags = bs.delta ? kPathSpecular : 0u;
+}
+
+// One path vertex: emission reached, a shadow ray toward a light, and the continuation.
+template <bool kLdg>
+TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, const Ray& ray, const HitRecord& hit,
+                                const PathState& ps) {
+  ShadeOutput out;
+  out.continues = false;
+  out.hasShadow = false;
+  Surface sf = GetSurface<kLdg>(s, hit);
+  Vec3 le;
+  const SurfaceBsdf bsdf = GetBsdf<kLdg>(s, sf, le);
+  const Vec3 wo = -ray.d;
+  const PathRng rng{rp.seed, ps.pixel, ps.sample};
+  const int tile = GuideTile(s, rp, ps.pixel);
+  const float envPick = EnvPick(s, rp, tile);
+  out.emitted = EmittedRadiance<kLdg>(s, hit, ps, sf, le, wo, tile, envPick);
+  if (static_cast<int32_t>(ps.depth) >= rp.maxDepth) return out;
+
+  // Shading frame on the side of the incoming ray (two-sided surfaces), except for dielectrics,
+  // which need to know whether the ray enters or leaves.
+  const bool dielectric = bsdf.cls == kDielectric;
+  Vec3 n = sf.ns, ng = sf.ng;
+  if (!dielectric && Dot(ng, wo) < 0.0f) {
+    n = -n;
+    ng = -ng;
+  }
+  if (!dielectric) n = BendShadingNormal(n, ng, wo);
+  ShadingPoint sp;
+  sp.frame = Frame::FromNormal(n);
+  sp.woL = sp.frame.ToLocal(wo);
+  sp.ng = ng;
+
+  if (!IsDeltaClass(bsdf.cls) && (s.numEmitters > 0 || envPick > 0.0f))
+    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, out);
+  ContinuePath(rp, ps, rng, sf, bsdf, sp, out);
   return out;
 }
 

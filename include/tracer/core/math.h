@@ -46,7 +46,7 @@ TRACER_HD Vec3 Min(Vec3 a, Vec3 b) { return {Fminf(a.x, b.x), Fminf(a.y, b.y), F
 TRACER_HD Vec3 Max(Vec3 a, Vec3 b) { return {Fmaxf(a.x, b.x), Fmaxf(a.y, b.y), Fmaxf(a.z, b.z)}; }
 // Component i of v, chosen with selects. Per-ray code indexes with this, never with GLM's operator[]: that is a
 // switch returning a reference, which nvcc compiles to branches, and in the watertight triangle test (whose axes
-// depend on the ray) the branches made traversal 20-35% slower on the H100 (conference, sports car).
+// depend on the ray) the branches made traversal markedly slower (docs/PERFORMANCE.md, design measurements).
 TRACER_HD float Axis(Vec3 v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
 TRACER_HD float MaxComponent(Vec3 a) { return Fmaxf(a.x, Fmaxf(a.y, a.z)); }
 TRACER_HD float Luminance(Vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }

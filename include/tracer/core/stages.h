@@ -263,11 +263,10 @@ struct ShadeStage {
 };
 
 // Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film. Begin and Finish
-// as IntersectStage's, but it is not run on persistent threads (kResumable false): in the render on the H100 the
-// persistent shadow stage took 27.6 ms against 11.3 on the Cornell box, 6.9 against 5.7 on the sports car and
-// 33.4 against 33.9 on the conference room. Shadow rays end after a few nodes, so a warp refills almost every
-// step, and all warps contend for the one item counter. (Long any-hit rays, --trace-rays --any-hit on the
-// ao files, do gain: conference 3.42 -> 5.14 G rays/s.)
+// as IntersectStage's, but it is not run on persistent threads (kResumable false): in the render, shadow rays end
+// after a few nodes, so a warp refills almost every step and all warps contend for the one item counter; persistent
+// shadow stages measured slower (docs/PERFORMANCE.md, design measurements). Long any-hit rays (--trace-rays --any-hit
+// on ambient-occlusion files) do gain from persistent threads.
 template <class L, Compaction C, bool kLdg, class T>
 struct ShadowStage {
   static constexpr Pushes kPushes = Pushes::kNothing;

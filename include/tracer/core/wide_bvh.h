@@ -54,8 +54,8 @@ constexpr int kWidePostponeBelow = kWideStackSize - kWideMaxDepth;
 static_assert(kWidePostponeBelow > 0, "room for postponed triangle groups");
 // Postponed triangle tests (Ylitie et al. 2017, section 3.3): on the GPU, a lane about to test triangles while
 // fewer than this many lanes of its warp do the same pushes its triangles and goes on down the tree, so that
-// triangle tests run with more lanes together. 0 turns it off. Closest hit only: on the H100 it made diffuse
-// rays 9-21% faster and any-hit (ambient occlusion) rays up to 16% slower (conference, sports car, bunny).
+// triangle tests run with more lanes together. 0 turns it off. Closest hit only: it speeds up incoherent closest-hit
+// rays and slows down any-hit rays (docs/PERFORMANCE.md, traversal levers).
 #ifndef TRACER_WIDE_POSTPONE_LANES
 #define TRACER_WIDE_POSTPONE_LANES 7
 #endif
@@ -100,8 +100,8 @@ TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) {
 // The float bits 0x4B000000 (2^23) that ByteAsFloat (below) fills in, as a value the GPU compiler cannot see: PRMT
 // takes one of its selector and its second source as an immediate, and with both constant ptxas put the selector in a
 // register, one IMAD a plane (48 a node) to set it up again under the register cap. Read from constant memory, the
-// 2^23 takes the register and the selectors are immediates: 88 fewer instructions in the --trace-rays kernel (SASS,
-// cuobjdump), ambient-occlusion rays 2.5-5% faster on the H100, the others 0-1% (README, traversal levers).
+// 2^23 takes the register and the selectors are immediates: fewer instructions a node (docs/PERFORMANCE.md, traversal
+// levers).
 #ifdef __CUDACC__
 static __constant__ uint32_t kByteFloatBits = 0x4B000000u;
 #endif

@@ -85,7 +85,7 @@ TRACER_HD float WideSlotScore(const Vec3& v, int s) {
 // in order of child, then slot, keeping the first highest, would pick, in fewer steps. Every array is indexed by an
 // unrolled loop's counter only, so that on the device they stay in registers: the GPU builder's top-down sweep runs
 // this where other warps' acquire fences keep emptying the SM's L1, and with arrays in local memory every access
-// went to L2 (60 us a visit on the H100, most of the sweep).
+// went to L2, which took most of the sweep's time.
 TRACER_HD uint32_t AssignWideSlotsPacked(const Vec3* lo, const Vec3* hi, int n, Vec3 nodeLo, Vec3 nodeHi) {
   const Vec3 c = nodeLo * 0.5f + nodeHi * 0.5f;
   Vec3 v[kWideSlots];

@@ -35,8 +35,7 @@ __global__ void __launch_bounds__(kStageBlock) StageKernel(const Body body) {
 // lanes. Bodies with kResumable only (core/stages.h: the wide BVH's intersect stage; kernels/trace_rays.cu).
 //
 // Registers bound occupancy (64 per thread: 50%), but more warps do not help: capped to 48 registers
-// (__launch_bounds__(kStageBlock, 10)) the H100 traced 0-6% fewer rays per second, and the conference render
-// ran at the same speed.
+// (__launch_bounds__(kStageBlock, 10)) it traced slower, not faster (docs/PERFORMANCE.md, design measurements).
 template <class Body>
 __global__ void __launch_bounds__(kStageBlock) PersistentStageKernel(const Body body, int* next, int refill) {
   constexpr unsigned kFull = 0xffffffffu;

@@ -1,8 +1,8 @@
-// @file make_rays.h: --make-rays: the benchmark rays of issue 9 (primary, diffuse and ambient-occlusion rays
+// @file make_rays.h: --make-rays: the traversal benchmark's rays (primary, diffuse and ambient-occlusion rays
 // from a camera fixed by the scene's bounds), written as ray files so that --trace-rays and an external tracer
 // (OptiX) can be timed on identical rays.
 //
-// Definitions (issue 9):
+// Definitions (fixed, so that other tracers can make the same rays):
 //   camera   pinhole, vertical fov 60 degrees, aspect W/H, up +y, eye = lo + (0.85, 0.55, 0.5) * extent,
 //            target = lo + (0.15, 0.3, 0.5) * extent (component-wise; lo = bounds min, extent = max - min);
 //   primary  one ray per pixel through its centre, in pixel order (row 0 at the top), id = pixel index,

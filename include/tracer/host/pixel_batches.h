@@ -11,11 +11,9 @@
 // errors of its mean, over the mean of the channels, where a pixel darker than the image's median pixel counts as the
 // median: bright pixels by their relative error, dark ones by their error against the image's typical brightness, as
 // the relative MSE (a - r)^2 / (r^2 + 0.01) that judges adaptive samplers weighs them in an image exposed to a median
-// near 0.1 (and near-black pixels do not sample forever). Measured with src/scripts/adaptive_report.py: a floor of 1%
-// or 10% of the image's mean followed every dark corner to --spp and saved nothing at equal relative MSE on the
-// Cornell box (64x64 on the CPU, pixel rule: 0.9-1.0x); on an H100 the mean itself, inflated by the emitters in view,
-// stopped the conference room's dark walls too early (0.73-0.88x at thresholds 0.1 and 0.05), and the median kept it
-// at 1.02-1.11x (the Cornell box 0.97-1.08x).
+// near 0.1 (and near-black pixels do not sample forever). Measured with src/scripts/adaptive_report.py: a floor at a
+// fraction of the image's mean followed every dark corner to --spp and saved nothing, and the mean itself, inflated by
+// emitters in view, stopped dark walls too early; the median did neither (docs/PERFORMANCE.md, adaptive sampling).
 //
 // Why tiles: a pixel stopped on its own error is biased. Its error and its mean come from the same samples, and a
 // pixel that has not yet met its rare bright paths looks both darker and less noisy than it is, so it stops low. Per

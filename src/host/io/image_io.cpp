@@ -96,7 +96,7 @@ void WriteExr(const std::string& tmp, const std::vector<float>& rgb, int w, int 
     }
   }
   // Each block of 16 rows is ZIP-compressed on its own, so OpenEXR compresses them on its thread pool (the bytes do
-  // not depend on the thread count). Without one, the 8K frame's file took 18.3 s on the 16-core H100 machine.
+  // not depend on the thread count). Without one, an 8K frame's file took many seconds.
   if (Imf::globalThreadCount() < ThreadPool::CoresAvailable()) Imf::setGlobalThreadCount(ThreadPool::CoresAvailable());
   Imf::OutputFile file(tmp.c_str(), header, Imf::globalThreadCount());
   file.setFrameBuffer(frame);

@@ -15,7 +15,7 @@ void HostFilm::Reset(int w, int h) {
   pixelSpp.clear();
 }
 
-// Over every core from 1M values on (an 8K frame's 100M took 0.34-0.47 s on one thread of the H100 machine); each
+// Over every core from 1M values on (an 8K frame's 100M take a few tenths of a second on one thread); each
 // value is computed alone, so the floats do not depend on the thread count.
 std::vector<float> HostFilm::Resolve() const {
   std::vector<float> rgb(sum.size(), 0.0f);

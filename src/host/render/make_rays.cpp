@@ -1,5 +1,5 @@
-// @file make_rays.cpp: --make-rays: the camera of issue 9 from the scene's bounds, its primary rays, and the
-// diffuse and ambient-occlusion rays leaving the primary hits (traced on the CPU with TraverseBvh).
+// @file make_rays.cpp: --make-rays: the benchmark camera (host/make_rays.h) from the scene's bounds, its primary rays,
+// and the diffuse and ambient-occlusion rays leaving the primary hits (traced on the CPU with TraverseBvh).
 #include "tracer/host/make_rays.h"
 
 #include <cstddef>
