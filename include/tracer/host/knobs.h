@@ -8,16 +8,18 @@ namespace tracer::knobs {
 
 // TRACER_PLOC_RADIUS: the GPU builder's PLOC search radius, 8 or 32 (any other value: `fallback`).
 int PlocRadius(int fallback);
-// TRACER_SWEEP_BLOCKS: the most blocks of the GPU builder's bottom-up sweep (at least 1), else `fallback`.
+// TRACER_SWEEP_BLOCKS: the most blocks of the GPU builder's top-down sweeps (at least 1), else `fallback`.
 int SweepBlocks(int fallback);
 // TRACER_SAH_TOP: 1 forces the GPU builder's SAH top on, 0 off; anything else (or unset) leaves it to size.
 enum class Switch { kAuto, kOn, kOff };
 Switch SahTop();
 // TRACER_MORTON_CUBE (set to anything): Morton codes over the scene's bounding cube instead of its box.
 bool MortonCube();
-// TRACER_MPI_WATCHDOG_SECONDS: how long a rank waits for the others before it gives up (0 never), default 300.
+// TRACER_MPI_WATCHDOG_SECONDS: the MPI dispatcher's watchdog, the least time a rank may go silent before the job is
+// ended (the dispatcher waits at least 20 times the longest pass too), default 300; 0 turns it off.
 double MpiWatchdogSeconds();
-// TRACER_MPI_SHARED_FILM: the film sum's groups, K consecutive ranks of a node (0 or unset: the nodes).
+// TRACER_MPI_SHARED_FILM: the film sum's groups, K consecutive ranks of a node (0 or 1: every rank alone; unset: the
+// nodes).
 int MpiSharedFilm();
 // TRACER_MPI_DEVICE_SCENE=0 (on rank 0): no rank copies rank 0's device scene; all receive it from the host.
 bool MpiDeviceSceneOff();
