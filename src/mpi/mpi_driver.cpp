@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "mpi_calls.h"
 #include "tracer/host/hasher.h"
 #include "tracer/host/knobs.h"
 #include "tracer/host/scene_data.h"
@@ -34,59 +35,8 @@
 #include "tracer/host/version.h"
 
 namespace tracer {
+using namespace mpi;  // (the parts of tracer_mpi that have files of their own)
 namespace {
-
-// ---- MPI calls ------------------------------------------------------------------------------------------------
-// The communicators return errors (MPI_ERRORS_RETURN); each call is checked and a failure thrown with its place,
-// to end in MpiJob::Abort.
-void CheckMpi(int rc, const char* expr, const char* file, int line) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int n = 0;
-  MPI_Error_string(rc, text, &n);
-  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + " " + expr + ": " + text);
-}
-#define TRACER_MPI_CHECK(expr) CheckMpi((expr), #expr, __FILE__, __LINE__)
-
-// Waits for a request without spinning a core: under a CPU job the ranks share the cores with the renderers,
-// and while rank 0 builds the BVH the others would otherwise busy-poll beside it.
-void WaitPolitely(MPI_Request& request, MPI_Status* status = MPI_STATUS_IGNORE) {
-  int done = 0;
-  for (int polls = 0;; ++polls) {
-    TRACER_MPI_CHECK(MPI_Test(&request, &done, status));
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(polls < 20 ? 50 : 1000));
-  }
-}
-
-int BcastInt(int value, MPI_Comm comm) {
-  MPI_Request request;
-  TRACER_MPI_CHECK(MPI_Ibcast(&value, 1, MPI_INT, 0, comm, &request));
-  WaitPolitely(request);
-  return value;
-}
-
-// MPI counts are ints: large arrays go in chunks of 1 GiB.
-void BcastBytes(void* data, size_t bytes, MPI_Comm comm) {
-  constexpr size_t kChunk = size_t(1) << 30;
-  char* p = static_cast<char*>(data);
-  for (size_t off = 0; off < bytes; off += kChunk)
-    TRACER_MPI_CHECK(MPI_Bcast(p + off, static_cast<int>(std::min(kChunk, bytes - off)), MPI_BYTE, 0, comm));
-}
-
-// Integer sums to rank 0, in place there, 128K values (1 MiB) at a time. Open MPI's reduction takes a temporary
-// buffer as large as the message on the root; above 32 MiB glibc maps it fresh for every call and unmaps it after,
-// so a whole 1080p film (47.5 MiB) paid 12,150 page faults on the root each time: 0.23 s of a 0.25-s reduction on
-// the 2-core test VM. Buffers of 1 MiB come back from the heap already mapped: 0.013 s there (chunks of 256 KiB
-// to 1 MiB measured alike, 2 MiB twice as slow).
-void ReduceSum(unsigned long long* data, size_t n, bool root, MPI_Comm comm) {
-  constexpr size_t kChunk = size_t(1) << 17;
-  for (size_t off = 0; off < n; off += kChunk) {
-    const int count = static_cast<int>(std::min(kChunk, n - off));
-    TRACER_MPI_CHECK(
-        MPI_Reduce(root ? MPI_IN_PLACE : data + off, data + off, count, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm));
-  }
-}
 
 // ---- the film sum ---------------------------------------------------------------------------------------------
 // The ranks of a node add their films in shared memory: an MPI shared-memory window holds one film per rank, each
