@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "film_sum.h"
 #include "mpi_calls.h"
 #include "tracer/host/hasher.h"
 #include "tracer/host/knobs.h"
@@ -37,85 +38,6 @@
 namespace tracer {
 using namespace mpi;  // (the parts of tracer_mpi that have files of their own)
 namespace {
-
-// ---- the film sum ---------------------------------------------------------------------------------------------
-// The ranks of a node add their films in shared memory: an MPI shared-memory window holds one film per rank, each
-// rank reads its backend's film into its own part, and after a barrier each adds one slice of every part into the
-// first part, so that the node's ranks add in parallel at memory speed instead of passing 47.5 MiB (a 1080p film)
-// through a reduction tree. Each node's sum then goes to rank 0 with MPI_Reduce, 1 MiB at a time (ReduceSum), among
-// the nodes' first ranks. Integers: the order of the additions does not change a bit of the image.
-// TRACER_MPI_SHARED_FILM=0 makes every rank a node of its own (one MPI_Reduce over all ranks, as across nodes): the
-// naive twin, and the multi-node path on one machine for the tests; =K (2 or more) groups of K ranks, so that the
-// tests also see several groups of several ranks.
-class FilmSum {
- public:
-  // Collective over `node` (world rank 0 is first there and in `leaders`, MPI_COMM_NULL on the other ranks).
-  FilmSum(MPI_Comm node, MPI_Comm leaders, size_t values) : node_(node), leaders_(leaders), n_(values) {
-    TRACER_MPI_CHECK(MPI_Comm_rank(node_, &nodeRank_));
-    TRACER_MPI_CHECK(MPI_Comm_size(node_, &nodeRanks_));
-    // Threads for the adds and rank 0's copy: the node's cores shared among its ranks, at most 8 (memory bandwidth).
-    pool_ = std::make_unique<ThreadPool>(std::clamp(ThreadPool::CoresAvailable() / nodeRanks_, 1, 8));
-    void* base = nullptr;
-    TRACER_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(n_ * sizeof(unsigned long long)),
-                                             sizeof(unsigned long long), MPI_INFO_NULL, node_, &base, &win_));
-    TRACER_MPI_CHECK(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));  // (windows do not inherit it)
-    TRACER_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
-    for (int r = 0; r < nodeRanks_; ++r) {
-      MPI_Aint bytes = 0;
-      int unit = 0;
-      void* part = nullptr;
-      TRACER_MPI_CHECK(MPI_Win_shared_query(win_, r, &bytes, &unit, &part));
-      parts_.push_back(static_cast<unsigned long long*>(part));
-    }
-    // The part's pages faulted in while the passes render, not after the last.
-    touch_ = std::thread([p = Mine(), n = n_] { std::memset(p, 0, n * sizeof(unsigned long long)); });
-  }
-  // Collective: every rank of the node calls it (MpiJob's destructor: not after MPI_Abort).
-  void Free() {
-    Ready();  // (a job that ends before it renders, a bad --resume say, would free the part under the thread)
-    TRACER_MPI_CHECK(MPI_Win_unlock_all(win_));
-    TRACER_MPI_CHECK(MPI_Win_free(&win_));
-  }
-  ~FilmSum() { Ready(); }
-  unsigned long long* Mine() { return parts_[static_cast<size_t>(nodeRank_)]; }
-  size_t Values() const { return n_; }
-  int Ranks() const { return nodeRanks_; }  // in this rank's node
-  void Ready() {
-    if (touch_.joinable()) touch_.join();
-  }
-  // After every rank of the node wrote Mine(): the sum of every rank's film into `out` on world rank 0.
-  void Sum(unsigned long long* out, bool root) {
-    Barrier();
-    const size_t begin = n_ * static_cast<size_t>(nodeRank_) / static_cast<size_t>(nodeRanks_),
-                 end = n_ * static_cast<size_t>(nodeRank_ + 1) / static_cast<size_t>(nodeRanks_);
-    unsigned long long* first = parts_[0];
-    pool_->ParallelFor(end - begin, kChunk, [&](size_t b, size_t e) {
-      for (int r = 1; r < nodeRanks_; ++r) {
-        const unsigned long long* p = parts_[static_cast<size_t>(r)];
-        for (size_t i = begin + b; i < begin + e; ++i) first[i] += p[i];
-      }
-    });
-    Barrier();
-    if (leaders_ != MPI_COMM_NULL) ReduceSum(first, n_, root, leaders_);
-    if (root) pool_->ParallelFor(n_, kChunk, [&](size_t b, size_t e) { std::copy(first + b, first + e, out + b); });
-    Barrier();  // (no rank writes its part again before rank 0 has read the sum)
-  }
-
- private:
-  void Barrier() {
-    TRACER_MPI_CHECK(MPI_Win_sync(win_));
-    TRACER_MPI_CHECK(MPI_Barrier(node_));
-    TRACER_MPI_CHECK(MPI_Win_sync(win_));
-  }
-  static constexpr size_t kChunk = size_t(1) << 16;  // values (512 KiB) per task
-  MPI_Comm node_, leaders_;
-  size_t n_;
-  int nodeRank_ = 0, nodeRanks_ = 1;
-  std::unique_ptr<ThreadPool> pool_;
-  MPI_Win win_ = MPI_WIN_NULL;
-  std::vector<unsigned long long*> parts_;
-  std::thread touch_;
-};
 
 // ---- the scene broadcast --------------------------------------------------------------------------------------
 // Rank 0 sends the scene through a communicator of its own, from a thread, so that its main thread can render
