@@ -28,6 +28,7 @@
 
 #include "film_sum.h"
 #include "mpi_calls.h"
+#include "scene_broadcast.h"
 #include "tracer/host/hasher.h"
 #include "tracer/host/knobs.h"
 #include "tracer/host/scene_data.h"
@@ -38,133 +39,6 @@
 namespace tracer {
 using namespace mpi;  // (the parts of tracer_mpi that have files of their own)
 namespace {
-
-// ---- the scene broadcast --------------------------------------------------------------------------------------
-// Rank 0 sends the scene through a communicator of its own, from a thread, so that its main thread can render
-// meanwhile: a header (the arrays' sizes and the scalars), the arrays of ForEachSceneArray in pieces of 4 MiB, and
-// last rank 0's SceneContentHash, computed on another thread while the arrays go out. A receiving rank hashes each
-// piece on a thread of its own while the next one arrives, and compares before it renders. The hash guards the
-// transfer and the layout (the ranks have already checked that they run one build with one command line and,
-// where they can read it, one scene file), at the cost of the last piece's hashing only.
-constexpr size_t kScenePiece = size_t(4) << 20;
-
-struct SceneHeader {
-  uint64_t arrays[kNumSceneArrays + 2];  // element counts, in ForEachSceneArray's order
-  int32_t bvhDepth, wideDepth;
-  Vec3 boundsMin, boundsMax, environment;
-  EnvParams envParams;
-  Camera camera;
-};
-// Broadcast as bytes: plain data, whose vectors are three packed floats each (core/math.h asserts it; GLM declares
-// their copy constructor, so the header is standard-layout but not formally trivially copyable).
-static_assert(std::is_standard_layout<SceneHeader>::value, "SceneHeader is broadcast as bytes");
-
-// The arrays' bytes, piece by piece, on rank 0 and the others alike; arrived(n) after each piece of n bytes.
-template <typename Data, typename Arrived>
-void BcastSceneArrays(Data& d, MPI_Comm comm, Arrived&& arrived) {
-  ForEachSceneArray(d, [&](auto& v, bool) {
-    char* p = const_cast<char*>(reinterpret_cast<const char*>(v.data()));  // rank 0 only reads
-    const size_t bytes = v.size() * sizeof(v[0]);
-    for (size_t off = 0; off < bytes; off += kScenePiece) {
-      const size_t n = std::min(kScenePiece, bytes - off);
-      BcastBytes(p + off, n, comm);
-      arrived(n);
-    }
-  });
-}
-
-// Rank 0's side. Returns the bytes sent.
-size_t SendScene(const SceneData& d, MPI_Comm comm) {
-  std::future<uint64_t> hash = std::async(std::launch::async, [&d] { return SceneContentHash(d); });
-  SceneHeader h{};
-  int i = 0;
-  ForEachSceneArray(d, [&](const auto& v, bool) { h.arrays[i++] = v.size(); });
-  h.bvhDepth = d.bvh.depth;
-  h.wideDepth = d.wide.depth;
-  h.boundsMin = d.boundsMin;
-  h.boundsMax = d.boundsMax;
-  h.environment = d.environment;
-  h.envParams = d.env.params;
-  h.camera = d.camera;
-  BcastBytes(&h, sizeof h, comm);
-  size_t bytes = 0;
-  BcastSceneArrays(d, comm, [&](size_t n) { bytes += n; });
-  uint64_t digest = hash.get();
-  BcastBytes(&digest, sizeof digest, comm);
-  return sizeof h + bytes + sizeof digest;
-}
-
-// Hashes a scene's stream on a thread of its own as its bytes arrive: Arrived(n) after each n bytes; the destructor
-// returns once everything that arrived is hashed.
-class HashFollower {
- public:
-  explicit HashFollower(SceneHashStream& stream) : stream_(stream), thread_([this] { Run(); }) {}
-  ~HashFollower() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
-  }
-  void Arrived(size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      arrived_ += bytes;
-    }
-    wake_.notify_one();
-  }
-
- private:
-  void Run() {
-    for (size_t hashed = 0;;) {
-      size_t upTo = 0;
-      bool last = false;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return arrived_ > hashed || stop_; });
-        upTo = arrived_;
-        last = stop_;  // nothing arrives after the stop
-      }
-      stream_.HashUpTo(upTo);
-      hashed = upTo;
-      if (last) return;
-    }
-  }
-
-  SceneHashStream& stream_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  size_t arrived_ = 0;
-  bool stop_ = false;
-  std::thread thread_;  // last: it starts once the members above exist
-};
-
-// Every other rank's side: fills `d` and checks it against rank 0's hash. Returns the bytes received.
-size_t ReceiveScene(SceneData& d, MPI_Comm comm) {
-  SceneHeader h{};
-  BcastBytes(&h, sizeof h, comm);
-  int i = 0;
-  ForEachSceneArray(d, [&](auto& v, bool) { v.resize(static_cast<size_t>(h.arrays[i++])); });
-  d.bvh.depth = h.bvhDepth;
-  d.wide.depth = h.wideDepth;
-  d.boundsMin = h.boundsMin;
-  d.boundsMax = h.boundsMax;
-  d.environment = h.environment;
-  d.env.params = h.envParams;
-  d.camera = h.camera;
-  SceneHashStream stream(d);
-  uint64_t digest = 0;
-  {
-    HashFollower follower(stream);
-    BcastSceneArrays(d, comm, [&](size_t n) { follower.Arrived(n); });
-    BcastBytes(&digest, sizeof digest, comm);
-  }
-  stream.HashUpTo(stream.Bytes());  // empty arrays at the end, if no byte came after them
-  if (stream.Digest() != digest)
-    throw std::runtime_error("the scene received from rank 0 differs from the one it sent (content hash)");
-  return sizeof h + stream.Bytes() + sizeof digest;
-}
 
 // ---- the inputs each rank sees --------------------------------------------------------------------------------
 struct Fingerprint {
