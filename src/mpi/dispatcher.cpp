@@ -119,9 +119,8 @@ void Dispatcher::HandOut(int rank, double now) {
 
 // The tail of the frame: once the samples left would not give every rank a full pass, they are split evenly
 // (at least 1 spp a pass), so that the ranks finish together instead of the film reduction waiting most of a
-// pass for the last one (on two H200s a conference-room pass at 1080p takes 37 ms). Samples are keyed by
-// their index, so the image does not change. Not with the tile guide, whose refreshes come before fixed pass
-// numbers: its passes stay those of one process.
+// pass for the last one (docs/PERFORMANCE.md). Samples are keyed by their index, so the image does not change.
+// Not with the tile guide, whose refreshes come before fixed pass numbers: its passes stay those of one process.
 int Dispatcher::TailSplit(int full, int remaining) const {
   if (plan_.tileGuide || remaining >= full * ranks_) return full;
   return std::max(1, std::min(full, (remaining + ranks_ - 1) / ranks_));

@@ -40,10 +40,9 @@ void BcastBytes(void* data, size_t bytes, MPI_Comm comm) {
     TRACER_MPI_CHECK(MPI_Bcast(p + off, static_cast<int>(std::min(kChunk, bytes - off)), MPI_BYTE, 0, comm));
 }
 
-// Open MPI's reduction takes a temporary buffer as large as the message on the root; above 32 MiB glibc maps it
-// fresh for every call and unmaps it after, so a whole 1080p film (47.5 MiB) paid 12,150 page faults on the root
-// each time: 0.23 s of a 0.25-s reduction on the 2-core test VM. Buffers of 1 MiB come back from the heap already
-// mapped: 0.013 s there (chunks of 256 KiB to 1 MiB measured alike, 2 MiB twice as slow).
+// In pieces because Open MPI's reduction takes a temporary buffer as large as the message on the root: above
+// 32 MiB glibc maps it fresh for every call and unmaps it after, so a whole film paid a page fault per page on the
+// root each time, while buffers of 1 MiB come back from the heap already mapped (docs/PERFORMANCE.md).
 void ReduceSum(unsigned long long* data, size_t n, bool root, MPI_Comm comm) {
   constexpr size_t kChunk = size_t(1) << 17;
   for (size_t off = 0; off < n; off += kChunk) {

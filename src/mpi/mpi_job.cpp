@@ -126,8 +126,8 @@ MpiJob::~MpiJob() {
 }
 
 // Open MPI binds each rank to one core when it starts two (its default for up to 2 ranks): the threads of a rank
-// (rank 0's scene sender, a receiver's hashing, the film sum, the CPU renderer) then share that core, and 2 GPUs
-// started their passes 0.03 s later on 4x H100. Rank 0 says so once, with the way out.
+// (rank 0's scene sender, a receiver's hashing, the film sum, the CPU renderer) then share that core, which delays
+// the ranks' first passes (docs/PERFORMANCE.md). Rank 0 says so once, with the way out.
 void MpiJob::SayWhereBoundToOneCore() {
   const int cores = ThreadPool::CoresAvailable();
   std::vector<int> all(IsRoot() ? static_cast<size_t>(ranks_) : 1);

@@ -24,11 +24,11 @@ MpiPassSchedule::~MpiPassSchedule() {
   }
 }
 
-// Rank 0 starts the dispatcher before its backend allocates (the other ranks have often allocated already and
-// ask for work: on 4x H100 they waited 0.02 s for rank 0's allocation). A backend that runs out of memory while
-// allocating hands over to another (the CPU), which renders passes of the first one's size then: the dispatcher
-// is started once. The passes' size decides how the work is cut; it changes the image only with the tile guide,
-// whose refreshes come before fixed pass numbers (the image is then unbiased, but not one process's CPU image).
+// Rank 0 starts the dispatcher before its backend allocates, since the other ranks have often allocated already and
+// ask for work (docs/PERFORMANCE.md). A backend that runs out of memory while allocating hands over to another (the
+// CPU), which renders passes of the first one's size then: the dispatcher is started once. The passes' size decides
+// how the work is cut; it changes the image only with the tile guide, whose refreshes come before fixed pass numbers
+// (the image is then unbiased, but not one process's CPU image).
 void MpiPassSchedule::Prepare(const Backend& backend, long long pool) {
   if (!job_.IsRoot() || dispatcher_) return;
   DispatchPlan plan;
