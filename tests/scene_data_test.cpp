@@ -203,7 +203,7 @@ TEST(SceneData, ArraysAreTheSameBytesOnAnyNumberOfThreads) {
             static_cast<long>(scene.NumTriangles() - expected.size()));
 }
 
-// An MPI rank hashes the scene as its pieces arrive (mpi_driver.cpp): any cut of the stream into pieces, at array
+// An MPI rank hashes the scene as its pieces arrive (scene_broadcast.cpp): any cut of the stream into pieces, at array
 // boundaries or inside them, gives SceneContentHash; an empty array keeps its place (its size is hashed).
 TEST(SceneData, HashStreamInPiecesIsTheContentHash) {
   SceneData d = FullScene();
