@@ -14,7 +14,8 @@ namespace {
 // Splits the polygons of more than four corners of one piece exactly as tinyobjloader does (its ear clipping, in the
 // library, on the same float positions): their corners' positions are written out as one small OBJ (9 digits: its
 // number parser reads them back to the same floats), one face per polygon over vertices of its own, and the
-// library's triangles are mapped back to the corners. One LoadObj per piece (per polygon, it cost 20 us each).
+// library's triangles are mapped back to the corners. One LoadObj per piece: one per polygon was too slow
+// (docs/PERFORMANCE.md).
 class TinyobjEarClipper {
  public:
   TinyobjEarClipper(const std::vector<tinyobj::real_t>& vertices, const ObjPolygons& piece) {
