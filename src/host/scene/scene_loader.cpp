@@ -7,7 +7,7 @@
 // The OBJ's geometry is parsed during those checks (its numbers with tinyobjloader's arithmetic, its polygons
 // triangulated as tinyobjloader triangulates them), since tinyobjloader's own parse is serial: seconds of a large
 // scene's load (docs/PERFORMANCE.md). LoadOptions::tinyobjParse keeps the library's parse as the naive twin; both
-// give the same Scene, byte for byte (tests/loader_test.cpp, the fuzzer).
+// give the same Scene, byte for byte (tests/loader_parse_test.cpp, the fuzzer).
 //
 // The steps, each in a file of its own beside this one: scene_files (finding and reading files), scene_text
 // (lines, tokens, numbers, messages), obj_scan (the OBJ's checks and our parse), mtl_scan and mtl_reader (the
