@@ -1,4 +1,4 @@
-// @file scene_host.h: the scene as loaded on the host (before BVH order), and the loader's interface.
+// @file scene_loader.h: the scene as loaded on the host (before BVH order), and the loader's interface.
 #pragma once
 #include <array>
 #include <stdexcept>

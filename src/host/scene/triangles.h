@@ -1,0 +1,31 @@
+// @file triangles.h: the Scene's triangle arrays, written from triangulated faces after one more check of each.
+#pragma once
+#include <tiny_obj_loader.h>
+
+#include <string>
+#include <vector>
+
+#include "tracer/host/scene_loader.h"
+#include "tracer/host/thread_pool.h"
+
+namespace tracer::loader {
+
+// Triangles as AddTriangles reads them: 3 corners and a material (tinyobjloader's id, -1 none) per triangle.
+struct TriangleBlock {
+  const tinyobj::index_t* corners;
+  const int* materials;
+  size_t count;
+  std::string name;  // tinyobjloader's shape name, for a message
+};
+
+// tinyobjloader's shapes as blocks, after checking that they are triangulated.
+std::vector<TriangleBlock> ShapeBlocks(const std::string& path, const std::vector<tinyobj::shape_t>& shapes);
+
+// Triangles, re-checking every index tinyobjloader returned (defence in depth); degenerate or non-finite ones
+// are dropped and counted, and faces without a (defined) material get a grey default appended on first use.
+// Two passes over pieces of faces: count what each piece keeps, then write each piece from its offset, so that the
+// arrays hold the same bytes for any number of threads (one piece on a pool of one thread).
+void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t& attrib,
+                  const std::vector<TriangleBlock>& blocks, size_t numObjMaterials, ThreadPool& pool);
+
+}  // namespace tracer::loader
