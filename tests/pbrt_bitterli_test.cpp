@@ -23,13 +23,10 @@ PbrtScene ParseBitterli(const std::string& name, std::string* dir) {
   return ParsePbrtFile(*dir + "/" + name + "/pbrt/scene-v4.pbrt");
 }
 
-std::map<std::string, int> Count(const PbrtScene& s, const char* what) {
+template <typename T>
+std::map<std::string, int> Kinds(const std::vector<T>& things) {
   std::map<std::string, int> n;
-  const std::string w = what;
-  if (w == "shapes")
-    for (const PbrtShape& x : s.shapes) ++n[x.type];
-  if (w == "materials")
-    for (const PbrtMaterial& x : s.materials) ++n[x.type];
+  for (const T& x : things) ++n[x.type];
   return n;
 }
 
@@ -44,6 +41,27 @@ size_t LoadMeshes(const PbrtScene& s) {
     triangles += mesh.NumTriangles();
   }
   return triangles;
+}
+
+// What every scene's file states: the view, the shapes by kind, the area lights, the triangles of its PLY meshes.
+struct Expected {
+  double fov;
+  int width, height;
+  std::map<std::string, int> shapes;
+  size_t areaLights;
+  size_t plyTriangles;
+};
+
+void ExpectScene(const PbrtScene& s, const Expected& e) {
+  EXPECT_EQ(s.camera.type, "perspective");
+  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), e.fov);
+  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), e.width);
+  EXPECT_EQ(s.film.params.GetInt("yresolution", 0), e.height);
+  EXPECT_EQ(Kinds(s.shapes), e.shapes);
+  EXPECT_EQ(s.areaLights.size(), e.areaLights);
+  EXPECT_EQ(LoadMeshes(s), e.plyTriangles);
+  // The Tungsten conversion's camera matrices all mirror one axis (pbrt's camera space is left-handed).
+  EXPECT_TRUE(s.camera.cameraFromWorld.SwapsHandedness());
 }
 
 class PbrtBitterli : public ::testing::Test {
@@ -73,17 +91,12 @@ class PbrtBitterli : public ::testing::Test {
 TEST_F(PbrtBitterli, CornellBox) {
   LOAD_OR_SKIP("cornell-box");
   const PbrtScene& s = scene_;
-  EXPECT_EQ(s.camera.type, "perspective");
-  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), 19.5);
-  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), 64);
-  EXPECT_EQ(s.film.params.GetInt("yresolution", 0), 64);
+  ExpectScene(s, {19.5, 64, 64, {{"trianglemesh", 8}}, 1, 0});
   EXPECT_EQ(s.integrator.params.GetInt("maxdepth", 0), 4);
   EXPECT_EQ(s.filter.type, "gaussian");
   EXPECT_DOUBLE_EQ(s.filter.params.GetFloat("xradius", 0), 1.5);
   EXPECT_EQ(s.accelerator.type, "bvh");
-  EXPECT_EQ(Count(s, "shapes"), (std::map<std::string, int>{{"trianglemesh", 8}}));
   EXPECT_EQ(s.namedMaterials.size(), 8u);
-  EXPECT_EQ(s.areaLights.size(), 1u);
   EXPECT_TRUE(s.lights.empty());
   // Transform [ 1 0 0 0  0 1 0 0  0 0 -1 0  0 -1 6.8 1 ]: the eye at (0, 1, 6.8) looking down -z.
   EXPECT_TRUE(test::Near(s.camera.worldFromCamera.ApplyPoint({0, 0, 0}), {0, 1, 6.8}, 1e-9));
@@ -96,12 +109,8 @@ TEST_F(PbrtBitterli, CornellBox) {
 TEST_F(PbrtBitterli, VeachMis) {
   LOAD_OR_SKIP("veach-mis");
   const PbrtScene& s = scene_;
-  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), 20.114292);
-  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), 1280);
-  EXPECT_EQ(s.film.params.GetInt("yresolution", 0), 720);
+  ExpectScene(s, {20.114292, 1280, 720, {{"sphere", 3}, {"trianglemesh", 6}}, 3, 0});
   EXPECT_EQ(s.integrator.params.GetInt("maxdepth", 0), 3);
-  EXPECT_EQ(Count(s, "shapes"), (std::map<std::string, int>{{"sphere", 3}, {"trianglemesh", 6}}));
-  EXPECT_EQ(s.areaLights.size(), 3u);
   std::vector<double> radii;
   for (const PbrtShape& shape : s.shapes)
     if (shape.type == "sphere") {
@@ -119,40 +128,28 @@ TEST_F(PbrtBitterli, VeachMis) {
 TEST_F(PbrtBitterli, VeachBidir) {
   LOAD_OR_SKIP("veach-bidir");
   const PbrtScene& s = scene_;
-  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), 35);
-  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), 1024);
+  ExpectScene(s, {35, 1024, 1024, {{"plymesh", 12}, {"trianglemesh", 2}}, 2, 11540});
   EXPECT_EQ(s.integrator.type, "bdpt");
   EXPECT_EQ(s.sampler.type, "independent");
-  EXPECT_EQ(Count(s, "shapes"), (std::map<std::string, int>{{"plymesh", 12}, {"trianglemesh", 2}}));
-  EXPECT_EQ(Count(s, "materials"), (std::map<std::string, int>{{"conductor", 1}, {"dielectric", 1}, {"diffuse", 3}}));
-  EXPECT_EQ(s.areaLights.size(), 2u);
-  EXPECT_EQ(LoadMeshes(s), 11540u);
+  EXPECT_EQ(Kinds(s.materials), (std::map<std::string, int>{{"conductor", 1}, {"dielectric", 1}, {"diffuse", 3}}));
 }
 
 TEST_F(PbrtBitterli, Coffee) {
   LOAD_OR_SKIP("coffee");
   const PbrtScene& s = scene_;
-  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), 25);
-  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), 800);
-  EXPECT_EQ(s.film.params.GetInt("yresolution", 0), 1000);
-  EXPECT_EQ(Count(s, "shapes"), (std::map<std::string, int>{{"plymesh", 20}, {"trianglemesh", 3}}));
-  EXPECT_EQ(Count(s, "materials"),
+  ExpectScene(s, {25, 800, 1000, {{"plymesh", 20}, {"trianglemesh", 3}}, 3, 235265});
+  EXPECT_EQ(Kinds(s.materials),
             (std::map<std::string, int>{{"coateddiffuse", 3}, {"conductor", 1}, {"dielectric", 1}, {"diffuse", 4}}));
   const PbrtMaterial& metal = s.materials[s.namedMaterials.at("Metal")];
   EXPECT_EQ(metal.params.Find("eta")->type, PbrtParamType::kSpectrum);
   EXPECT_EQ(metal.params.Find("eta")->strings, (std::vector<std::string>{"metal-Ag-eta"}));
-  EXPECT_EQ(s.areaLights.size(), 3u);
-  EXPECT_EQ(LoadMeshes(s), 235265u);
 }
 
 TEST_F(PbrtBitterli, Staircase2) {
   LOAD_OR_SKIP("staircase2");
   const PbrtScene& s = scene_;
-  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), 70);
-  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), 1024);
+  ExpectScene(s, {70, 1024, 1024, {{"disk", 5}, {"plymesh", 19}, {"trianglemesh", 8}}, 13, 30911});
   EXPECT_EQ(s.integrator.type, "volpath");
-  EXPECT_EQ(Count(s, "shapes"), (std::map<std::string, int>{{"disk", 5}, {"plymesh", 19}, {"trianglemesh", 8}}));
-  EXPECT_EQ(s.areaLights.size(), 13u);
   ASSERT_EQ(s.media.size(), 1u);
   EXPECT_EQ(s.media[0].name, "green");
   EXPECT_EQ(s.media[0].type, "homogeneous");
@@ -161,16 +158,12 @@ TEST_F(PbrtBitterli, Staircase2) {
   for (const PbrtShape& shape : s.shapes) inGreen += shape.insideMedium == "green" && shape.outsideMedium.empty();
   EXPECT_EQ(inGreen, 1);
   EXPECT_EQ(s.textures.size(), 3u);
-  EXPECT_EQ(LoadMeshes(s), 30911u);
 }
 
 TEST_F(PbrtBitterli, Classroom) {
   LOAD_OR_SKIP("classroom");
   const PbrtScene& s = scene_;
-  EXPECT_DOUBLE_EQ(s.camera.params.GetFloat("fov", 0), 35.9834);
-  EXPECT_EQ(s.film.params.GetInt("xresolution", 0), 1280);
-  EXPECT_EQ(s.film.params.GetInt("yresolution", 0), 720);
-  EXPECT_EQ(Count(s, "shapes"), (std::map<std::string, int>{{"plymesh", 79}}));
+  ExpectScene(s, {35.9834, 1280, 720, {{"plymesh", 79}}, 0, 103832});
   ASSERT_EQ(s.lights.size(), 2u);
   EXPECT_EQ(s.lights[0].type, "distant");
   EXPECT_EQ(s.lights[1].type, "infinite");
@@ -183,7 +176,6 @@ TEST_F(PbrtBitterli, Classroom) {
   // TransformBegin/End, read as pbrt-v4 reads them, with one warning.
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_TRUE(test::Contains(s.warnings[0], "TransformBegin/TransformEnd are deprecated"));
-  EXPECT_EQ(LoadMeshes(s), 103832u);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "pbrt_test_util.h"
 #include "test_util.h"
@@ -22,13 +24,17 @@ class PbrtFiles : public ::testing::Test {
     ASSERT_EQ(std::system(("mkdir -p '" + dir_ + "/sub'").c_str()), 0);
   }
   void TearDown() override { test::RemoveTree(dir_); }
+  // Writes the files (name, text) under the temporary folder.
+  void WriteFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+    for (const auto& [name, text] : files) WriteFile(dir_ + "/" + name, text);
+  }
+  // Writes the files, then returns the error of parsing the first.
+  std::string ErrorWith(const std::vector<std::pair<std::string, std::string>>& files) {
+    WriteFiles(files);
+    return ErrorOf(dir_ + "/" + files[0].first);
+  }
   std::string ErrorOf(const std::string& path) {
-    try {
-      ParsePbrtFile(path);
-    } catch (const PbrtError& e) {
-      return e.what();
-    }
-    return "";
+    return test::PbrtErrorFrom([&] { ParsePbrtFile(path); });
   }
   std::string dir_;
 };
@@ -60,38 +66,29 @@ TEST_F(PbrtFiles, IncludeIsTextualAndRelative) {
 }
 
 TEST_F(PbrtFiles, ErrorsNameTheIncludedFile) {
-  WriteFile(dir_ + "/main.pbrt", "WorldBegin\nInclude \"sub/bad.pbrt\"\n");
-  WriteFile(dir_ + "/sub/bad.pbrt", "Shape \"sphere\"\n\nShape \"sphere\" \"point3 p\" [ 1 2 ]\n");
-  EXPECT_EQ(ErrorOf(dir_ + "/main.pbrt"),
+  EXPECT_EQ(ErrorWith({{"main.pbrt", "WorldBegin\nInclude \"sub/bad.pbrt\"\n"},
+                       {"sub/bad.pbrt", "Shape \"sphere\"\n\nShape \"sphere\" \"point3 p\" [ 1 2 ]\n"}}),
             dir_ + "/sub/bad.pbrt:3: \"point3 p\": 2 values, not a multiple of the 3 of a point3");
 }
 
 TEST_F(PbrtFiles, MissingIncludeNamesTheIncludeLine) {
-  WriteFile(dir_ + "/main.pbrt", "WorldBegin\n\nInclude \"nothere.pbrt\"\n");
-  const std::string e = ErrorOf(dir_ + "/main.pbrt");
+  const std::string e = ErrorWith({{"main.pbrt", "WorldBegin\n\nInclude \"nothere.pbrt\"\n"}});
   EXPECT_TRUE(Contains(e, dir_ + "/main.pbrt:3: Include \"nothere.pbrt\": " + dir_ + "/nothere.pbrt: cannot open"));
   EXPECT_TRUE(Contains(ErrorOf(dir_ + "/absent.pbrt"), dir_ + "/absent.pbrt: cannot open"));
 }
 
 TEST_F(PbrtFiles, IncludeCycleIsAnError) {
-  WriteFile(dir_ + "/a.pbrt", "Include \"b.pbrt\"\n");
-  WriteFile(dir_ + "/b.pbrt", "Include \"a.pbrt\"\n");
-  EXPECT_TRUE(Contains(ErrorOf(dir_ + "/a.pbrt"), "files nested more than 32 deep"));
+  EXPECT_TRUE(Contains(ErrorWith({{"a.pbrt", "Include \"b.pbrt\"\n"}, {"b.pbrt", "Include \"a.pbrt\"\n"}}),
+                       "files nested more than 32 deep"));
 }
 
 TEST_F(PbrtFiles, ImportKeepsItsGraphicsStateButSharesNames) {
-  WriteFile(dir_ + "/main.pbrt",
-            "WorldBegin\n"
-            "Material \"diffuse\"\n"
-            "Import \"sub/part.pbrt\"\n"
-            "Shape \"sphere\"\n"
-            "NamedMaterial \"gold\"\n"
-            "Shape \"sphere\"\n");
-  WriteFile(dir_ + "/sub/part.pbrt",
-            "Translate 5 0 0\n"
-            "Material \"dielectric\"\n"
-            "MakeNamedMaterial \"gold\" \"string type\" \"conductor\"\n"
-            "Shape \"disk\"\n");
+  WriteFiles({{"main.pbrt",
+               "WorldBegin\nMaterial \"diffuse\"\nImport \"sub/part.pbrt\"\nShape \"sphere\"\n"
+               "NamedMaterial \"gold\"\nShape \"sphere\"\n"},
+              {"sub/part.pbrt",
+               "Translate 5 0 0\nMaterial \"dielectric\"\n"
+               "MakeNamedMaterial \"gold\" \"string type\" \"conductor\"\nShape \"disk\"\n"}});
   PbrtScene s = ParsePbrtFile(dir_ + "/main.pbrt");
   ASSERT_EQ(s.shapes.size(), 3u);
   EXPECT_EQ(s.shapes[0].type, "disk");
@@ -105,18 +102,13 @@ TEST_F(PbrtFiles, ImportKeepsItsGraphicsStateButSharesNames) {
 }
 
 TEST_F(PbrtFiles, ImportErrors) {
-  WriteFile(dir_ + "/early.pbrt", "Import \"x.pbrt\"\nWorldBegin\n");
-  EXPECT_EQ(ErrorOf(dir_ + "/early.pbrt"),
+  EXPECT_EQ(ErrorWith({{"early.pbrt", "Import \"x.pbrt\"\nWorldBegin\n"}}),
             dir_ + "/early.pbrt:1: Import describes the world: it must come after WorldBegin");
-  WriteFile(dir_ + "/open.pbrt", "WorldBegin\nImport \"sub/open.pbrt\"\n");
-  WriteFile(dir_ + "/sub/open.pbrt", "AttributeBegin\n");
-  EXPECT_EQ(ErrorOf(dir_ + "/open.pbrt"), dir_ +
-                                              "/sub/open.pbrt:1: AttributeBegin is not closed before the end "
-                                              "of the file imported at " +
-                                              dir_ + "/open.pbrt:2");
-  WriteFile(dir_ + "/close.pbrt", "WorldBegin\nAttributeBegin\nImport \"sub/close.pbrt\"\nAttributeEnd\n");
-  WriteFile(dir_ + "/sub/close.pbrt", "AttributeEnd\n");
-  EXPECT_EQ(ErrorOf(dir_ + "/close.pbrt"),
+  EXPECT_EQ(ErrorWith({{"open.pbrt", "WorldBegin\nImport \"sub/open.pbrt\"\n"}, {"sub/open.pbrt", "AttributeBegin\n"}}),
+            dir_ + "/sub/open.pbrt:1: AttributeBegin is not closed before the end of the file imported at " + dir_ +
+                "/open.pbrt:2");
+  EXPECT_EQ(ErrorWith({{"close.pbrt", "WorldBegin\nAttributeBegin\nImport \"sub/close.pbrt\"\nAttributeEnd\n"},
+                       {"sub/close.pbrt", "AttributeEnd\n"}}),
             dir_ + "/sub/close.pbrt:1: AttributeEnd without a matching AttributeBegin in this imported file");
 }
 

@@ -127,65 +127,59 @@ TEST(PbrtParser, LaterDuplicateParameterWins) {
 
 TEST(PbrtParser, ParameterErrorsNameFileAndLine) {
   const std::string w = "WorldBegin\n";
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\"\n \"point3 P\" [ 1 2 3 4 ]"),
-            "s.pbrt:3: \"point3 P\": 4 values, not a multiple of the 3 of a point3");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"rgb c\" [ 1 1 ]"),
-            "s.pbrt:2: \"rgb c\": 2 values, not a multiple of the 3 of a rgb");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"vector2 v\" [ 1 2 3 ]"),
-            "s.pbrt:2: \"vector2 v\": 3 values, not a multiple of the 2 of a vector2");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"quaternion q\" [ 1 ]"),
-            "s.pbrt:2: \"quaternion q\": unknown parameter type \"quaternion\"");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"integer n\" [ 1\n 2.5 ]"),
-            "s.pbrt:3: \"integer n\": expected an integer, found the number 2.5");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"integer n\" 3000000000"),
-            "s.pbrt:2: \"integer n\": 3000000000 does not fit in 32 bits");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"float f\" \"one\""),
-            "s.pbrt:2: \"float f\": expected a number, found the string \"one\"");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"string s\" 1"),
-            "s.pbrt:2: \"string s\": expected a quoted string, found the number 1");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"bool b\" 1"),
-            "s.pbrt:2: \"bool b\": expected true or false, found the number 1");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"texture t\" [ \"a\" \"b\" ]"),
-            "s.pbrt:2: \"texture t\": a texture parameter names one texture");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"spectrum s\" [ 400 1 500 ]"),
-            "s.pbrt:2: \"spectrum s\": a spectrum's numbers come in (wavelength, value) pairs");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"spectrum s\" [ 500 1 400 1 ]"),
-            "s.pbrt:2: \"spectrum s\": the wavelengths do not increase");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"spectrum s\" [ 400 \"a\" ]"),
-            "s.pbrt:2: \"spectrum s\": expected (wavelength, value) numbers or one name, found the string \"a\"");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"rgb c\" [ 1 -1 0 ]"), "s.pbrt:2: \"rgb c\": an rgb value is negative");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"float f\" [ ]"), "s.pbrt:2: \"float f\": no values");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"float f\" [ 1 2\nShape \"y\""),
-            "s.pbrt:3: \"float f\": the '[' at line 2 is not closed before the word Shape");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"float f\""),
-            "s.pbrt:2: \"float f\": expected a value or '[', found the end of the file");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"radius\" 1"),
-            "s.pbrt:2: \"radius\" is not a parameter declaration \"type name\"");
-  EXPECT_EQ(PbrtErrorOf(w + "Shape \"x\" \"float radius big\" 1"),
-            "s.pbrt:2: \"float radius big\" is not a parameter declaration \"type name\"");
+  const std::pair<std::string, std::string> kCases[] = {
+      {w + "Shape \"x\"\n \"point3 P\" [ 1 2 3 4 ]",
+       "s.pbrt:3: \"point3 P\": 4 values, not a multiple of the 3 of a point3"},
+      {w + "Shape \"x\" \"rgb c\" [ 1 1 ]", "s.pbrt:2: \"rgb c\": 2 values, not a multiple of the 3 of a rgb"},
+      {w + "Shape \"x\" \"vector2 v\" [ 1 2 3 ]",
+       "s.pbrt:2: \"vector2 v\": 3 values, not a multiple of the 2 of a vector2"},
+      {w + "Shape \"x\" \"quaternion q\" [ 1 ]", "s.pbrt:2: \"quaternion q\": unknown parameter type \"quaternion\""},
+      {w + "Shape \"x\" \"integer n\" [ 1\n 2.5 ]",
+       "s.pbrt:3: \"integer n\": expected an integer, found the number 2.5"},
+      {w + "Shape \"x\" \"integer n\" 3000000000", "s.pbrt:2: \"integer n\": 3000000000 does not fit in 32 bits"},
+      {w + "Shape \"x\" \"float f\" \"one\"", "s.pbrt:2: \"float f\": expected a number, found the string \"one\""},
+      {w + "Shape \"x\" \"string s\" 1", "s.pbrt:2: \"string s\": expected a quoted string, found the number 1"},
+      {w + "Shape \"x\" \"bool b\" 1", "s.pbrt:2: \"bool b\": expected true or false, found the number 1"},
+      {w + "Shape \"x\" \"texture t\" [ \"a\" \"b\" ]",
+       "s.pbrt:2: \"texture t\": a texture parameter names one texture"},
+      {w + "Shape \"x\" \"spectrum s\" [ 400 1 500 ]",
+       "s.pbrt:2: \"spectrum s\": a spectrum's numbers come in (wavelength, value) pairs"},
+      {w + "Shape \"x\" \"spectrum s\" [ 500 1 400 1 ]", "s.pbrt:2: \"spectrum s\": the wavelengths do not increase"},
+      {w + "Shape \"x\" \"spectrum s\" [ 400 \"a\" ]",
+       "s.pbrt:2: \"spectrum s\": expected (wavelength, value) numbers or one name, found the string \"a\""},
+      {w + "Shape \"x\" \"rgb c\" [ 1 -1 0 ]", "s.pbrt:2: \"rgb c\": an rgb value is negative"},
+      {w + "Shape \"x\" \"float f\" [ ]", "s.pbrt:2: \"float f\": no values"},
+      {w + "Shape \"x\" \"float f\" [ 1 2\nShape \"y\"",
+       "s.pbrt:3: \"float f\": the '[' at line 2 is not closed before the word Shape"},
+      {w + "Shape \"x\" \"float f\"", "s.pbrt:2: \"float f\": expected a value or '[', found the end of the file"},
+      {w + "Shape \"x\" \"radius\" 1", "s.pbrt:2: \"radius\" is not a parameter declaration \"type name\""},
+      {w + "Shape \"x\" \"float radius big\" 1",
+       "s.pbrt:2: \"float radius big\" is not a parameter declaration \"type name\""},
+  };
+  for (const auto& [text, message] : kCases) EXPECT_EQ(PbrtErrorOf(text), message) << text;
 }
 
 TEST(PbrtParser, DirectiveErrorsNameFileAndLine) {
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\n\nShapes \"sphere\""), "s.pbrt:3: unknown directive \"Shapes\"");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\n12"), "s.pbrt:2: expected a directive, found the number 12");
-  EXPECT_EQ(PbrtErrorOf("Shape \"sphere\""), "s.pbrt:1: Shape describes the world: it must come after WorldBegin");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nCamera \"perspective\""),
-            "s.pbrt:2: Camera is an option: it must come before WorldBegin");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nWorldBegin"), "s.pbrt:2: a second WorldBegin");
-  EXPECT_EQ(PbrtErrorOf("Film \"rgb\"\n"), "s.pbrt:2: the scene ends before WorldBegin");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nShape sphere"),
-            "s.pbrt:2: Shape: expected a type in quotes, found the word sphere");
-  EXPECT_EQ(PbrtErrorOf("Translate 1 2"), "s.pbrt:1: Translate: expected a number, found the end of the file");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nAttributeEnd"), "s.pbrt:2: AttributeEnd without a matching AttributeBegin");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nAttributeBegin\nAttributeBegin\nAttributeEnd\n"),
-            "s.pbrt:2: AttributeBegin is not closed before the end of the scene");
-  EXPECT_EQ(PbrtErrorOf("ActiveTransform Sometimes"),
-            "s.pbrt:1: ActiveTransform takes All, StartTime or EndTime, not \"Sometimes\"");
-  EXPECT_EQ(PbrtErrorOf("Option \"seed\" ["), "s.pbrt:1: Option \"seed\": expected a value, found '['");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nAttribute \"camera\" \"float f\" 1"),
-            "s.pbrt:2: Attribute: unknown target \"camera\" (it must be \"shape\", \"light\", \"material\", \"medium\" "
-            "or \"texture\")");
-  EXPECT_EQ(PbrtErrorOf("TransformTimes 1 0"), "s.pbrt:1: TransformTimes: the end time comes before the start time");
+  const std::pair<std::string, std::string> kCases[] = {
+      {"WorldBegin\n\nShapes \"sphere\"", "s.pbrt:3: unknown directive \"Shapes\""},
+      {"WorldBegin\n12", "s.pbrt:2: expected a directive, found the number 12"},
+      {"Shape \"sphere\"", "s.pbrt:1: Shape describes the world: it must come after WorldBegin"},
+      {"WorldBegin\nCamera \"perspective\"", "s.pbrt:2: Camera is an option: it must come before WorldBegin"},
+      {"WorldBegin\nWorldBegin", "s.pbrt:2: a second WorldBegin"},
+      {"Film \"rgb\"\n", "s.pbrt:2: the scene ends before WorldBegin"},
+      {"WorldBegin\nShape sphere", "s.pbrt:2: Shape: expected a type in quotes, found the word sphere"},
+      {"Translate 1 2", "s.pbrt:1: Translate: expected a number, found the end of the file"},
+      {"WorldBegin\nAttributeEnd", "s.pbrt:2: AttributeEnd without a matching AttributeBegin"},
+      {"WorldBegin\nAttributeBegin\nAttributeBegin\nAttributeEnd\n",
+       "s.pbrt:2: AttributeBegin is not closed before the end of the scene"},
+      {"ActiveTransform Sometimes", "s.pbrt:1: ActiveTransform takes All, StartTime or EndTime, not \"Sometimes\""},
+      {"Option \"seed\" [", "s.pbrt:1: Option \"seed\": expected a value, found '['"},
+      {"WorldBegin\nAttribute \"camera\" \"float f\" 1",
+       "s.pbrt:2: Attribute: unknown target \"camera\" (it must be \"shape\", \"light\", \"material\", \"medium\" "
+       "or \"texture\")"},
+      {"TransformTimes 1 0", "s.pbrt:1: TransformTimes: the end time comes before the start time"},
+  };
+  for (const auto& [text, message] : kCases) EXPECT_EQ(PbrtErrorOf(text), message) << text;
 }
 
 TEST(PbrtParser, AttributeDefaults) {
@@ -241,13 +235,16 @@ TEST(PbrtParser, MaterialsAnonymousAndNamed) {
 }
 
 TEST(PbrtParser, MaterialErrors) {
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nNamedMaterial \"nope\"\nShape \"sphere\"\n"),
-            "s.pbrt:2: NamedMaterial \"nope\": no MakeNamedMaterial defines it (the Shape at s.pbrt:3 uses it)");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nMakeNamedMaterial \"m\" \"string type\" \"diffuse\"\nMakeNamedMaterial \"m\" "
-                        "\"string type\" \"diffuse\""),
-            "s.pbrt:3: MakeNamedMaterial: \"m\" is already defined at s.pbrt:2");
-  EXPECT_EQ(PbrtErrorOf("WorldBegin\nMakeNamedMaterial \"m\" \"float eta\" 1.5"),
-            "s.pbrt:2: MakeNamedMaterial \"m\" has no \"string type\" parameter");
+  const std::pair<std::string, std::string> kCases[] = {
+      {"WorldBegin\nNamedMaterial \"nope\"\nShape \"sphere\"\n",
+       "s.pbrt:2: NamedMaterial \"nope\": no MakeNamedMaterial defines it (the Shape at s.pbrt:3 uses it)"},
+      {"WorldBegin\nMakeNamedMaterial \"m\" \"string type\" \"diffuse\"\nMakeNamedMaterial \"m\" "
+       "\"string type\" \"diffuse\"",
+       "s.pbrt:3: MakeNamedMaterial: \"m\" is already defined at s.pbrt:2"},
+      {"WorldBegin\nMakeNamedMaterial \"m\" \"float eta\" 1.5",
+       "s.pbrt:2: MakeNamedMaterial \"m\" has no \"string type\" parameter"},
+  };
+  for (const auto& [text, message] : kCases) EXPECT_EQ(PbrtErrorOf(text), message) << text;
   // A NamedMaterial that no shape uses is not an error (pbrt-v4 looks names up when shapes are created).
   EXPECT_EQ(PbrtErrorOf("WorldBegin\nNamedMaterial \"unused\"\n"), "");
 }

@@ -17,14 +17,20 @@ inline PbrtScene ParsePbrt(const std::string& text, const std::string& dir = "/t
 // The same after a WorldBegin on line 1: the snippet's first line is line 2.
 inline PbrtScene ParseWorld(const std::string& world) { return ParsePbrt("WorldBegin\n" + world); }
 
-// The message of the PbrtError that parsing throws, or "" when it parses.
-inline std::string PbrtErrorOf(const std::string& text, const std::string& dir = "/tmp") {
+// The message of the PbrtError that f() throws, or "" when it throws none.
+template <typename F>
+std::string PbrtErrorFrom(F&& f) {
   try {
-    ParsePbrt(text, dir);
+    f();
   } catch (const PbrtError& e) {
     return e.what();
   }
   return "";
+}
+
+// The message of the PbrtError that parsing throws, or "" when it parses.
+inline std::string PbrtErrorOf(const std::string& text, const std::string& dir = "/tmp") {
+  return PbrtErrorFrom([&] { ParsePbrt(text, dir); });
 }
 
 inline ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {

@@ -200,20 +200,20 @@ TEST(PbrtTransform, ObjectInstancesFlatten) {
 
 TEST(PbrtTransform, InstancingErrors) {
   const std::string w = "WorldBegin\n";
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectInstance \"ghost\""),
-            "s.pbrt:2: ObjectInstance \"ghost\": no ObjectBegin defines it");
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectBegin \"a\"\nObjectBegin \"b\""),
-            "s.pbrt:3: ObjectBegin \"b\" inside the definition of object \"a\"");
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectBegin \"a\"\nObjectInstance \"a\""),
-            "s.pbrt:3: ObjectInstance \"a\" inside the definition of object \"a\"");
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectBegin \"a\"\nObjectEnd\nObjectBegin \"a\"\nObjectEnd"),
-            "s.pbrt:4: ObjectBegin: object \"a\" is already defined at s.pbrt:2");
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectEnd"), "s.pbrt:2: ObjectEnd without a matching ObjectBegin");
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectBegin \"a\"\nAttributeBegin\nObjectEnd"),
-            "s.pbrt:4: ObjectEnd closes the AttributeBegin at s.pbrt:3");
-  EXPECT_EQ(PbrtErrorOf(w + "AttributeBegin\nObjectBegin \"a\"\nAttributeEnd"),
-            "s.pbrt:4: AttributeEnd closes the ObjectBegin at s.pbrt:3");
-  EXPECT_EQ(PbrtErrorOf(w + "ObjectBegin \"a\"\n"), "s.pbrt:2: ObjectBegin is not closed before the end of the scene");
+  const std::pair<std::string, std::string> kCases[] = {
+      {w + "ObjectInstance \"ghost\"", "s.pbrt:2: ObjectInstance \"ghost\": no ObjectBegin defines it"},
+      {w + "ObjectBegin \"a\"\nObjectBegin \"b\"", "s.pbrt:3: ObjectBegin \"b\" inside the definition of object \"a\""},
+      {w + "ObjectBegin \"a\"\nObjectInstance \"a\"",
+       "s.pbrt:3: ObjectInstance \"a\" inside the definition of object \"a\""},
+      {w + "ObjectBegin \"a\"\nObjectEnd\nObjectBegin \"a\"\nObjectEnd",
+       "s.pbrt:4: ObjectBegin: object \"a\" is already defined at s.pbrt:2"},
+      {w + "ObjectEnd", "s.pbrt:2: ObjectEnd without a matching ObjectBegin"},
+      {w + "ObjectBegin \"a\"\nAttributeBegin\nObjectEnd", "s.pbrt:4: ObjectEnd closes the AttributeBegin at s.pbrt:3"},
+      {w + "AttributeBegin\nObjectBegin \"a\"\nAttributeEnd",
+       "s.pbrt:4: AttributeEnd closes the ObjectBegin at s.pbrt:3"},
+      {w + "ObjectBegin \"a\"\n", "s.pbrt:2: ObjectBegin is not closed before the end of the scene"},
+  };
+  for (const auto& [text, message] : kCases) EXPECT_EQ(PbrtErrorOf(text), message) << text;
   // An instance may come before its object's definition (pbrt-v4 resolves them at the end).
   PbrtScene s = ParseWorld("ObjectInstance \"late\"\nObjectBegin \"late\"\nShape \"sphere\"\nObjectEnd\n");
   EXPECT_EQ(s.instances[0].object, 0);

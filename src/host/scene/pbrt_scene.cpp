@@ -28,19 +28,11 @@ PbrtError::PbrtError(const std::string& file, int line, const std::string& messa
 // ---- transforms ----
 
 PbrtTransform PbrtTransform::Translate(double x, double y, double z) {
-  PbrtTransform t;
-  t.m[0][3] = x;
-  t.m[1][3] = y;
-  t.m[2][3] = z;
-  return t;
+  return {{{{1, 0, 0, x}, {0, 1, 0, y}, {0, 0, 1, z}, {0, 0, 0, 1}}}};
 }
 
 PbrtTransform PbrtTransform::Scale(double x, double y, double z) {
-  PbrtTransform t;
-  t.m[0][0] = x;
-  t.m[1][1] = y;
-  t.m[2][2] = z;
-  return t;
+  return {{{{x, 0, 0, 0}, {0, y, 0, 0}, {0, 0, z, 0}, {0, 0, 0, 1}}}};
 }
 
 PbrtTransform PbrtTransform::Rotate(double degrees, double x, double y, double z) {
@@ -178,35 +170,11 @@ double PbrtTransform::Determinant3() const {
 // ---- parameters ----
 
 const char* PbrtParamTypeName(PbrtParamType type) {
-  switch (type) {
-    case PbrtParamType::kInteger:
-      return "integer";
-    case PbrtParamType::kFloat:
-      return "float";
-    case PbrtParamType::kPoint2:
-      return "point2";
-    case PbrtParamType::kVector2:
-      return "vector2";
-    case PbrtParamType::kPoint3:
-      return "point3";
-    case PbrtParamType::kVector3:
-      return "vector3";
-    case PbrtParamType::kNormal3:
-      return "normal3";
-    case PbrtParamType::kSpectrum:
-      return "spectrum";
-    case PbrtParamType::kRgb:
-      return "rgb";
-    case PbrtParamType::kBlackbody:
-      return "blackbody";
-    case PbrtParamType::kBool:
-      return "bool";
-    case PbrtParamType::kString:
-      return "string";
-    case PbrtParamType::kTexture:
-      return "texture";
-  }
-  return "?";
+  // In the order of PbrtParamType.
+  static const char* const kNames[] = {"integer",  "float", "point2",    "vector2", "point3", "vector3", "normal3",
+                                       "spectrum", "rgb",   "blackbody", "bool",    "string", "texture"};
+  const size_t i = static_cast<size_t>(type);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
 }
 
 size_t PbrtParam::Count() const {

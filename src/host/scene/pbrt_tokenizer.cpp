@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "tracer/host/gzip_file.h"
 
@@ -122,31 +123,13 @@ void PbrtTokenizer::ScanString(PbrtToken& token) {
       continue;
     }
     if (pos_ >= text_.size()) Fail(token.line, "unterminated string: the file ends after a '\\'");
+    // The escapes pbrt-v4's tokenizer decodes, and what they stand for.
+    static const char kEscaped[] = "bfnrt\\'\"";
+    static const char kDecoded[] = "\b\f\n\r\t\\'\"";
     const char e = text_[pos_++];
-    switch (e) {
-      case 'b':
-        token.text.push_back('\b');
-        break;
-      case 'f':
-        token.text.push_back('\f');
-        break;
-      case 'n':
-        token.text.push_back('\n');
-        break;
-      case 'r':
-        token.text.push_back('\r');
-        break;
-      case 't':
-        token.text.push_back('\t');
-        break;
-      case '\\':
-      case '\'':
-      case '"':
-        token.text.push_back(e);
-        break;
-      default:
-        Fail(token.line, std::string("unknown escape '\\") + e + "' in a string");
-    }
+    const char* found = e != '\0' ? std::strchr(kEscaped, e) : nullptr;
+    if (!found) Fail(token.line, std::string("unknown escape '\\") + e + "' in a string");
+    token.text.push_back(kDecoded[found - kEscaped]);
   }
 }
 

@@ -217,29 +217,26 @@ class Cursor {
     return v;
   }
 
+  template <typename T>
+  double LoadAs() {
+    return static_cast<double>(Load<T>());
+  }
+
   double Binary(PlyType t) {
+    using LoadFn = double (Cursor::*)();
+    // In the order of PlyType.
+    static constexpr LoadFn kLoad[] = {nullptr,
+                                       &Cursor::LoadAs<int8_t>,
+                                       &Cursor::LoadAs<uint8_t>,
+                                       &Cursor::LoadAs<int16_t>,
+                                       &Cursor::LoadAs<uint16_t>,
+                                       &Cursor::LoadAs<int32_t>,
+                                       &Cursor::LoadAs<uint32_t>,
+                                       &Cursor::LoadAs<float>,
+                                       &Cursor::LoadAs<double>};
+    if (t == PlyType::kNone) return 0.0;
     if (static_cast<size_t>(end_ - p_) < SizeOf(t)) Fail("truncated: the data ends in " + Where());
-    switch (t) {
-      case PlyType::kInt8:
-        return Load<int8_t>();
-      case PlyType::kUint8:
-        return Load<uint8_t>();
-      case PlyType::kInt16:
-        return Load<int16_t>();
-      case PlyType::kUint16:
-        return Load<uint16_t>();
-      case PlyType::kInt32:
-        return Load<int32_t>();
-      case PlyType::kUint32:
-        return Load<uint32_t>();
-      case PlyType::kFloat32:
-        return Load<float>();
-      case PlyType::kFloat64:
-        return Load<double>();
-      case PlyType::kNone:
-        break;
-    }
-    return 0.0;
+    return (this->*kLoad[static_cast<size_t>(t)])();
   }
 
   double Ascii(PlyType t) {
