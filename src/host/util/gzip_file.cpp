@@ -2,9 +2,8 @@
 #include "tracer/host/gzip_file.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #ifndef TRACER_HAVE_ZLIB
@@ -23,12 +22,23 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 }
 
 std::string ReadPlain(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(path + ": read error");
-  return out.str();
+  // One read into a string of the file's size: a stream copied through a stringstream took longer than parsing a
+  // 130 MB binary PLY.
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::string out;
+  char chunk[1 << 16];
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long size = std::ftell(f);
+    if (size > 0) out.reserve(static_cast<size_t>(size));
+    std::rewind(f);
+  }
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) out.append(chunk, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw std::runtime_error(path + ": read error");
+  return out;
 }
 
 #if TRACER_HAVE_ZLIB
