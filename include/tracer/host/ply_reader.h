@@ -9,8 +9,8 @@
 
 namespace tracer {
 
-// A bad or unreadable PLY file. what() reads "file:line: message" for the header (its line), "file: message" for
-// the data.
+// A bad or unreadable PLY file. what() reads "file:line: message" for the header and for ASCII data, "file: message"
+// for binary data; faces and element items are counted from 0 ("face 3", "element \"vertex\" 3 of 10").
 class PlyError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
