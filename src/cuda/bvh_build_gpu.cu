@@ -44,6 +44,108 @@ struct Carver {
   }
 };
 
+// What the build runs: PLOC's passes or H-PLOC, with the SAH top or without, and the scratch bytes CUB needs.
+struct Plan {
+  bool passes, top;
+  size_t tempBytes;
+};
+
+// The scratch of CUB's sort and of the clustering's scan (the larger).
+size_t CubTempBytes(int n, const Plan& plan, cudaStream_t st) {
+  const size_t sortBytes = MortonSortBytes(n, st);
+  const size_t scanBytes = plan.passes ? PassScanBytes(n, st) : plan.top ? TopScanBytes(n, st) : 0;
+  return std::max(sortBytes, scanBytes);
+}
+
+// The build's arrays and the tree's from one allocation, carved twice by the same code: first to size it (c.base
+// null), then to hand out the arrays.
+void Carve(Carver& c, size_t numTris, const Plan& plan, bool wide, BuildArrays& a, PlocTree& tree) {
+  const int n = static_cast<int>(numTris);
+  const bool top = plan.top;
+  const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = plan.tempBytes;
+  const size_t pass = plan.passes ? numTris : 0, hier = plan.passes ? 0 : numTris;
+  a.pos = c.Take<float>(9 * numTris);
+  a.triLo = c.Take<Float4>(numTris), a.triHi = c.Take<Float4>(numTris);
+  a.bounds = c.Take<uint32_t>(6);
+  a.keys = c.Take<uint64_t>(numTris), a.sortedKeys = c.Take<uint64_t>(numTris);
+  a.ids = c.Take<int>(numTris), a.sortedTri = c.Take<int>(numTris);
+  a.temp = c.Take<unsigned char>(tempBytes);
+  a.cNode[0] = c.Take<int>(numTris), a.cNode[1] = c.Take<int>(pass);
+  a.bound = c.Take<int>(hier), a.counter = c.Take<int>(1);
+  a.flags = c.Take<unsigned long long>(pass), a.scanned = c.Take<unsigned long long>(pass);
+  for (int h = 0; h < 2; ++h) a.cLo[h] = c.Take<Float4>(pass), a.cHi[h] = c.Take<Float4>(pass);
+  a.nn = c.Take<int>(pass);
+  a.state = c.Take<PassState>(2), a.passes = c.Take<int>(1);
+  a.totals = c.Take<int>(2), a.status = c.Take<int>(4), a.counters = c.Take<int>(4);
+  a.topState = c.Take<TopState>(top ? 1 : 0), a.topBounds = c.Take<uint32_t>(top ? 6 : 0);
+  const size_t wideGroups = top ? numTris / kTopWide + 1 : 0, chunks = top ? numTris / kTopChunk + wideGroups : 0;
+  a.topQueues.big = c.Take<TopTask>(top ? numTris : 0), a.topQueues.small = c.Take<TopTask>(top ? numTris / 2 + 1 : 0);
+  a.topQueues.wide[0] = c.Take<TopTask>(wideGroups), a.topQueues.wide[1] = c.Take<TopTask>(wideGroups);
+  a.topQueues.ready = c.Take<int>(top ? TopReadySize(numTris) : 0);
+  a.topWide = TopWide{c.Take<TopBins>(wideGroups), c.Take<int>(wideGroups), c.Take<uint32_t>(12 * wideGroups),
+                      c.Take<int>(wideGroups),     c.Take<int2>(chunks),    c.Take<int>(chunks)};
+  a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(wide ? inner : 0);
+  a.wideTriSrc = c.Take<int>(wide ? numTris : 0);
+  a.order = c.Take<int32_t>(numTris);
+  tree = PlocTree{n,
+                  c.Take<Float4>(nodes),
+                  c.Take<Float4>(nodes),
+                  c.Take<int>(nodes),
+                  c.Take<int2>(inner),
+                  c.Take<int>(inner),
+                  c.Take<double>(inner),
+                  c.Take<int>(inner),
+                  c.Take<uint8_t>(inner),
+                  c.Take<WideChoice>(inner),
+                  c.Take<int>(inner),
+                  c.Take<int>(wide ? kWideSlots * inner : 0),
+                  c.Take<int>(wide ? inner : 0),
+                  c.Take<int>(inner),
+                  c.Take<int>(inner),
+                  c.Take<int4>(inner)};
+}
+
+// The events between the stages, for the report's times.
+struct Marks {
+  CudaEvent start, sorted, clustered, topped, built, done;
+};
+
+// Uploads the positions and queues the stages on st: Morton order, the clustering, the SAH top and both layouts.
+// Returns PLOC's passes (0 for H-PLOC).
+int RunStages(const std::vector<Vec3>& positions, const BuildArrays& a, const PlocTree& tree,
+              const BvhBuildOptions& options, const Plan& plan, Marks& marks, cudaStream_t st) {
+  const int n = tree.n;
+  const size_t numTris = static_cast<size_t>(n), inner = numTris - 1;
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.pos, positions.data(), 9 * numTris * sizeof(float), cudaMemcpyHostToDevice, st));
+  marks.start.Record(st);
+  MortonOrder(a, n, plan.tempBytes, st);
+  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.binAt, 0xff, inner * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideAt, 0xff, inner * sizeof(int4), st));
+  if (!options.wide) TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideNodes, 0, inner * sizeof(int), st));
+  LaunchInitLeaves(a, tree, st);
+  marks.sorted.Record(st);
+
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 4 * sizeof(int), st));
+  TopBuffers topBuf{};
+  if (plan.top) {
+    int *parent = nullptr, *arrive = nullptr;
+    topBuf = TopArrays(a, n, &parent, &arrive);
+    TRACER_CUDA_CHECK(cudaMemsetAsync(a.topState, 0, sizeof(TopState), st));
+    if (!plan.passes) TRACER_CUDA_CHECK(cudaMemsetAsync(topBuf.a, 0xff, numTris * sizeof(int), st));
+  }
+  int passCount = 0;
+  if (plan.passes)
+    passCount = ClusterInPasses(a, tree, plan.tempBytes, options, plan.top ? topBuf.list : nullptr, st);
+  else
+    ClusterHierarchically(a, tree, options, plan.top ? topBuf.a : nullptr, st);
+  marks.clustered.Record(st);
+  if (plan.top) BuildTop(a, tree, options, plan.passes, plan.tempBytes, st);
+  marks.topped.Record(st);
+  WriteLayouts(a, tree, options, st);
+  marks.built.Record(st);
+  return passCount;
+}
+
 template <typename T>
 void Download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
   ResizeOnHugePages(dst, n);
@@ -78,122 +180,11 @@ BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptio
   return r;
 }
 
-enum class Clustering { kHierarchical, kPasses };
-
-BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary, WideBvh& wide,
-                     Clustering how) {
+// The nodes, the order and the wide leaves' sources come back (49 bytes a triangle with the wide BVH); both triangle
+// arrays (96 bytes a triangle) are gathered here from the positions, on every core. status, counts: as read back.
+void FetchTrees(const std::vector<Vec3>& positions, const BuildArrays& a, const BvhBuildOptions& options,
+                const int* status, const int* counts, Bvh& binary, WideBvh& wide, CudaEvent& done, cudaStream_t st) {
   const size_t numTris = positions.size() / 3;
-  if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
-  if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
-  const int n = static_cast<int>(numTris);
-  const bool passes = how == Clustering::kPasses, top = n > kSahTopRange && SahTopOn(numTris);
-  CudaStream stream;
-  const cudaStream_t st = stream.Get();
-  CudaEvent start, sorted, clustered, topped, built, done;
-  const Stopwatch wall;
-
-  // One allocation, carved twice by the same code: first to size it, then to hand out the arrays.
-  const size_t sortBytes = MortonSortBytes(n, st);
-  const size_t scanBytes = passes ? PassScanBytes(n, st) : top ? TopScanBytes(n, st) : 0;
-  const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = std::max(sortBytes, scanBytes);
-  const size_t pass = passes ? numTris : 0, hier = passes ? 0 : numTris;
-  BuildArrays a;
-  PlocTree tree{};
-  auto carve = [&](Carver& c) {
-    a.pos = c.Take<float>(9 * numTris);
-    a.triLo = c.Take<Float4>(numTris), a.triHi = c.Take<Float4>(numTris);
-    a.bounds = c.Take<uint32_t>(6);
-    a.keys = c.Take<uint64_t>(numTris), a.sortedKeys = c.Take<uint64_t>(numTris);
-    a.ids = c.Take<int>(numTris), a.sortedTri = c.Take<int>(numTris);
-    a.temp = c.Take<unsigned char>(tempBytes);
-    a.cNode[0] = c.Take<int>(numTris), a.cNode[1] = c.Take<int>(pass);
-    a.bound = c.Take<int>(hier), a.counter = c.Take<int>(1);
-    a.flags = c.Take<unsigned long long>(pass), a.scanned = c.Take<unsigned long long>(pass);
-    for (int h = 0; h < 2; ++h) a.cLo[h] = c.Take<Float4>(pass), a.cHi[h] = c.Take<Float4>(pass);
-    a.nn = c.Take<int>(pass);
-    a.state = c.Take<PassState>(2), a.passes = c.Take<int>(1);
-    a.totals = c.Take<int>(2), a.status = c.Take<int>(4), a.counters = c.Take<int>(4);
-    a.topState = c.Take<TopState>(top ? 1 : 0), a.topBounds = c.Take<uint32_t>(top ? 6 : 0);
-    const size_t wideGroups = top ? numTris / kTopWide + 1 : 0, chunks = top ? numTris / kTopChunk + wideGroups : 0;
-    a.topQueues.big = c.Take<TopTask>(top ? numTris : 0),
-    a.topQueues.small = c.Take<TopTask>(top ? numTris / 2 + 1 : 0);
-    a.topQueues.wide[0] = c.Take<TopTask>(wideGroups), a.topQueues.wide[1] = c.Take<TopTask>(wideGroups);
-    a.topQueues.ready = c.Take<int>(top ? TopReadySize(numTris) : 0);
-    a.topWide = TopWide{c.Take<TopBins>(wideGroups), c.Take<int>(wideGroups), c.Take<uint32_t>(12 * wideGroups),
-                        c.Take<int>(wideGroups),     c.Take<int2>(chunks),    c.Take<int>(chunks)};
-    a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(options.wide ? inner : 0);
-    a.wideTriSrc = c.Take<int>(options.wide ? numTris : 0);
-    a.order = c.Take<int32_t>(numTris);
-    tree = PlocTree{n,
-                    c.Take<Float4>(nodes),
-                    c.Take<Float4>(nodes),
-                    c.Take<int>(nodes),
-                    c.Take<int2>(inner),
-                    c.Take<int>(inner),
-                    c.Take<double>(inner),
-                    c.Take<int>(inner),
-                    c.Take<uint8_t>(inner),
-                    c.Take<WideChoice>(inner),
-                    c.Take<int>(inner),
-                    c.Take<int>(options.wide ? kWideSlots * inner : 0),
-                    c.Take<int>(options.wide ? inner : 0),
-                    c.Take<int>(inner),
-                    c.Take<int>(inner),
-                    c.Take<int4>(inner)};
-  };
-  Carver sizing{nullptr};
-  carve(sizing);
-  DeviceBuffer<unsigned char> arena(sizing.used, "the GPU BVH build");
-  Carver real{arena.Get()};
-  carve(real);
-
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(a.pos, positions.data(), 9 * numTris * sizeof(float), cudaMemcpyHostToDevice, st));
-  start.Record(st);
-
-  // Morton order.
-  MortonOrder(a, n, tempBytes, st);
-  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.binAt, 0xff, inner * sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideAt, 0xff, inner * sizeof(int4), st));
-  if (!options.wide) TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideNodes, 0, inner * sizeof(int), st));
-  LaunchInitLeaves(a, tree, st);
-  sorted.Record(st);
-
-  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 4 * sizeof(int), st));
-  TopBuffers topBuf{};
-  if (top) {
-    int *parent = nullptr, *arrive = nullptr;
-    topBuf = TopArrays(a, n, &parent, &arrive);
-    TRACER_CUDA_CHECK(cudaMemsetAsync(a.topState, 0, sizeof(TopState), st));
-    if (!passes) TRACER_CUDA_CHECK(cudaMemsetAsync(topBuf.a, 0xff, numTris * sizeof(int), st));
-  }
-  int passCount = 0;
-  if (passes)
-    passCount = ClusterInPasses(a, tree, tempBytes, options, top ? topBuf.list : nullptr, st);
-  else
-    ClusterHierarchically(a, tree, options, top ? topBuf.a : nullptr, st);
-  clustered.Record(st);
-  if (top) BuildTop(a, tree, options, passes, tempBytes, st);
-  topped.Record(st);
-
-  // Both layouts, from the finished tree.
-  WriteLayouts(a, tree, options, st);
-  built.Record(st);
-  int status[4], counts[2];
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(counts, a.totals, sizeof counts, cudaMemcpyDeviceToHost, st));
-  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-  if (status[2]) throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
-  if (status[3]) throw std::logic_error("GPU BVH builder: the clustering handed the SAH top a wrong cluster count");
-  if (status[0] >= kBvhStackSize || (options.wide && status[1] > kWideMaxDepth)) {
-    char why[160];
-    std::snprintf(why, sizeof why,
-                  "the GPU-built tree is too deep for the traversal (binary depth %d, wide depth %d): built on the CPU",
-                  status[0], status[1]);
-    return HostBuild(positions, options, binary, wide, why);
-  }
-
-  // The nodes, the order and the wide leaves' sources come back (49 bytes a triangle with the wide BVH); both
-  // triangle arrays (96 bytes a triangle) are gathered here from the positions, on every core.
   Download(binary.nodes, a.binOut, static_cast<size_t>(counts[0]), st);
   Download(binary.order, a.order, numTris, st);
   binary.depth = status[0];
@@ -209,17 +200,61 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   ThreadPool pool(ThreadPool::ThreadsFor(0));
   GatherBvhTriangles(positions, binary.order, binary.tris, &pool);
   if (options.wide) GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
+}
+
+// The report of a build that ran on the device.
+BvhBuildReport Report(const Plan& plan, const Marks& m, const Stopwatch& wall, int passCount) {
   BvhBuildReport report;
   report.builder = "gpu";
-  report.method = std::string(passes ? "PLOC passes" : "H-PLOC") + (top ? " + SAH top" : "");
-  report.buildMs = built.MsSince(start);
-  report.sortMs = sorted.MsSince(start);
-  report.clusterMs = clustered.MsSince(sorted);
-  report.topMs = topped.MsSince(clustered);
-  report.sweepMs = built.MsSince(topped);
+  report.method = std::string(plan.passes ? "PLOC passes" : "H-PLOC") + (plan.top ? " + SAH top" : "");
+  report.buildMs = m.built.MsSince(m.start);
+  report.sortMs = m.sorted.MsSince(m.start);
+  report.clusterMs = m.clustered.MsSince(m.sorted);
+  report.topMs = m.topped.MsSince(m.clustered);
+  report.sweepMs = m.built.MsSince(m.topped);
   report.transferMs = wall.Ms() - report.buildMs;
   report.iterations = passCount;
   return report;
+}
+
+enum class Clustering { kHierarchical, kPasses };
+
+BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary, WideBvh& wide,
+                     Clustering how) {
+  const size_t numTris = positions.size() / 3;
+  if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
+  if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
+  const int n = static_cast<int>(numTris);
+  Plan plan{how == Clustering::kPasses, n > kSahTopRange && SahTopOn(numTris), 0};
+  CudaStream stream;
+  const cudaStream_t st = stream.Get();
+  Marks marks;
+  const Stopwatch wall;
+  plan.tempBytes = CubTempBytes(n, plan, st);
+  BuildArrays a;
+  PlocTree tree{};
+  Carver sizing{nullptr};
+  Carve(sizing, numTris, plan, options.wide, a, tree);
+  DeviceBuffer<unsigned char> arena(sizing.used, "the GPU BVH build");
+  Carver real{arena.Get()};
+  Carve(real, numTris, plan, options.wide, a, tree);
+  const int passCount = RunStages(positions, a, tree, options, plan, marks, st);
+
+  int status[4], counts[2];
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(counts, a.totals, sizeof counts, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+  if (status[2]) throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
+  if (status[3]) throw std::logic_error("GPU BVH builder: the clustering handed the SAH top a wrong cluster count");
+  if (status[0] >= kBvhStackSize || (options.wide && status[1] > kWideMaxDepth)) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the GPU-built tree is too deep for the traversal (binary depth %d, wide depth %d): built on the CPU",
+                  status[0], status[1]);
+    return HostBuild(positions, options, binary, wide, why);
+  }
+  FetchTrees(positions, a, options, status, counts, binary, wide, marks.done, st);
+  return Report(plan, marks, wall, passCount);
 }
 
 }  // namespace
