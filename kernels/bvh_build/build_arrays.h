@@ -26,7 +26,7 @@ struct BuildArrays {
   int* passes;
   int *totals, *status, *counters;
   // The SAH top (empty without it). Its list and buffers, parents and arrivals live in arrays the clustering is done
-  // with (TopArrays).
+  // with (PrepareTop).
   TopState* topState;
   uint32_t* topBounds;
   TopQueues topQueues;

@@ -336,23 +336,25 @@ bool SahTopOn(size_t n) {
   return s == knobs::Switch::kAuto ? n >= kSahTopAuto : s == knobs::Switch::kOn;
 }
 
-// The SAH top's arrays that reuse the build's: the list and buffer a in the unsorted Morton codes' 8 bytes a triangle,
-// buffer b in the unsorted triangle numbers, the parents (2n - 1) and arrivals (n - 1) in the triangles' boxes, all
-// free once the leaves are made (InitLeaves).
-TopBuffers TopArrays(const BuildArrays& a, int n, int** parent, int** arrive) {
+// The list and buffer a in the unsorted Morton codes' 8 bytes a triangle, buffer b in the unsorted triangle numbers,
+// the parents (2n - 1) and arrivals (n - 1) in the triangles' boxes, all free once the leaves are made (InitLeaves).
+// The top's counters start at 0; H-PLOC hands its clusters over in buffer a, at their places, -1 elsewhere.
+TopScratch PrepareTop(const BuildArrays& a, int n, bool passes, cudaStream_t st) {
   int* keys = reinterpret_cast<int*>(a.keys);
-  *parent = reinterpret_cast<int*>(a.triLo);
-  *arrive = reinterpret_cast<int*>(a.triHi);
-  return TopBuffers{keys, keys + n, a.ids};
+  const TopScratch top{TopBuffers{keys, keys + n, a.ids}, reinterpret_cast<int*>(a.triLo),
+                       reinterpret_cast<int*>(a.triHi)};
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.topState, 0, sizeof(TopState), st));
+  if (!passes) TRACER_CUDA_CHECK(cudaMemsetAsync(top.buf.a, 0xff, static_cast<size_t>(n) * sizeof(int), st));
+  return top;
 }
 
 // The SAH top over the clusters the clustering handed over (TopBounds, TopInit, the grid-wide levels, TopBig,
 // TopSmall, TopClimb).
-void BuildTop(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, bool passes, size_t tempBytes,
-              cudaStream_t st) {
+void BuildTop(const BuildArrays& a, const PlocTree& tree, const TopScratch& top, const BvhBuildOptions& options,
+              bool passes, size_t tempBytes, cudaStream_t st) {
   const int n = tree.n, sms = Multiprocessors();
-  int *parent = nullptr, *arrive = nullptr;
-  const TopBuffers buf = TopArrays(a, n, &parent, &arrive);
+  const TopBuffers& buf = top.buf;
+  int *parent = top.parent, *arrive = top.arrive;
   if (!passes) {  // H-PLOC handed its clusters over in buffer a, at their places: to the list, in Morton order
     int *flags = a.order, *scan = a.cNode[0];  // both free until the sweeps
     const unsigned grid = GridFor(static_cast<size_t>(n), kBlock);

@@ -16,10 +16,15 @@ size_t TopReadySize(size_t n);
 // The scratch bytes of the scan of n flags that compacts H-PLOC's clusters for the top (CUB).
 size_t TopScanBytes(int n, cudaStream_t st);
 
-// The SAH top's list and buffers (returned), parents and arrivals, in arrays of the build the clustering is done with.
-TopBuffers TopArrays(const BuildArrays& a, int n, int** parent, int** arrive);
-// The tree above the clusters the clustering handed over (by PLOC's passes: passes).
-void BuildTop(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, bool passes, size_t tempBytes,
-              cudaStream_t st);
+// The SAH top's arrays that live in arrays of the build the clustering is done with.
+struct TopScratch {
+  TopBuffers buf;
+  int *parent, *arrive;
+};
+// Before the clustering: the top's arrays, and their start.
+TopScratch PrepareTop(const BuildArrays& a, int n, bool passes, cudaStream_t st);
+// After it: the tree above the clusters handed over (by PLOC's passes: passes).
+void BuildTop(const BuildArrays& a, const PlocTree& tree, const TopScratch& top, const BvhBuildOptions& options,
+              bool passes, size_t tempBytes, cudaStream_t st);
 
 }  // namespace tracer::gpu_build

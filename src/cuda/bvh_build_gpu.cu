@@ -126,20 +126,14 @@ int RunStages(const std::vector<Vec3>& positions, const BuildArrays& a, const Pl
   marks.sorted.Record(st);
 
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 4 * sizeof(int), st));
-  TopBuffers topBuf{};
-  if (plan.top) {
-    int *parent = nullptr, *arrive = nullptr;
-    topBuf = TopArrays(a, n, &parent, &arrive);
-    TRACER_CUDA_CHECK(cudaMemsetAsync(a.topState, 0, sizeof(TopState), st));
-    if (!plan.passes) TRACER_CUDA_CHECK(cudaMemsetAsync(topBuf.a, 0xff, numTris * sizeof(int), st));
-  }
+  const TopScratch top = plan.top ? PrepareTop(a, n, plan.passes, st) : TopScratch{};
   int passCount = 0;
   if (plan.passes)
-    passCount = ClusterInPasses(a, tree, plan.tempBytes, options, plan.top ? topBuf.list : nullptr, st);
+    passCount = ClusterInPasses(a, tree, plan.tempBytes, options, plan.top ? top.buf.list : nullptr, st);
   else
-    ClusterHierarchically(a, tree, options, plan.top ? topBuf.a : nullptr, st);
+    ClusterHierarchically(a, tree, options, plan.top ? top.buf.a : nullptr, st);
   marks.clustered.Record(st);
-  if (plan.top) BuildTop(a, tree, options, plan.passes, plan.tempBytes, st);
+  if (plan.top) BuildTop(a, tree, top, options, plan.passes, plan.tempBytes, st);
   marks.topped.Record(st);
   WriteLayouts(a, tree, options, st);
   marks.built.Record(st);
