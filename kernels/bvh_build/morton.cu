@@ -43,10 +43,8 @@ __device__ uint64_t Spread3(uint32_t v) {
 
 // 63-bit Morton codes of the triangles' box centres, 21 bits an axis over the scene's bounds: each axis's extent in
 // 2^21 cells (cells stretched to the bounds' shape), or with `cube` (TRACER_MORTON_CUBE, for measuring) the longest
-// extent on every axis (cubic cells). Cubic cells on the H100 (H-PLOC, G rays/s, primary / diffuse / ao, per-axis
-// -> cubic): sports car 2.79 -> 3.50 / 1.64 -> 1.62 / 2.78 -> 2.84, bunny 2.91 -> 2.62 / 3.47 -> 3.57 / 3.51 -> 3.62,
-// conference room 3.85 -> 3.72 / 2.07 -> 2.14 / 5.27 -> 5.41, 10M terrain 2.15 -> 2.21 / 1.05 -> 1.09 / 1.91 -> 1.89;
-// builds 2-4% slower (the conference room 1.63 -> 1.66 ms, under 200 M triangles/s). Mixed, so the default stays.
+// extent on every axis (cubic cells). Cubic cells traced some scenes faster and others slower, and built a few percent
+// slower: mixed, so the default stays (docs/PERFORMANCE.md).
 __global__ void MortonCodes(const Float4* triLo, const Float4* triHi, int n, const uint32_t* bounds, uint64_t* keys,
                             int* ids, bool cube) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;

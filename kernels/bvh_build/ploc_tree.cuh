@@ -142,8 +142,8 @@ TRACER_DEVICE void MakeNode(const PlocTree& t, int k, int a, int b, Float4 lo, F
   // The wide nodes below: given s slots, the node splits them between its children (split), or takes one as a leaf
   // (none) or as a wide node of its own (wideNodes: itself and, below, its children sharing its kWideSlots). The
   // children's entries are read where needed, not kept in an array indexed by the choices: that array was in local
-  // memory, which other warps' acquire fences keep evicting from L1 (9.9 million local sectors from L2 for the
-  // conference room's clustering, before).
+  // memory, which other warps' acquire fences keep evicting from L1, so that every access went to L2
+  // (docs/PERFORMANCE.md).
   auto below = [&](int h, int slots) {
     return ab[h] < t.n ? 0 : t.wideBelow[static_cast<size_t>(ab[h] - t.n) * kWideSlots + slots - 1];
   };

@@ -16,18 +16,14 @@ namespace tracer::gpu_build {
 // more than kTopWide clusters by the whole grid a level at a time (TopWide*), then a block a group (TopBig), then a
 // warp a group of at most kTopSmall, exactly (every centroid order) for at most kTopExact (TopSmall). The clustering
 // makes good small subtrees but, greedy and confined to the Morton order, poorer big ones: on a heightfield its boxes
-// overlap where SAH's planes tile (the 1M-triangle terrain's diffuse rays visit 16.9 wide nodes per ray on the
-// clustered tree, 15.1 on the host's binned SAH tree and 15.4 with this top; the sports car's primary rays 18.1, 16.2
-// and 12.8). Its nodes then take their bottom-up choices (MakeNode) in one climb (TopClimb).
+// overlap where SAH's planes tile, and rays visit more wide nodes than on a binned SAH tree. Its nodes then take their
+// bottom-up choices (MakeNode) in one climb (TopClimb).
 //
-// On the H100 (2026-11-26, G rays/s, --trace-rays, top / clustering alone / host binned SAH with splits) it closes the
-// 10M terrain's gap (diffuse 1.18 / 1.04 / 1.27, primary 2.25 / 2.17 / 2.35) and helps the sports car (primary 3.27 /
-// 2.81 / 4.01) and the bunny (diffuse 3.76 / 3.50 / 3.84), but costs the conference room 9-15% (primary 3.28 / 3.85 /
-// 3.46, diffuse 1.90 / 2.08 / 2.15): there the clustered tree is better than either SAH tree, and the SAH cost says so
-// (9.52 against 10.11). It costs build time: the 10M terrain 19.2 -> 40.9 ms (245 M triangles/s), the conference room
-// 1.6 -> 3.4 ms (99 M/s, against the 200 M/s asked for). So it runs by default from kSahTopAuto triangles, where the
-// build keeps over 200 M triangles/s; TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any size. Choosing
-// by SAH cost between it and the clustered tree would be better, but needs both and a top several times faster.
+// It closes most of the heightfield's gap and helps the sports car and the bunny, but slows the conference room, where
+// the clustered tree is better than either SAH tree (and its SAH cost says so); and it about doubles the build time. So
+// it runs by default from kSahTopAuto triangles, where the build still keeps over 200 M triangles/s
+// (docs/PERFORMANCE.md); TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any size. Choosing by SAH cost
+// between it and the clustered tree would be better, but needs both and a top several times faster.
 constexpr int kSahTopRange = 64;
 constexpr size_t kSahTopAuto = size_t(1) << 20;  // triangles
 constexpr int kTopBins = 64;                     // two a lane in BestBinnedSplit
@@ -110,7 +106,7 @@ struct TopGrid {  // a group's binning: origin and scale per axis
 };
 
 // Adds a cluster to the bins, an atomic a value. (Combining a warp's values for one bin first, by __match_any_sync and
-// warp reductions, took the conference room's top from 6.8 to 6.0 ms but the bunny's from 1.6 to 4.6 on the H100.)
+// warp reductions, made some scenes' tops a little faster and others' several times slower: docs/PERFORMANCE.md.)
 TRACER_DEVICE void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, int count) {
   const Vec3 c = Centroid(lo, hi);
   const uint32_t l[3] = {OrderedFromFloat(lo.x), OrderedFromFloat(lo.y), OrderedFromFloat(lo.z)};

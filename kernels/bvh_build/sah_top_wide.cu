@@ -1,15 +1,14 @@
 // @file sah_top_wide.cu: the SAH top's grid-wide levels (TopWide*), and TopWideLevels, which runs them.
 //
 // Every group of more than kTopWide clusters is split by the whole grid, in chunks of kTopChunk clusters, a block
-// each. (With a block a group, TopBig alone, the conference room's top took 6.8 ms and the 10M terrain's 149: binned
-// SAH splits are uneven, so the groups along the tree's heaviest path add up to 3.6 times the clusters, and one block
-// managed about one cluster in 33 cycles; with these levels 2.4 and 26 ms.) A level: TopWideChunks (the level's chunks;
-// bins cleared), TopWideBin (each chunk's bins in shared memory, then added to its group's), TopWideSplit (a warp a
-// group), TopWideCount (each chunk's clusters on the left; both children's centroid bounds), TopWideScatter (each
-// chunk's clusters to the other buffer, in order: its lefts after those of the group's chunks before it, its rights
-// after all the group's lefts and the rights before it, so that the places do not depend on timing), TopWideNext (the
-// children, to the next level, TopBig or TopSmall). A level's groups are read from TopQueues::wide[level], the next
-// level's written to wide[1 - level].
+// each. (With a block a group, TopBig alone, the top was several times slower: binned SAH splits are uneven, so the
+// groups along the tree's heaviest path add up to several times the clusters, all of them for one block at a time;
+// docs/PERFORMANCE.md.) A level: TopWideChunks (the level's chunks; bins cleared), TopWideBin (each chunk's bins in
+// shared memory, then added to its group's), TopWideSplit (a warp a group), TopWideCount (each chunk's clusters on the
+// left; both children's centroid bounds), TopWideScatter (each chunk's clusters to the other buffer, in order: its
+// lefts after those of the group's chunks before it, its rights after all the group's lefts and the rights before it,
+// so that the places do not depend on timing), TopWideNext (the children, to the next level, TopBig or TopSmall). A
+// level's groups are read from TopQueues::wide[level], the next level's written to wide[1 - level].
 #include <algorithm>
 
 #include "bvh_build/sah_top_wide.h"

@@ -14,8 +14,8 @@ constexpr int kSweepBlock = 128;
 
 // One thread's array in a block's shared memory, element j at j * blockDim.x (so a warp's lanes hit different banks).
 // The top-down sweep keeps here its arrays that are indexed by computed values: other warps' acquire fences keep
-// emptying the SM's L1 during the sweep, and arrays in local memory then went to L2 on every access (9.9 million
-// local sectors from L2 for the conference room's sweep, 60 us a wide node's visit on the H100).
+// emptying the SM's L1 during the sweep, and arrays in local memory then went to L2 on every access, which made each
+// wide node's visit many times slower (docs/PERFORMANCE.md).
 struct LaneArray {
   int* at;
   __device__ int& operator[](int j) const { return at[j * static_cast<int>(blockDim.x)]; }
@@ -286,11 +286,8 @@ __global__ void WriteOrder(PlocTree t, const int* sortedTri, int32_t* order) {
 }
 
 // Blocks for each top-down sweep: a warp for every 32 nodes, at most two blocks of kSweepBlock per SM (or
-// TRACER_SWEEP_BLOCKS, for measuring). More warps only wait longer for their nodes. On the H100 (132 SMs), with
-// 256-thread blocks and the visits' arrays still in local memory, the conference room's sweeps took 1.55-1.63 ms
-// uncapped, 1.58-1.80 with 264 blocks, 1.29 with 132 and 1.28-1.35 with 66; the 10M terrain's 6.68-6.95, 6.39-6.60,
-// 6.16 and 6.77 (11.2 with 33). With 128-thread blocks and no local memory: the conference room 0.50, 0.50, 0.51 and
-// 0.69 ms with 66, 132, 264 and 396 blocks; the 10M terrain 7.07, 5.86 and 5.89 ms with 132, 264 and 396.
+// TRACER_SWEEP_BLOCKS, for measuring). More warps only wait longer for their nodes; fewer leave a large tree's sweep
+// short of warps (docs/PERFORMANCE.md).
 int SweepBlocks(size_t nodes) {
   const int cap = knobs::SweepBlocks(2 * Multiprocessors());
   return std::min(static_cast<int>(GridFor(nodes, kSweepBlock)), cap);
