@@ -116,7 +116,7 @@ static TRACER_HD uint32_t ByteFloatBits() {  // static, as the word it reads
 // rate or less, and a node test needs 48): one byte permute builds the float 2^23 + byte (exponent bits 0x4B,
 // the byte as the low mantissa bits), and subtracting 2^23 leaves the byte, exactly.
 // bits23: ByteFloatBits().
-TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits23 = 0x4B000000u) {
+TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits23) {
 #if TRACER_ON_DEVICE
   return __uint_as_float(__byte_perm(k < 4 ? lo4 : hi4, bits23, 0x7440u | static_cast<uint32_t>(k & 3))) - 8388608.0f;
 #else

@@ -1,5 +1,5 @@
 // @file wide_collapse.h: the arithmetic of collapsing a binary BVH into the compressed wide BVH of wide_bvh.h,
-// shared by the host collapse (src/wide_bvh_build.cpp) and the GPU builder (src/bvh_build_gpu.cu), so that both
+// shared by the host collapse (src/host/bvh/wide_bvh_build.cpp) and the GPU builder (kernels/bvh_build/), so that both
 // make the same choices and write the same bytes from the same binary tree (Ylitie, Karras and Laine 2017,
 // section 4):
 //   - SolveWideChoice: one step of the bottom-up dynamic programming over the binary tree;

@@ -1,5 +1,5 @@
-// @file bvh_build_gpu.h: BVH construction on the GPU (src/bvh_build_gpu.cu), the default builder of the GPU
-// backend (--bvh-builder gpu).
+// @file bvh_build_gpu.h: BVH construction on the GPU (the driver src/cuda/bvh_build_gpu.cu, the stages'
+// kernels in kernels/bvh_build/), the default builder of the GPU backend (--bvh-builder gpu).
 //
 // Triangles sorted by the Morton code of their centroid (CUB radix sort) start as clusters, and clusters merge with
 // their nearest neighbours (the smallest box around both) among the kPlocRadius on either side in that order: PLOC,
@@ -17,8 +17,8 @@
 // Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once). From 2^20 triangles
 // the clustering stops at subtrees of 64 triangles and the tree above them is built by binned SAH on the GPU (the SAH
 // top): nearer the host's trees on a heightfield (and on the sports car), worse on the conference room, and about
-// twice as slow to build (src/bvh_build_gpu.cu says by how much). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it
-// on or off at any size.
+// twice as slow to build (docs/PERFORMANCE.md). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any
+// size.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -41,9 +41,8 @@ BvhBuildReport BuildBvhsOnGpuInPasses(const std::vector<Vec3>& positions, const 
 // --bvh-builder auto on the GPU backend. Below kAutoCompareBelow triangles it builds both the GPU's tree and the host's
 // (binned SAH with spatial splits: tens of milliseconds there) and keeps the wide BVH with the lower SAH cost
 // (WideSahCost); the report says which, both costs and the other build's time (report.method). Should the host build
-// fail, the GPU's tree is kept and report.note says why. On the many-light scene (616 triangles) the host's tree
-// costs 6.09 against the GPU's 8.31 and renders 10% faster; on the Cornell box the GPU's wins (2.85 against 3.03).
-// From that size on, or without the wide BVH, it is BuildBvhsOnGpu.
+// fail, the GPU's tree is kept and report.note says why. On small scenes either tree can be the cheaper and the faster
+// to render (docs/PERFORMANCE.md). From that size on, or without the wide BVH, it is BuildBvhsOnGpu.
 constexpr size_t kAutoCompareBelow = size_t(1) << 14;
 BvhBuildReport BuildBvhsAuto(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
                              WideBvh& wide);

@@ -1,0 +1,19 @@
+// @file morton.h: the GPU BVH builder's leaves in Morton order (morton.cu).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "bvh_build/build_arrays.h"
+
+namespace tracer::gpu_build {
+
+// The scratch bytes of MortonOrder's sort of n keys (CUB).
+size_t MortonSortBytes(int n, cudaStream_t st);
+// Each triangle's box (a.triLo, a.triHi) and the centroids' bounds, their Morton codes (TRACER_MORTON_CUBE: cubic
+// cells), sorted (CUB, tempBytes of a.temp): a.sortedKeys, and the triangles in that order, a.sortedTri.
+void MortonOrder(const BuildArrays& a, int n, size_t tempBytes, cudaStream_t st);
+// Leaf i is the triangle at Morton position i and starts as cluster i (a.cNode[0]; PLOC's passes: a.cLo[0], a.cHi[0]).
+void LaunchInitLeaves(const BuildArrays& a, const PlocTree& tree, cudaStream_t st);
+
+}  // namespace tracer::gpu_build
