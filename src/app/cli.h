@@ -60,8 +60,8 @@ struct CliOptions {
   RayKind makeRaysKind = RayKind::kPrimary;
 };
 
-// Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
-// 2); returns kContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
+// Parses and validates argv into `options`. Prints --help or --version (returns 0) or "tracer: usage error: ..."
+// (returns 2); returns kContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
 // checks no file (the scene, the outputs and the checkpoint are rank 0's) and prints nothing (rank 0 prints).
 int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank = false);
 
