@@ -1,5 +1,5 @@
 // @file make_rays_command.cpp: the --make-rays command: load the scene and build its BVH, make the benchmark rays
-// of issue 9 (host/make_rays.h), write them as a ray file, and print one line saying what it holds.
+// (host/make_rays.h), write them as a ray file, and print one line saying what it holds.
 #include <cstdio>
 #include <iostream>
 #include <string>

@@ -87,4 +87,14 @@ int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli) {
   }
 }
 
+int ReportingErrors(int (*command)(CliOptions&, Job&), CliOptions& cli, Job& job) {
+  try {
+    return command(cli, job);
+  } catch (const std::exception& e) {
+    if (job.Ranks() > 1) job.Abort(e.what());
+    std::cerr << "tracer: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 }  // namespace tracer

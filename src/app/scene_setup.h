@@ -2,6 +2,7 @@
 // flags, the line that reports the BVH build, and how a failure ends the command.
 #pragma once
 #include "app/cli.h"
+#include "tracer/host/job.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 
@@ -27,7 +28,9 @@ struct LoadClock {
 void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& data, const LoadClock& clock);
 
 // Runs a single-process command; any exception ends it with "tracer: error: WHAT" on stderr and exit code 1.
-// (Render and profile, which may run under MPI, have their own in commands.cpp: they end the job first.)
 int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli);
+// The same for render and profile, which may run under MPI: there the other ranks may be waiting for this one, so
+// the job ends at once, naming the rank.
+int ReportingErrors(int (*command)(CliOptions&, Job&), CliOptions& cli, Job& job);
 
 }  // namespace tracer
