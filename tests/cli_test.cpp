@@ -79,6 +79,7 @@ TEST(Cli, HelpListsEveryOption) {
                            "--backend",
                            "--time",
                            "--quiet",
+                           "--verbose",
                            "--version",
                            "--help",
                            "--aperture",
@@ -151,8 +152,9 @@ TEST(Cli, HelpShowsTheCommonOptionsFirst) {
   size_t end = header + 1;  // the group ends at the first blank line
   while (end < lines.size() && !lines[end].empty()) ++end;
   EXPECT_LE(end, 60u) << "the first group ends at line " << end << " of --help";
-  for (const char* flag : {"--scene", "--output", "--width", "--height", "--spp", "--eye", "--look-at", "--fov",
-                           "--env", "--env-map", "--backend", "--time", "--quiet", "--version", "--help"}) {
+  for (const char* flag :
+       {"--scene", "--output", "--width", "--height", "--spp", "--eye", "--look-at", "--fov", "--env", "--env-map",
+        "--backend", "--time", "--quiet", "--verbose", "--version", "--help"}) {
     bool inFirstGroup = false;
     for (size_t i = header + 1; i < end; ++i) inFirstGroup |= ListsOption(lines[i], flag);
     EXPECT_TRUE(inFirstGroup) << flag << " is not in the first group of --help:\n" << r.output;
@@ -175,6 +177,48 @@ TEST(Cli, VersionPrintsTheVersionAndExitsZero) {
   EXPECT_NE(std::string(tracer::VersionNumber()).find('.'), std::string::npos) << tracer::VersionNumber();
   CommandResult err = RunTracerCapturing(cwd, "--version", "2>&1 >/dev/null");
   EXPECT_EQ(err.output, "");
+}
+
+// A render says on stderr what it renders and, at the end, how fast and where the image went: no more than three
+// lines (a CUDA build without a usable GPU adds why it renders on the CPU), besides the progress bar on a terminal.
+TEST(Cli, DefaultRenderPrintsAtMostThreeLines) {
+  const std::string dir = MakeTempDir(), out = dir + "/x.png";
+  CommandResult r =
+      RunTracerCapturing(dir, Cornell() + " -o " + out + " --width 32 --height 24 --spp 2", "2>&1 >/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::vector<std::string> lines;
+  for (const std::string& line : Lines(r.output))
+    if (!Contains(line, "ETA")) lines.push_back(line);
+  EXPECT_LE(lines.size(), 3u) << r.output;
+  ASSERT_GE(lines.size(), 2u) << r.output;
+  const std::string start = "rendering " + Cornell() + " (32 triangles) at 32x24, 2 spp, on the ";
+  EXPECT_EQ(lines[lines.size() - 2].rfind(start, 0), 0u) << r.output;
+  const std::string& summary = lines.back();
+  EXPECT_EQ(summary.rfind("rendered on ", 0), 0u) << r.output;
+  EXPECT_TRUE(Contains(summary, ": 2 spp in ") && Contains(summary, " M samples/s, ")) << r.output;
+  EXPECT_EQ(summary.substr(summary.size() - out.size() - 8), "; wrote " + out) << r.output;
+  for (const char* detail : {"loaded and built the BVH", "scene bounds", "time to image", "scene: 32 triangles"})
+    EXPECT_FALSE(Contains(r.output, detail)) << detail << " is a detail for --verbose:\n" << r.output;
+}
+
+// --verbose adds the details: the scene, its bounds and camera, the BVH build, the parts of loading, and where the
+// time to image went. With --quiet it is a usage error.
+TEST(Cli, VerbosePrintsTheDetails) {
+  const std::string dir = MakeTempDir(), out = dir + "/x.png";
+  const std::string args = Cornell() + " -o " + out + " --backend cpu --width 32 --height 24 --spp 2";
+  CommandResult r = RunTracerCapturing(dir, args + " --verbose", "2>&1 >/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  for (const char* detail :
+       {"scene: 32 triangles, 4 materials", "scene bounds: min 0,0,0 max 556,548.8,559.2\n",
+        "camera (the scene's .camera file", "loaded and built the BVH in ", "  load: read ", "time to image "})
+    EXPECT_TRUE(Contains(r.output, detail)) << detail << " missing under --verbose:\n" << r.output;
+  EXPECT_TRUE(Contains(r.output, "\nwrote " + out + " in ")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "rendering " + Cornell() + " (32 triangles) at 32x24, 2 spp, on the CPU\n"))
+      << r.output;
+  EXPECT_GT(Lines(r.output).size(), 10u) << r.output;
+  CommandResult both = RunTracerCapturing(dir, args + " --verbose --quiet", "2>&1");
+  EXPECT_EQ(both.exitCode, 2) << both.output;
+  EXPECT_EQ(both.output, "tracer: usage error: --quiet and --verbose exclude each other\n");
 }
 
 TEST(Cli, RendersPngHdrAndPfm) {
@@ -288,7 +332,7 @@ TEST(Cli, TexturePathFindsATextureNotBesideTheScene) {
 
 TEST(Cli, PrintsBoundsAndTheCameraAsCameraFileLines) {
   std::string dir = MakeTempDir();
-  CommandResult r = RunTracer(Cornell() + " --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/x.png");
+  CommandResult r = RunTracer(Cornell() + " --verbose --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/x.png");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "scene bounds: min 0,0,0 max 556,548.8,559.2\n")) << r.output;
   EXPECT_TRUE(Contains(r.output,
@@ -301,7 +345,7 @@ TEST(Cli, PrintsBoundsAndTheCameraAsCameraFileLines) {
 
   // A framed camera, printed and saved as SCENE.camera, renders the same image.
   WriteFile(dir + "/s.obj", "v 0 0 0\nv 1.3 0.1 0\nv 0 1.7 0.3\nf 1 2 3\n");
-  const std::string args = " --backend cpu --env 1,1,1 --width 16 --height 12 --spp 1 --seed 5 -o ";
+  const std::string args = " --verbose --backend cpu --env 1,1,1 --width 16 --height 12 --spp 1 --seed 5 -o ";
   CommandResult framed = RunTracer(dir + "/s.obj" + args + dir + "/framed.pfm");
   ASSERT_EQ(framed.exitCode, 0) << framed.output;
   const std::string header = "camera (framed on the scene's bounds; these lines make a .camera file):\n";
@@ -379,11 +423,11 @@ TEST(Cli, NonSquareFrameUsesTheVerticalFovWithRowZeroAtTheTop) {
   stbi_image_free(png);
 }
 
-// The summary says how long the image took to write, and where the whole time to image went: parts that add up to
-// no more than the total (the rest is start-up), each read from the line itself.
+// Under --verbose the summary says how long the image took to write, and where the whole time to image went: parts
+// that add up to no more than the total (the rest is start-up), each read from the line itself.
 TEST(Cli, RenderReportsTheTimeToImage) {
   const std::string out = MakeTempDir() + "/img.png";
-  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 64 --height 48 --spp 4 --backend cpu");
+  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 64 --height 48 --spp 4 --backend cpu --verbose");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("wrote " + out + " in "), std::string::npos) << r.output;
   const size_t at = r.output.find("time to image ");

@@ -110,6 +110,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("backend", "auto (the GPU when one is usable), cpu or cuda", cxxopts::value<std::string>()->default_value("auto"), "NAME")
     ("time", "stop at a pass boundary after SEC seconds (0: no limit)", cxxopts::value<double>()->default_value("0"), "SEC")
     ("q,quiet", "no progress bar, summary or warnings on stderr; errors only")
+    ("verbose", "also print the scene, camera, BVH build and where time went")
     ("version", "print the version and exit")
     ("h,help", "print this help and exit");
   groups.Group("Camera lens")
@@ -290,7 +291,7 @@ void ReadLongRenders(const cxxopts::ParseResult& r, CliOptions& o) {
   }
 }
 
-// Backend, threads, pool size, quiet, loader policy and the naive twins of the GPU optimisations.
+// Backend, threads, pool size, quiet or verbose, loader policy and the naive twins of the GPU optimisations.
 void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   RenderOptions& opt = o.render;
   o.backend = r["backend"].as<std::string>();
@@ -302,6 +303,8 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   if (opt.pathsInFlight < 0 || opt.pathsInFlight > (1LL << 28))
     throw UsageError("--paths-in-flight must be between 0 and 2^28");
   opt.quiet = r.count("quiet") > 0;
+  o.verbose = r.count("verbose") > 0;
+  if (opt.quiet && o.verbose) throw UsageError("--quiet and --verbose exclude each other");
   o.allowOutsidePaths = r.count("allow-outside-paths") > 0;
   o.naiveObjParse = r.count("naive-obj-parse") > 0;
   if (r.count("texture-path")) o.texturePaths = r["texture-path"].as<std::vector<std::string>>();

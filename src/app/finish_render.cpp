@@ -43,8 +43,8 @@ int RefuseNoImage(const CliOptions& cli, const RenderResult& result, int signal)
 }
 
 // The image and --aov's outputs: layers of an .exr, else PFM files beside the image (1-channel depth as grey RGB),
-// written before it, so that a failure among them leaves no new image behind.
-void WriteImages(const CliOptions& cli, const RenderResult& result, const std::string& settings, const AovImages& aov) {
+// written before it, so that a failure among them leaves no new image behind. Returns how many files beside it.
+int WriteImages(const CliOptions& cli, const RenderResult& result, const std::string& settings, const AovImages& aov) {
   ImageExtras extras;  // (EXR keeps them: what the image is, and how it was made)
   extras.half = cli.exrHalf;
   extras.attributes = {{"tracer:version", VersionString()},
@@ -62,9 +62,10 @@ void WriteImages(const CliOptions& cli, const RenderResult& result, const std::s
       for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = (*layer.values)[(i / 3) * n + (n == 3 ? i % 3 : 0)];
       const std::string path = AovSiblingPath(cli.outPath, layer.name);
       WriteImage(path, rgb, result.width, result.height);
-      if (!cli.render.quiet) std::fprintf(stderr, "wrote %s\n", path.c_str());
+      if (cli.Details()) std::fprintf(stderr, "wrote %s\n", path.c_str());
     }
   WriteImage(cli.outPath, result.rgb, result.width, result.height, cli.exposure, extras);
+  return exr ? 0 : static_cast<int>(layers.size());
 }
 
 // The warnings about the written image, after the summary (none under --quiet).
@@ -72,10 +73,10 @@ void WarnAboutTheImage(const CliOptions& cli, const RenderResult& result, const 
   if (cli.render.quiet) return;
   if (std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
     std::fprintf(stderr,
-                 "tracer: warning: the image is entirely black: no pixel received any light. Check the camera printed "
-                 "above: an interior needs a camera inside it, such as %s; a scene without emitters needs --env "
-                 "R,G,B or --env-map FILE.hdr\n",
-                 interiorFlags.c_str());
+                 "tracer: warning: the image is entirely black: no pixel received any light. Check the camera %s: an "
+                 "interior needs a camera inside it, such as %s; a scene without emitters needs --env R,G,B or "
+                 "--env-map FILE.hdr\n",
+                 cli.Details() ? "printed above" : "(--verbose prints it)", interiorFlags.c_str());
   if (result.stats.droppedSamples)
     std::fprintf(stderr, "tracer: warning: %llu non-finite samples were dropped\n",
                  static_cast<unsigned long long>(result.stats.droppedSamples));
@@ -97,14 +98,16 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
     }
   }
   const Stopwatch writeClock;
-  WriteImages(cli, result, settings, aov);
+  RenderWrites writes;
+  writes.aovFiles = WriteImages(cli, result, settings, aov);
+  writes.checkpointSaved = !cli.checkpointPath.empty() && checkpointError.empty();
   times.write = writeClock.Seconds();
   if ((cli.aovKinds & kAovVariance) && result.varianceBatches < 2 && !opt.quiet)
     std::fprintf(stderr,
                  "tracer: warning: --aov variance needs at least 2 passes; this render had %d, so the variance is "
                  "written as 0 (raise --spp, or --time if it stopped the render)\n",
                  result.varianceBatches);
-  if (!opt.quiet) PrintSummary(cli, result, startSpp, !cli.checkpointPath.empty() && checkpointError.empty(), times);
+  if (!opt.quiet) PrintSummary(cli, result, startSpp, writes, times);
   WarnAboutTheImage(cli, result, interiorFlags);
   if (!checkpointError.empty()) {
     std::cerr << "tracer: error: " << checkpointError << "\n";

@@ -54,8 +54,8 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   const EnvImage envMap = cli.envMapPath.empty() ? EnvImage{} : ReadEnvImage(cli.envMapPath);
   loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   const CameraChoice camera = ChooseCamera(cli, loaded.scene);
-  if (!cli.render.quiet) {
-    PrintWarnings(loaded.scene.warnings);
+  if (!cli.render.quiet) PrintWarnings(loaded.scene.warnings);
+  if (cli.Details()) {
     std::cerr << loaded.scene.Summary() << "\n";
     PrintBoundsAndCamera(loaded.scene, camera);
   }

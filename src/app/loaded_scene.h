@@ -17,9 +17,9 @@ struct LoadedScene {
 };
 
 // Loads the scene (the environment map first), builds the BVH with `builder` (ChooseBvhBuilder's; null: on the
-// host), and the emitter clusters when `buildClusters` (tile guiding may need them). Prints, unless --quiet, the
-// loader's warnings, the scene, its bounds, the camera and the build; a render also probes for a camera outside a
-// closed room.
+// host), and the emitter clusters when `buildClusters` (tile guiding may need them). Prints the loader's warnings
+// and, when cli.Details(), the scene, its bounds, the camera and the build; a render also probes for a camera
+// outside a closed room.
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder);
 
 }  // namespace tracer

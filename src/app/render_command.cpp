@@ -13,6 +13,7 @@
 #include "app/finish_render.h"
 #include "app/loaded_scene.h"
 #include "app/progress.h"
+#include "app/render_summary.h"
 #include "app/scene_setup.h"
 #include "app/select_backend.h"
 #include "tracer/host/aov.h"
@@ -54,9 +55,16 @@ int CheckRenderable(const CliOptions& cli, Job& job) {
   return kContinue;
 }
 
+// Where the render runs, for the line that opens it.
+std::string Where(const BackendChoice& backend, const Job& job) {
+  if (job.Ranks() > 1) return "on " + std::to_string(job.Ranks()) + " MPI ranks";
+  if (backend.useCuda) return "on the GPU";
+  return backend.cpuBecause ? std::string("on the CPU (") + backend.cpuBecause + ")" : "on the CPU";
+}
+
 // Rank 0's part of loading: the checkpoint, the scene, the settings and the resumed film. Returns kContinue, or the
 // exit code (a signal while loading, a checkpoint of other settings).
-int LoadOnRoot(CliOptions& cli, const BackendChoice& backend, RenderInputs& in) {
+int LoadOnRoot(CliOptions& cli, const BackendChoice& backend, const Job& job, RenderInputs& in) {
   RenderOptions& opt = cli.render;
   // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
   if (!cli.resumePath.empty()) in.resumed = LoadCheckpoint(cli.resumePath);
@@ -65,6 +73,7 @@ int LoadOnRoot(CliOptions& cli, const BackendChoice& backend, RenderInputs& in) 
     std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
     return 128 + StopSignal();
   }
+  PrintRenderStart(cli, in.loaded.scene.NumTriangles(), Where(backend, job));
   // The settings hash every scene array (SceneContentHash, on one thread: seconds on big scenes; docs/PERFORMANCE.md),
   // so they are made only where used: --resume, --checkpoint and .exr's header.
   if (!cli.resumePath.empty() || !cli.checkpointPath.empty() || FormatFromPath(cli.outPath) == ImageFormat::kExr)
@@ -125,7 +134,7 @@ int Render(CliOptions& cli, Job& job) {
   // the tile guide and --dump-rays need the host's arrays.
   const bool deviceScene = job.Ranks() > 1 && backend.useCuda && (job.IsRoot() || backend.prepared != nullptr) &&
                            opt.lightSampling != LightSampling::kTiles && cli.dumpRaysDir.empty();
-  const int loadCode = job.ShareScene([&] { return LoadOnRoot(cli, backend, in); }, in.loaded.data, deviceScene);
+  const int loadCode = job.ShareScene([&] { return LoadOnRoot(cli, backend, job, in); }, in.loaded.data, deviceScene);
   if (loadCode != kContinue) return loadCode;
   const Stopwatch frameClock;
 

@@ -21,12 +21,9 @@ double SamplesRendered(const CliOptions& cli, const RenderResult& result, int st
   return samples;
 }
 
-}  // namespace
-
-void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved,
-                  const RenderTimes& times) {
-  const double samples = SamplesRendered(cli, result, startSpp);
-  const std::string notes = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+// The --verbose summary: the rays of each kind, the write, and where the time to image went.
+void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, double samples, const std::string& notes,
+                          const RenderWrites& writes, const RenderTimes& times) {
   const RenderStats& st = result.stats;
   char frame[160] = "";
   if (times.frame > 0.0)
@@ -49,8 +46,33 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
                  total, times.load, st.setupSeconds, st.allocateSeconds, st.seconds, st.readbackSeconds,
                  st.resolveSeconds, times.write, std::max(0.0, total - parts));
   }
-  if (checkpointSaved)
+  if (writes.checkpointSaved)
     std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);
+}
+
+}  // namespace
+
+void PrintRenderStart(const CliOptions& cli, size_t triangles, const std::string& where) {
+  if (cli.render.quiet) return;
+  std::fprintf(stderr, "rendering %s (%zu triangles) at %dx%d, %d spp, %s\n", cli.scenePath.c_str(), triangles,
+               cli.render.width, cli.render.height, cli.render.spp, where.c_str());
+}
+
+void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, const RenderWrites& writes,
+                  const RenderTimes& times) {
+  const double samples = SamplesRendered(cli, result, startSpp);
+  const std::string notes = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+  if (cli.Details()) {
+    PrintDetailedSummary(cli, result, samples, notes, writes, times);
+    return;
+  }
+  const RenderStats& st = result.stats;
+  std::string also;
+  if (writes.aovFiles > 0) also += ", " + std::to_string(writes.aovFiles) + " AOV files beside it";
+  if (writes.checkpointSaved) also += " and the checkpoint " + cli.checkpointPath;
+  std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s; wrote %s%s\n",
+               result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, samples / st.seconds / 1e6,
+               (st.extensionRays + st.shadowRays) / st.seconds / 1e6, cli.outPath.c_str(), also.c_str());
 }
 
 }  // namespace tracer

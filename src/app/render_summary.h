@@ -1,6 +1,7 @@
-// @file render_summary.h: what a render says on stderr about itself after the image was written: how fast, where
-// the image went and where the time went.
+// @file render_summary.h: what a render says on stderr about itself: one line before it starts (what is rendered,
+// where) and the summary after the image was written (how fast, where it went; under --verbose where the time went).
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "app/cli.h"
@@ -19,9 +20,19 @@ struct RenderTimes {
   double write = 0.0;  // the image file (and the AOV files beside it)
 };
 
-// After the image was written: the adaptive sampling's outcome (--adaptive), the rates of each kind of ray, the write
-// and, with times.frame > 0 (one process), where the time to image went; then the final checkpoint when saved.
-void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, bool checkpointSaved,
+// What the render wrote besides the image.
+struct RenderWrites {
+  int aovFiles = 0;              // --aov's files beside an image other than .exr
+  bool checkpointSaved = false;  // the final --checkpoint
+};
+
+// "rendering SCENE (N triangles) at WxH, S spp, WHERE", unless --quiet; `where` such as "on the GPU".
+void PrintRenderStart(const CliOptions& cli, size_t triangles, const std::string& where);
+
+// After the image was written: the adaptive sampling's outcome (--adaptive), then "rendered on BACKEND: S spp in T s,
+// rates; wrote FILE" in one line, or under --verbose the rates of each kind of ray, the write and, with times.frame
+// > 0 (one process), where the time to image went.
+void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSpp, const RenderWrites& writes,
                   const RenderTimes& times);
 
 }  // namespace tracer

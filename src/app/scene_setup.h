@@ -22,9 +22,10 @@ struct LoadClock {
   double total = 0.0;     // from the start of loading to the end of the build
 };
 
-// On stderr unless --quiet: "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)", then the seconds of
-// each part of loading (read, validation, parse, conversion, BVH build, arrays, clusters) and the peak host memory
-// per triangle: one line each under --benchmark and --profile, all on one line otherwise.
+// On stderr unless --quiet: why the GPU builder handed the build to the host, if it did. With cli.Details(), also
+// "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)", then the seconds of each part of loading (read,
+// validation, parse, conversion, BVH build, arrays, clusters) and the peak host memory per triangle: one line each
+// under --benchmark and --profile, all on one line otherwise.
 void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& data, const LoadClock& clock);
 
 // Runs a single-process command; any exception ends it with "tracer: error: WHAT" on stderr and exit code 1.
