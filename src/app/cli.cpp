@@ -88,7 +88,7 @@ class HelpGroups {
 cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
   cxxopts::Options cli("tracer",
                        "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
-                       "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png, .hdr, .pfm or .exr.");
+                       "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png, .hdr, .pfm or .exr.\n");
   cli.positional_help("SCENE.obj").show_positional_help();
   cli.set_width(100);
   HelpGroups groups(cli);
