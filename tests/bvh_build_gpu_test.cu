@@ -445,15 +445,17 @@ TEST(GpuBvhBuild, OneTriangleIsBuiltOnTheHostAndSaysSo) {
   EXPECT_EQ(h.tri, 0);
 }
 
-// The command line: --bvh-builder gpu says where it built, and renders what --bvh-builder cpu renders to within noise
-// (the per-triangle arrays follow the GPU tree's order, so the same seed draws other lights: not the same bytes).
+// The command line: --bvh-builder gpu says where it built (under --verbose), and renders what --bvh-builder cpu renders
+// to within noise (the per-triangle arrays follow the GPU tree's order, so the same seed draws other lights: not the
+// same bytes).
 TEST(GpuBvhBuild, CommandLineReportsTheGpuBuild) {
   TRACER_REQUIRE_GPU();
   const std::string dir = test::MakeTempDir();
   for (const auto& [builder, says] :
        {std::pair<std::string, std::string>{"gpu", "H-PLOC"}, {"ploc", "PLOC passes: "}}) {
-    const test::CommandResult r = test::RunTracer(test::ProjectScenesDir() + "/cornell.obj --bvh-builder " + builder +
-                                                  " --spp 4 --width 64 --height 64 -o " + dir + "/" + builder + ".pfm");
+    const test::CommandResult r =
+        test::RunTracer(test::ProjectScenesDir() + "/cornell.obj --verbose --bvh-builder " + builder +
+                        " --spp 4 --width 64 --height 64 -o " + dir + "/" + builder + ".pfm");
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("built on the GPU in"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(says), std::string::npos) << r.output;

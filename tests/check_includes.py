@@ -37,7 +37,8 @@ APP_HEADER_RE = re.compile(r'^(app/|cli\.h$|scene_setup\.h$|select_backend\.h$|s
 # Sources that implement no header of the same stem, and why.
 NO_HEADER = {
   "src/app/main.cpp": "the entry point",
-  "src/app/commands.cpp": "the commands of cli.h",
+  "src/app/profile_command.cpp": "a command of cli.h",
+  "src/app/render_command.cpp": "a command of cli.h",
   "src/app/make_rays_command.cpp": "a command of cli.h",
   "src/app/trace_command.cpp": "a command of cli.h",
   "src/host/render/cpu_backend.cpp": "the CPU backend of host/backends.h",

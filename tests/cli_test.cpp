@@ -10,9 +10,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 #include "tracer/host/image_io.h"
+#include "tracer/host/version.h"
 
 using namespace tracer::test;
 
@@ -20,9 +22,10 @@ namespace {
 std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// RunTracer from another working directory (for the default output folder).
-CommandResult RunTracerIn(const std::string& cwd, const std::string& args) {
-  std::string cmd = "cd '" + cwd + "' && timeout -s KILL 120 " + std::string(TRACER_EXE) + " " + args + " 2>&1";
+// The tracer run by the shell in `cwd` with `args`; `redirect` says which of its streams the output holds: both
+// ("2>&1"), stderr alone ("2>&1 >/dev/null") or stdout alone ("2>/dev/null").
+CommandResult RunTracerCapturing(const std::string& cwd, const std::string& args, const std::string& redirect) {
+  std::string cmd = "cd '" + cwd + "' && timeout -s KILL 120 " + std::string(TRACER_EXE) + " " + args + " " + redirect;
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -31,55 +34,191 @@ CommandResult RunTracerIn(const std::string& cwd, const std::string& args) {
   int status = pclose(p);
   return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
 }
+
+// RunTracer from another working directory (for the default output folder).
+CommandResult RunTracerIn(const std::string& cwd, const std::string& args) {
+  return RunTracerCapturing(cwd, args, "2>&1");
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Whether `line` of --help lists the option `name` ("--spp"): "  -o, --output FILE  ..." or "      --spp N  ...".
+bool ListsOption(const std::string& line, const std::string& name) {
+  const size_t at = line.find_first_not_of(' ');
+  if (at == std::string::npos || at < 2) return false;
+  size_t flag = at;
+  if (line.compare(at, 1, "-") == 0 && line.compare(at, 2, "--") != 0) flag = line.find("--", at);  // "-o, --output"
+  return flag != std::string::npos && line.compare(flag, name.size(), name) == 0 &&
+         (flag + name.size() == line.size() || line[flag + name.size()] == ' ');
+}
 }  // namespace
 
-TEST(Cli, HelpDocumentsEveryFlag) {
+// Every option is listed as one (at the start of a help line), not only named in another's text.
+TEST(Cli, HelpListsEveryOption) {
   CommandResult r = RunTracer("--help");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  for (const char* flag : {"--output",
+  const std::vector<std::string> lines = Lines(r.output);
+  for (const char* flag : {"--scene",
+                           "--output",
+                           "--width",
+                           "--height",
+                           "--spp",
                            "--eye",
                            "--look-at",
                            "--up",
                            "--fov",
-                           "--width",
-                           "--height",
-                           "--spp",
+                           "--env",
+                           "--env-map",
+                           "--env-rotate",
+                           "--env-scale",
+                           "--backend",
+                           "--time",
+                           "--quiet",
+                           "--verbose",
+                           "--version",
+                           "--help",
+                           "--aperture",
+                           "--focus-distance",
+                           "--exposure",
+                           "--exr-half",
+                           "--aov",
+                           "--aov-samples",
                            "--seed",
                            "--max-depth",
-                           "--exposure",
-                           "--env",
                            "--clamp",
-                           "--time",
-                           "--backend",
+                           "--adaptive",
+                           "--adaptive-min-spp",
+                           "--env-sampling",
                            "--threads",
                            "--paths-in-flight",
-                           "--quiet",
-                           "--allow-outside-paths",
+                           "--check-nan",
+                           "--light-sampling",
+                           "--light-clusters",
+                           "--tile-size",
+                           "--tile-guide-mix",
+                           "--minplus",
                            "--texture-path",
+                           "--allow-outside-paths",
+                           "--checkpoint",
+                           "--checkpoint-interval",
+                           "--resume",
                            "--naive-layout",
                            "--naive-compaction",
                            "--no-compaction",
                            "--single-shade-kernel",
                            "--plain-loads",
                            "--pageable-readback",
-                           "--light-sampling",
-                           "--light-clusters",
-                           "--tile-size",
-                           "--tile-guide-mix",
+                           "--one-thread-per-ray",
+                           "--naive-obj-parse",
                            "--naive-minplus",
-                           "--minplus",
                            "--naive-reduction",
                            "--bvh",
+                           "--bvh-builder",
                            "--no-spatial-splits",
+                           "--persistent",
+                           "--sort-rays",
                            "--profile",
                            "--benchmark",
                            "--report",
                            "--repeats",
-                           "--checkpoint",
-                           "--resume",
-                           "--check-nan",
-                           "--make-rays KIND FILE"})
-    EXPECT_NE(r.output.find(flag), std::string::npos) << flag << " missing from --help";
+                           "--trace-rays",
+                           "--hits",
+                           "--any-hit",
+                           "--dump-rays",
+                           "--make-rays"}) {
+    int listed = 0;
+    for (const std::string& line : lines) listed += ListsOption(line, flag);
+    EXPECT_EQ(listed, 1) << flag << " is not listed once in --help:\n" << r.output;
+  }
+  EXPECT_TRUE(Contains(r.output, "--make-rays KIND FILE")) << r.output;
+  for (const std::string& line : lines) EXPECT_LE(line.size(), 100u) << "a line wider than 100 columns: " << line;
+}
+
+// What most renders need comes first, in one group that ends within the first 60 lines of --help (the usage
+// included): a terminal's page, without scrolling.
+TEST(Cli, HelpShowsTheCommonOptionsFirst) {
+  CommandResult r = RunTracer("--help");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::vector<std::string> lines = Lines(r.output);
+  size_t header = 0;
+  while (header < lines.size() && lines[header].find("options:") == std::string::npos) ++header;
+  ASSERT_LT(header, 10u) << r.output;
+  EXPECT_EQ(lines[header], " Common options:");
+  size_t end = header + 1;  // the group ends at the first blank line
+  while (end < lines.size() && !lines[end].empty()) ++end;
+  EXPECT_LE(end, 60u) << "the first group ends at line " << end << " of --help";
+  for (const char* flag :
+       {"--scene", "--output", "--width", "--height", "--spp", "--eye", "--look-at", "--fov", "--env", "--env-map",
+        "--backend", "--time", "--quiet", "--verbose", "--version", "--help"}) {
+    bool inFirstGroup = false;
+    for (size_t i = header + 1; i < end; ++i) inFirstGroup |= ListsOption(lines[i], flag);
+    EXPECT_TRUE(inFirstGroup) << flag << " is not in the first group of --help:\n" << r.output;
+  }
+  // The camera file is the camera's other source, named where the camera's flags are.
+  bool cameraFile = false;
+  for (size_t i = header + 1; i < end; ++i) cameraFile |= Contains(lines[i], "SCENE.camera");
+  EXPECT_TRUE(cameraFile) << r.output;
+}
+
+// --version prints the library's version string on stdout alone, and exits 0 without a scene.
+TEST(Cli, VersionPrintsTheVersionAndExitsZero) {
+  const std::string cwd = MakeTempDir();
+  CommandResult out = RunTracerCapturing(cwd, "--version", "2>/dev/null");
+  EXPECT_EQ(out.exitCode, 0) << out.output;
+  EXPECT_EQ(out.output, "tracer " + tracer::VersionString() + "\n");
+  // "tracer 0.9.0", with the build's commit in brackets when it was built from a git tree.
+  EXPECT_EQ(out.output.rfind(std::string("tracer ") + tracer::VersionNumber(), 0), 0u) << out.output;
+  EXPECT_GT(std::string(tracer::VersionNumber()).size(), 0u);
+  EXPECT_NE(std::string(tracer::VersionNumber()).find('.'), std::string::npos) << tracer::VersionNumber();
+  CommandResult err = RunTracerCapturing(cwd, "--version", "2>&1 >/dev/null");
+  EXPECT_EQ(err.output, "");
+}
+
+// A render says on stderr what it renders and, at the end, how fast and where the image went: no more than three
+// lines (a CUDA build without a usable GPU adds why it renders on the CPU), besides the progress bar on a terminal.
+TEST(Cli, DefaultRenderPrintsAtMostThreeLines) {
+  const std::string dir = MakeTempDir(), out = dir + "/x.png";
+  CommandResult r =
+      RunTracerCapturing(dir, Cornell() + " -o " + out + " --width 32 --height 24 --spp 2", "2>&1 >/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::vector<std::string> lines;
+  for (const std::string& line : Lines(r.output))
+    if (!Contains(line, "ETA")) lines.push_back(line);
+  EXPECT_LE(lines.size(), 3u) << r.output;
+  ASSERT_GE(lines.size(), 2u) << r.output;
+  const std::string start = "rendering " + Cornell() + " (32 triangles) at 32x24, 2 spp, on the ";
+  EXPECT_EQ(lines[lines.size() - 2].rfind(start, 0), 0u) << r.output;
+  const std::string& summary = lines.back();
+  EXPECT_EQ(summary.rfind("rendered on ", 0), 0u) << r.output;
+  EXPECT_TRUE(Contains(summary, ": 2 spp in ") && Contains(summary, " M samples/s, ")) << r.output;
+  EXPECT_EQ(summary.substr(summary.size() - out.size() - 8), "; wrote " + out) << r.output;
+  for (const char* detail : {"loaded and built the BVH", "scene bounds", "time to image", "scene: 32 triangles"})
+    EXPECT_FALSE(Contains(r.output, detail)) << detail << " is a detail for --verbose:\n" << r.output;
+}
+
+// --verbose adds the details: the scene, its bounds and camera, the BVH build, the parts of loading, and where the
+// time to image went. With --quiet it is a usage error.
+TEST(Cli, VerbosePrintsTheDetails) {
+  const std::string dir = MakeTempDir(), out = dir + "/x.png";
+  const std::string args = Cornell() + " -o " + out + " --backend cpu --width 32 --height 24 --spp 2";
+  CommandResult r = RunTracerCapturing(dir, args + " --verbose", "2>&1 >/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  for (const char* detail :
+       {"scene: 32 triangles, 4 materials", "scene bounds: min 0,0,0 max 556,548.8,559.2\n",
+        "camera (the scene's .camera file", "loaded and built the BVH in ", "  load: read ", "time to image "})
+    EXPECT_TRUE(Contains(r.output, detail)) << detail << " missing under --verbose:\n" << r.output;
+  EXPECT_TRUE(Contains(r.output, "\nwrote " + out + " in ")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "rendering " + Cornell() + " (32 triangles) at 32x24, 2 spp, on the CPU\n"))
+      << r.output;
+  EXPECT_GT(Lines(r.output).size(), 10u) << r.output;
+  CommandResult both = RunTracerCapturing(dir, args + " --verbose --quiet", "2>&1");
+  EXPECT_EQ(both.exitCode, 2) << both.output;
+  EXPECT_EQ(both.output, "tracer: usage error: --quiet and --verbose exclude each other\n");
 }
 
 TEST(Cli, RendersPngHdrAndPfm) {
@@ -193,7 +332,7 @@ TEST(Cli, TexturePathFindsATextureNotBesideTheScene) {
 
 TEST(Cli, PrintsBoundsAndTheCameraAsCameraFileLines) {
   std::string dir = MakeTempDir();
-  CommandResult r = RunTracer(Cornell() + " --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/x.png");
+  CommandResult r = RunTracer(Cornell() + " --verbose --backend cpu --width 8 --height 8 --spp 1 -o " + dir + "/x.png");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "scene bounds: min 0,0,0 max 556,548.8,559.2\n")) << r.output;
   EXPECT_TRUE(Contains(r.output,
@@ -206,7 +345,7 @@ TEST(Cli, PrintsBoundsAndTheCameraAsCameraFileLines) {
 
   // A framed camera, printed and saved as SCENE.camera, renders the same image.
   WriteFile(dir + "/s.obj", "v 0 0 0\nv 1.3 0.1 0\nv 0 1.7 0.3\nf 1 2 3\n");
-  const std::string args = " --backend cpu --env 1,1,1 --width 16 --height 12 --spp 1 --seed 5 -o ";
+  const std::string args = " --verbose --backend cpu --env 1,1,1 --width 16 --height 12 --spp 1 --seed 5 -o ";
   CommandResult framed = RunTracer(dir + "/s.obj" + args + dir + "/framed.pfm");
   ASSERT_EQ(framed.exitCode, 0) << framed.output;
   const std::string header = "camera (framed on the scene's bounds; these lines make a .camera file):\n";
@@ -284,13 +423,11 @@ TEST(Cli, NonSquareFrameUsesTheVerticalFovWithRowZeroAtTheTop) {
   stbi_image_free(png);
 }
 
-// A closed room seen from outside (the framed default camera): the probe says so before the render and suggests a
-// camera inside, which then renders the lit room with no such warning.
-// The summary says how long the image took to write, and where the whole time to image went: parts that add up to
-// no more than the total (the rest is start-up), each read from the line itself.
+// Under --verbose the summary says how long the image took to write, and where the whole time to image went: parts
+// that add up to no more than the total (the rest is start-up), each read from the line itself.
 TEST(Cli, RenderReportsTheTimeToImage) {
   const std::string out = MakeTempDir() + "/img.png";
-  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 64 --height 48 --spp 4 --backend cpu");
+  CommandResult r = RunTracer(Cornell() + " -o " + out + " --width 64 --height 48 --spp 4 --backend cpu --verbose");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("wrote " + out + " in "), std::string::npos) << r.output;
   const size_t at = r.output.find("time to image ");
@@ -308,6 +445,8 @@ TEST(Cli, RenderReportsTheTimeToImage) {
   EXPECT_NEAR(load + render + resolve + write + rest + setup + pool, total, 0.1 + 0.05 * total);
 }
 
+// A closed room seen from outside (the framed default camera): the probe says so before the render and suggests a
+// camera inside, which then renders the lit room with no such warning.
 TEST(Cli, CameraOutsideAClosedRoomIsToldToGoInside) {
   const std::string dir = MakeTempDir();
   // A cube with its faces wound to face inwards, and a lamp under the ceiling facing down.

@@ -87,7 +87,7 @@ LongJob StartLongJob(const std::string& options, const std::string& out, const s
   job.process = test::SpawnCommand(Launcher() + " " + options + " -np 3 " + TRACER_EXE + " " + Scene("cornell.obj") +
                                        " --backend cpu --width 32 --height 32 --spp 100000000 -o " + out + more,
                                    out + ".log");
-  if (job.process.WaitForLog("loaded and built the BVH", 30)) job.ranks = WaitForRanks(job.process.pid, 3, 10);
+  if (job.process.WaitForLog("rendering " + Scene("cornell.obj"), 30)) job.ranks = WaitForRanks(job.process.pid, 3, 10);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   return job;
 }

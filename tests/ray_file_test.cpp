@@ -213,7 +213,8 @@ TEST(RayFile, TraceRaysCommandMatchesTraverseBvh) {
   for (size_t i = 0; i < rays.size(); ++i) EXPECT_TRUE(SameBytes(closest[i], closestBinary[i])) << "ray " << i;
 }
 
-// --no-spatial-splits traces the wide BVH of object splits only: one reference per triangle, as the build line says,
+// --no-spatial-splits traces the wide BVH of object splits only: one reference per triangle, as the build line says
+// (under --verbose),
 // and the closest hits TraverseWide finds in that BVH. By default some of the Cornell box's triangles are split,
 // and the closest hits are the same.
 TEST(RayFile, NoSpatialSplitsTracesTheObjectSplitWideBvh) {
@@ -225,8 +226,8 @@ TEST(RayFile, NoSpatialSplitsTracesTheObjectSplitWideBvh) {
   const std::vector<RayRecord> rays = CornellRays(2000);
   const std::string dir = MakeTempDir();
   WriteRayFile(dir + "/r.bin", rays);
-  CommandResult c = RunTracer(Cornell() + " --backend cpu --repeats 1 --no-spatial-splits --trace-rays " + dir +
-                              "/r.bin --hits " + dir + "/plain.bin");
+  CommandResult c = RunTracer(Cornell() + " --verbose --backend cpu --repeats 1 --no-spatial-splits --trace-rays " +
+                              dir + "/r.bin --hits " + dir + "/plain.bin");
   ASSERT_EQ(c.exitCode, 0) << c.output;
   EXPECT_NE(c.output.find("1.00 references/triangle"), std::string::npos) << c.output;
   const std::vector<HitFileRecord> got = ReadHitFile(dir + "/plain.bin"), expected = DirectHits(plain, rays, false);

@@ -72,7 +72,7 @@ TEST(TerrainScene, RendersLitWithItsCamera) {
   const std::string dir = test::MakeTempDir();
   ASSERT_EQ(MakeTerrain(dir, 4000, 1).exitCode, 0);
   const test::CommandResult r = test::RunTracer(
-      "'" + dir + "/terrain.obj' --backend cpu --spp 4 --width 48 --height 32 -o '" + dir + "/terrain.pfm'");
+      "'" + dir + "/terrain.obj' --verbose --backend cpu --spp 4 --width 48 --height 32 -o '" + dir + "/terrain.pfm'");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("scene: 4000 triangles"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("the scene's .camera file"), std::string::npos) << r.output;

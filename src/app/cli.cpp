@@ -20,6 +20,7 @@
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/file_util.h"
 #include "tracer/host/image_io.h"
+#include "tracer/host/version.h"
 
 namespace tracer {
 namespace {
@@ -67,90 +68,113 @@ std::ostream& NullStream() {
   return null;
 }
 
-cxxopts::Options MakeOptionsSpec() {
-  cxxopts::Options cli(
-      "tracer",
-      "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
-      "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png (tone-mapped), .hdr, .pfm or .exr (linear).");
-  cli.positional_help("SCENE.obj").show_positional_help();
-  // clang-format off
-  cli.add_options()
-    ("scene", "OBJ scene to render", cxxopts::value<std::string>())
-    ("o,output", "output image: .png, .hdr, .pfm or .exr (written atomically; .exr keeps the settings in its header)", cxxopts::value<std::string>()->default_value("output/render.png"))
-    ("exr-half", "write .exr output as 16-bit floats instead of 32-bit")
-    ("aov", "auxiliary outputs, a comma-separated list of albedo (first hit's base colour), normal (its shading normal, toward the camera), depth (camera distance; 1e10 where the ray leaves), position (world), variance (of each pixel's mean, from 16 or more passes), samples (per pixel: --adaptive's sample map): layers of an .exr output, else files beside it (out.albedo.pfm, ...); the first-hit outputs average --aov-samples camera rays per pixel, traced on the host", cxxopts::value<std::string>())
-    ("aov-samples", "camera rays per pixel for the first-hit outputs (the render's first samples)", cxxopts::value<int>()->default_value("8"))
-    ("h,help", "print this help and exit");
-  cli.add_options("Camera (default: SCENE.camera beside the OBJ, else framed on the scene's bounds)")
-    ("eye", "camera position x,y,z", cxxopts::value<std::string>())
-    ("look-at", "point the camera looks at x,y,z", cxxopts::value<std::string>())
-    ("up", "up vector x,y,z", cxxopts::value<std::string>()->default_value("0,1,0"))
-    ("fov", "vertical field of view in degrees", cxxopts::value<float>())
-    ("aperture", "thin-lens radius in scene units, for depth of field (0 = pinhole; default 0 or the .camera file's)", cxxopts::value<float>())
-    ("focus-distance", "distance of the sharp plane along the view (default: from the eye to the look-at point)", cxxopts::value<float>())
-    ("width", "image width in pixels", cxxopts::value<int>()->default_value("512"))
-    ("height", "image height in pixels", cxxopts::value<int>()->default_value("512"));
-  cli.add_options("Rendering")
-    ("spp", "samples per pixel (default: 1024 on the GPU, 64 on the CPU)", cxxopts::value<int>())
-    ("seed", "random seed; the same seed gives the same image", cxxopts::value<uint32_t>()->default_value("1"))
-    ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"))
-    ("exposure", "exposure in stops, applied to PNG output", cxxopts::value<float>()->default_value("0"))
-    ("env", "constant environment radiance r,g,b for rays that leave the scene", cxxopts::value<std::string>()->default_value("0,0,0"))
-    ("env-map", "environment map FILE: a lat-long (equirectangular) Radiance .hdr or OpenEXR .exr; +y is up, the top row is the zenith, the map's centre column looks along -z and its right half lies toward +x. Replaces --env", cxxopts::value<std::string>())
-    ("env-rotate", "turn the environment map by DEG degrees about +y (right-handed: at 90 what was at +x comes to -z)", cxxopts::value<float>()->default_value("0"))
-    ("env-scale", "multiply the environment map's radiance by S", cxxopts::value<float>()->default_value("1"))
-    ("env-sampling", "importance: next-event estimation of the environment (the map by its luminance, a constant --env uniformly over the sphere), MIS-weighted against BSDF sampling, with a share of light selection by power; uniform: its naive twin, no shadow rays to the environment (only BSDF-sampled rays that leave the scene see it)", cxxopts::value<std::string>()->default_value("importance"))
-    ("clamp", "firefly clamp: cap each contribution's max component (0 = off)", cxxopts::value<float>()->default_value("0"))
-    ("time", "stop at the first pass boundary after this many seconds of rendering (0 = no limit)", cxxopts::value<double>()->default_value("0"))
-    ("adaptive", "adaptive sampling: after --adaptive-min-spp samples, each 8x8 tile of pixels stops once the relative standard error of its pixels' means (root mean square; a pixel darker than the image's median counts as the median) is at most T, such as 0.05; --spp stays the most a pixel gets; --aov samples writes the sample map (0 = off)", cxxopts::value<float>()->default_value("0"))
-    ("adaptive-min-spp", "samples every pixel gets before adaptive sampling may stop it (fewer let tiles stop before they met their rare bright paths)", cxxopts::value<int>()->default_value("64"))
-    ("backend", "auto, cpu or cuda: auto uses the GPU when one is usable", cxxopts::value<std::string>()->default_value("auto"))
-    ("threads", "CPU threads for rendering and for loading a scene: the OBJ's checks and parse, the conversion (0 = all cores)", cxxopts::value<int>()->default_value("0"))
-    ("paths-in-flight", "size of the path pool (0 = automatic: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"))
-    ("check-nan", "stop at the first non-finite (NaN or Inf) sample and report its pixel and depth; writes no image")
-    ("q,quiet", "no progress bar, summary or warnings on stderr; errors only")
-    ("allow-outside-paths", "accept mtllib/texture paths outside the scene's folder")
-    ("naive-obj-parse", "parse the OBJ with tinyobjloader, on one thread after the checks: the naive twin of our parse, which reads the numbers and indices during the checks, one piece of the file per thread (the same scene, byte for byte; --benchmark prints both phases)")
-    ("texture-path", "another folder to search for textures and MTL files not found beside the scene (repeatable)", cxxopts::value<std::vector<std::string>>());
-  cli.add_options("Long renders (Ctrl-C or SIGTERM finishes the current pass, writes the image so far and exits 130/143; a second signal exits at once)")
-    ("checkpoint", "save the film to FILE every --checkpoint-interval seconds, at the end and when interrupted (written atomically)", cxxopts::value<std::string>())
-    ("checkpoint-interval", "seconds between checkpoints (0 = after every pass)", cxxopts::value<double>()->default_value("60"))
-    ("resume", "continue the render saved in FILE by --checkpoint up to --spp; the settings must match", cxxopts::value<std::string>());
-  cli.add_options("Naive twins of the GPU optimisations (same image, slower)")
-    ("naive-layout", "array-of-structs ray/hit/path state with float3 fields and 4-byte loads")
-    ("naive-compaction", "one atomicAdd per thread when pushing to queues")
-    ("no-compaction", "keep dead paths in place and launch every stage over the whole pool")
-    ("single-shade-kernel", "one shade kernel that switches on the material, instead of per-class queues")
-    ("plain-loads", "read the BVH and scene through plain loads instead of the read-only cache path")
-    ("pageable-readback", "read the film back through pageable instead of pinned host memory")
-    ("one-thread-per-ray", "trace each ray on its own thread to the end, instead of persistent threads that give a warp's idle lanes new rays (wide BVH, GPU: the intersect stage, and --trace-rays)")
-    ("persistent", "persistent threads (wide BVH, GPU: the intersect stage, and --trace-rays): refill a warp's idle lanes with new rays whenever fewer than N of its 32 lanes still trace (1-32; 0 = --one-thread-per-ray)", cxxopts::value<int>()->default_value("24"))
-    ("sort-rays", "sort extension rays by direction octant and origin cell (CUB radix sort) before each intersect after the first; its naive twin is no sorting, the default (GPU, compacted queues)")
-    ("bvh", "wide: the compressed 8-wide BVH (80-byte nodes, 8-bit child boxes); binary: two-box 64-byte nodes, its naive twin (also with --trace-rays)", cxxopts::value<std::string>()->default_value("wide"))
-    ("no-spatial-splits", "build the wide BVH from object splits only, its naive twin (also with --trace-rays). By default the tree it is collapsed from also splits triangles at planes where the best object split's boxes overlap (SBVH, Stich et al. 2009): a long thin triangle then sits in several leaves, each with the box of its own part, at most 1.5 leaf entries per triangle; the wide BVH takes up to about 3x longer to build")
-    ("bvh-builder", "gpu: build both BVHs on the GPU (H-PLOC clustering in one launch, Benthin et al. 2024, and from a million triangles the tree's upper part by binned SAH; no spatial splits), hundreds of times faster than cpu; ploc: the same clustering in PLOC's global passes (Meister and Bittner 2018), gpu's naive twin; cpu: binned SAH with spatial splits on the host, seconds to minutes to build but up to 40% faster to trace on scenes with long thin triangles (sports car primary rays); auto: gpu when rendering on the GPU (below 16384 triangles gpu and cpu both, keeping the tree with the lower SAH cost), else cpu", cxxopts::value<std::string>()->default_value("auto"));
-  cli.add_options("Profiling (GPU only)")
-    ("profile", "measure every optimisation against its naive twin on SCENE; prints a table, writes --report")
-    ("benchmark", "measure samples/s, rays/s (primary, extension, shadow, diffuse), per-kernel ms and peak memory")
-    ("report", "JSON report of --profile / --benchmark", cxxopts::value<std::string>()->default_value("output/profile.json"))
-    ("repeats", "timed repeats after one warm-up for --profile / --benchmark (the median is reported)", cxxopts::value<int>()->default_value("5"));
-  cli.add_options("Ray files (compare tracers on identical rays)")
-    ("trace-rays", "trace the rays of FILE against SCENE's BVH and print the traversal rate (median of --repeats after one warm-up) and hit counts; renders nothing. FILE: 32-byte little-endian records float origin xyz, direction xyz, tmax, uint32 id", cxxopts::value<std::string>())
-    ("hits", "with --trace-rays: write one 16-byte record per ray to FILE: float t, b1, b2, int32 OBJ triangle index (a miss: t = inf, -1)", cxxopts::value<std::string>())
-    ("any-hit", "with --trace-rays: any-hit (shadow) traversal; t is then some hit's distance")
+// The help's groups in the order --help prints them (cxxopts would sort them by name): what most renders need
+// first, then the rest by topic. Adding options through Group records the order, so no group is left out.
+class HelpGroups {
+ public:
+  explicit HelpGroups(cxxopts::Options& cli) : cli_(cli) {}
+  cxxopts::OptionAdder Group(const std::string& name) {
+    order_.push_back(name);
+    return cli_.add_options(name);
+  }
+  const std::vector<std::string>& Order() const { return order_; }
 
-    ("dump-rays", "with a render (--backend cpu): write the rays entering intersect and shadow in each bounce of the first pass to DIR/bounce-K-extension.bin and DIR/bounce-K-shadow.bin (ray-file format, id = pixel index)", cxxopts::value<std::string>())
-    ("make-rays", "write the benchmark rays of KIND to FILE (ray-file format) and exit; renders nothing. KIND: primary (one per pixel centre, id = pixel), diffuse (2 cosine-distributed rays from each primary hit, offset 1e-4 x the bounds' diagonal along the normal, id = 2 pixel + k) or ao (the diffuse rays with tmax = 0.1 x diagonal; replay with --any-hit). Camera fixed by the bounds lo..hi: eye lo + (0.85,0.55,0.5) extent, target lo + (0.15,0.3,0.5) extent, up +y, fov 60; --width/--height default to 1920x1080; --seed picks the diffuse directions", cxxopts::value<std::string>(), "KIND FILE");
-  cli.add_options("Light sampling")
-    ("light-sampling", "power (alias table over emitter power, the environment at its power share) or tiles (per screen tile, guided by the min-plus tile pass; the environment is one of its clusters)", cxxopts::value<std::string>()->default_value("power"))
-    ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"))
-    ("tile-size", "screen tile size in pixels for tile guiding", cxxopts::value<int>()->default_value("16"))
-    ("tile-guide-mix", "weight alpha of the tile-guided pdf against the power pdf, in [0, 1)", cxxopts::value<float>()->default_value("0.5"))
-    ("minplus", "min-plus propagation step: band (the dissimilarities of tiles within 6 tiles of each other, memory linear in the tile count) or, on the GPU, a kernel over the dense tiles x tiles matrix, which gives the same guide: naive, coalesced, tiled, or dpx (fixed point, Hopper DPX; rounds costs to 2^-16). The dense matrix needs tiles^2 x 4 bytes: 266 MB at 1920x1080 with 16-pixel tiles, 4.2 GB at 3840x2160", cxxopts::value<std::string>()->default_value("band"))
+ private:
+  cxxopts::Options& cli_;
+  std::vector<std::string> order_;
+};
+
+// One short line per option; what needs more words is in docs/RENDERING.md, docs/FORMATS.md and docs/PERFORMANCE.md.
+cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
+  cxxopts::Options cli("tracer",
+                       "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
+                       "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png, .hdr, .pfm or .exr.\n");
+  cli.positional_help("SCENE.obj").show_positional_help();
+  cli.set_width(100);
+  HelpGroups groups(cli);
+  // clang-format off
+  groups.Group("Common")
+    ("scene", "OBJ scene to render; a SCENE.camera file beside it sets the camera", cxxopts::value<std::string>(), "SCENE.obj")
+    ("o,output", "image file: .png, .hdr, .pfm or .exr", cxxopts::value<std::string>()->default_value("output/render.png"), "FILE")
+    ("width", "image width in pixels", cxxopts::value<int>()->default_value("512"), "N")
+    ("height", "image height in pixels", cxxopts::value<int>()->default_value("512"), "N")
+    ("spp", "samples per pixel (default: 1024 on the GPU, 64 on the CPU)", cxxopts::value<int>(), "N")
+    ("eye", "camera position, with --look-at (default: SCENE.camera, else framed)", cxxopts::value<std::string>(), "X,Y,Z")
+    ("look-at", "the point the camera looks at", cxxopts::value<std::string>(), "X,Y,Z")
+    ("up", "the camera's up direction", cxxopts::value<std::string>()->default_value("0,1,0"), "X,Y,Z")
+    ("fov", "vertical field of view in degrees (default: SCENE.camera's, else 45)", cxxopts::value<float>(), "DEG")
+    ("env", "environment radiance where rays leave the scene", cxxopts::value<std::string>()->default_value("0,0,0"), "R,G,B")
+    ("env-map", "lat-long .hdr or .exr map instead of --env (docs/RENDERING.md)", cxxopts::value<std::string>(), "FILE")
+    ("env-rotate", "turn the environment map about +y", cxxopts::value<float>()->default_value("0"), "DEG")
+    ("env-scale", "multiply the environment map's radiance by S", cxxopts::value<float>()->default_value("1"), "S")
+    ("backend", "auto (the GPU when one is usable), cpu or cuda", cxxopts::value<std::string>()->default_value("auto"), "NAME")
+    ("time", "stop at a pass boundary after SEC seconds (0: no limit)", cxxopts::value<double>()->default_value("0"), "SEC")
+    ("q,quiet", "no progress bar, summary or warnings on stderr; errors only")
+    ("verbose", "also print the scene, camera, BVH build and where time went")
+    ("version", "print the version and exit")
+    ("h,help", "print this help and exit");
+  groups.Group("Camera lens")
+    ("aperture", "thin-lens radius for depth of field (default: SCENE.camera's, else 0)", cxxopts::value<float>(), "R")
+    ("focus-distance", "distance of the sharp plane (default: the eye to the look-at point)", cxxopts::value<float>(), "D");
+  groups.Group("Output and AOV (docs/RENDERING.md)")
+    ("exposure", "exposure in stops, applied to .png output", cxxopts::value<float>()->default_value("0"), "STOPS")
+    ("exr-half", "write .exr output as 16-bit floats instead of 32-bit")
+    ("aov", "extra images: albedo, normal, depth, position, variance, samples", cxxopts::value<std::string>(), "LIST")
+    ("aov-samples", "camera rays per pixel for the first-hit outputs of --aov", cxxopts::value<int>()->default_value("8"), "N");
+  groups.Group("Sampling (docs/RENDERING.md)")
+    ("seed", "random seed; the same seed gives the same image", cxxopts::value<uint32_t>()->default_value("1"), "N")
+    ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"), "N")
+    ("clamp", "cap each contribution's largest component (0: off)", cxxopts::value<float>()->default_value("0"), "C")
+    ("adaptive", "stop a pixel tile at relative error T, e.g. 0.05 (0: off)", cxxopts::value<float>()->default_value("0"), "T")
+    ("adaptive-min-spp", "samples every pixel gets before --adaptive may stop it", cxxopts::value<int>()->default_value("64"), "N")
+    ("env-sampling", "importance (NEE, MIS) or uniform, its naive twin", cxxopts::value<std::string>()->default_value("importance"), "MODE")
+    ("threads", "CPU threads for rendering and loading (0: all cores)", cxxopts::value<int>()->default_value("0"), "N")
+    ("paths-in-flight", "path pool size (0: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"), "N")
+    ("check-nan", "stop at the first NaN/Inf sample, report its pixel and depth; no image");
+  groups.Group("Light sampling (docs/RENDERING.md)")
+    ("light-sampling", "power, or tiles: guided per screen tile", cxxopts::value<std::string>()->default_value("power"), "MODE")
+    ("light-clusters", "maximum number of emitter clusters for tile guiding", cxxopts::value<int>()->default_value("256"), "N")
+    ("tile-size", "screen tile size in pixels for tile guiding", cxxopts::value<int>()->default_value("16"), "N")
+    ("tile-guide-mix", "the tile guide's weight against power, in [0, 1)", cxxopts::value<float>()->default_value("0.5"), "A")
+    ("minplus", "band, or on the GPU naive, coalesced, tiled, dpx", cxxopts::value<std::string>()->default_value("band"), "KERNEL");
+  groups.Group("Scene files")
+    ("texture-path", "another folder to search for textures and MTL files (repeatable)", cxxopts::value<std::vector<std::string>>(), "DIR")
+    ("allow-outside-paths", "accept mtllib and texture paths outside the scene's folder");
+  groups.Group("Checkpoint")
+    ("checkpoint", "save the film every --checkpoint-interval, at the end and on Ctrl-C", cxxopts::value<std::string>(), "FILE")
+    ("checkpoint-interval", "seconds between checkpoints (0: after every pass)", cxxopts::value<double>()->default_value("60"), "S")
+    ("resume", "continue FILE's render up to --spp (with the same settings)", cxxopts::value<std::string>(), "FILE");
+  groups.Group("Naive twin (same image, slower; docs/PERFORMANCE.md)")
+    ("naive-layout", "array-of-structs ray, hit and path state with float3 fields")
+    ("naive-compaction", "one atomicAdd per thread when pushing to queues")
+    ("no-compaction", "keep dead paths in place; launch every stage over the whole pool")
+    ("single-shade-kernel", "one shade kernel that switches on the material, not per-class queues")
+    ("plain-loads", "read the BVH and scene through plain loads, not the read-only cache")
+    ("pageable-readback", "read the film back through pageable, not pinned, host memory")
+    ("one-thread-per-ray", "trace each ray to the end on its own thread (--persistent 0)")
+    ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
     ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
-    ("naive-reduction", "reduce the tile statistics with neighbored pairs (divergent) instead of interleaved pairs and shuffles");
+    ("naive-reduction", "reduce tile statistics with divergent neighbored pairs");
+  groups.Group("BVH and traversal")
+    ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
+    ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")
+    ("no-spatial-splits", "object splits only in the wide BVH: the naive twin of SBVH")
+    ("persistent", "refill a warp once fewer than N of 32 lanes trace (0: off)", cxxopts::value<int>()->default_value("24"), "N")
+    ("sort-rays", "sort extension rays by direction and origin (GPU)");
+  groups.Group("Profiling (GPU)")
+    ("profile", "time each optimisation against its naive twin; write --report")
+    ("benchmark", "measure samples/s, rays/s, per-kernel ms and peak memory")
+    ("report", "JSON report of --profile and --benchmark", cxxopts::value<std::string>()->default_value("output/profile.json"), "FILE")
+    ("repeats", "timed runs after a warm-up; the median counts (also --trace-rays)", cxxopts::value<int>()->default_value("5"), "N");
+  groups.Group("Ray file (docs/FORMATS.md)")
+    ("trace-rays", "trace FILE's 32-byte ray records; print rays/s and hit counts", cxxopts::value<std::string>(), "FILE")
+    ("hits", "with --trace-rays: write a 16-byte hit record per ray to FILE", cxxopts::value<std::string>(), "FILE")
+    ("any-hit", "with --trace-rays: any-hit (shadow) traversal")
+    ("dump-rays", "with --backend cpu: write the first pass's rays to DIR", cxxopts::value<std::string>(), "DIR")
+    ("make-rays", "write benchmark rays (primary, diffuse, ao) to FILE; exit", cxxopts::value<std::string>(), "KIND FILE");
   // clang-format on
   cli.parse_positional({"scene"});
+  groupOrder = groups.Order();
   return cli;
 }
 
@@ -267,7 +291,7 @@ void ReadLongRenders(const cxxopts::ParseResult& r, CliOptions& o) {
   }
 }
 
-// Backend, threads, pool size, quiet, loader policy and the naive twins of the GPU optimisations.
+// Backend, threads, pool size, quiet or verbose, loader policy and the naive twins of the GPU optimisations.
 void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   RenderOptions& opt = o.render;
   o.backend = r["backend"].as<std::string>();
@@ -279,6 +303,8 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   if (opt.pathsInFlight < 0 || opt.pathsInFlight > (1LL << 28))
     throw UsageError("--paths-in-flight must be between 0 and 2^28");
   opt.quiet = r.count("quiet") > 0;
+  o.verbose = r.count("verbose") > 0;
+  if (opt.quiet && o.verbose) throw UsageError("--quiet and --verbose exclude each other");
   o.allowOutsidePaths = r.count("allow-outside-paths") > 0;
   o.naiveObjParse = r.count("naive-obj-parse") > 0;
   if (r.count("texture-path")) o.texturePaths = r["texture-path"].as<std::vector<std::string>>();
@@ -476,7 +502,8 @@ void CheckOutputs(const CliOptions& o) {
 }  // namespace
 
 int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
-  cxxopts::Options cli = MakeOptionsSpec();
+  std::vector<std::string> groups;
+  cxxopts::Options cli = MakeOptionsSpec(groups);
   options.otherRank = otherRank;
   // Rank 0 prints the help and the errors; the other ranks, parsing the same arguments, only return the code.
   std::ostream& out = otherRank ? NullStream() : std::cout;
@@ -486,15 +513,15 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
     std::vector<char*> args = ExtractMakeRays(argc, argv, makeRays);
     auto r = cli.parse(static_cast<int>(args.size()), args.data());
     if (r.count("help")) {
-      out << cli.help()
-          << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error, 2 usage "
-             "error\n"
-             "(also --resume with different settings), 130/143 interrupted by SIGINT/SIGTERM (image so far written).\n"
-             "\nSeveral processes (builds with MPI): mpirun -np N tracer SCENE [flags] renders one frame with N "
-             "ranks,\n"
-             "each on the GPU of its node-local rank (modulo the visible GPUs) or the CPU, into the image one process\n"
-             "gives, byte for byte. Rank 0 reads the scene and writes every file; see the README. Start GPU ranks\n"
-             "with mpirun --bind-to none (Open MPI binds 2 ranks to one core each, which their threads then share).\n";
+      out << cli.help(groups)
+          << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error,\n"
+             "2 usage error (also --resume with other settings), 130/143 interrupted by SIGINT/SIGTERM: the pass\n"
+             "finishes and the image so far is written (a second signal exits at once).\n"
+             "MPI builds: mpirun -np N tracer SCENE [flags] renders one frame with N ranks (docs/MPI.md).\n";
+      return 0;
+    }
+    if (r.count("version")) {
+      out << "tracer " << VersionString() << "\n";
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");

@@ -27,6 +27,7 @@ struct CliOptions {
   std::string outPath;
   std::string backend;    // auto, cpu or cuda
   bool sppGiven = false;  // else the backend picks the default --spp
+  bool verbose = false;   // --verbose (render.quiet is --quiet)
   float exposure = 0.0f;
   bool exrHalf = false;  // --exr-half
   int aovKinds = 0;      // --aov: AovKind bits (host/aov.h)
@@ -58,10 +59,15 @@ struct CliOptions {
   // --make-rays KIND FILE (host/make_rays.h) replaces the render too; --width/--height default to 1920x1080.
   std::string makeRaysPath;
   RayKind makeRaysKind = RayKind::kPrimary;
+
+  // Whether stderr gets the details (the scene, the camera, the BVH build, where the time went): under --verbose,
+  // and for --profile and --benchmark, whose details are their point; never under --quiet. A render otherwise
+  // says what it renders and, at the end, how fast and where the image went, plus any warning.
+  bool Details() const { return !render.quiet && (verbose || command != CliCommand::kRender); }
 };
 
-// Parses and validates argv into `options`. Prints --help (returns 0) or "tracer: usage error: ..." (returns
-// 2); returns kContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
+// Parses and validates argv into `options`. Prints --help or --version (returns 0) or "tracer: usage error: ..."
+// (returns 2); returns kContinue when the command should run. `otherRank`: a rank other than 0 of an MPI job, which
 // checks no file (the scene, the outputs and the checkpoint are rank 0's) and prints nothing (rank 0 prints).
 int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank = false);
 

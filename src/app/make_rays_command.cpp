@@ -32,7 +32,7 @@ int MakeRays(CliOptions& cli) {
   const SceneData data =
       BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
   clock.build = build.Seconds();
-  if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
+  if (cli.Details()) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
   clock.total = load.Seconds();
   ReportBuilt(cli, scene, data, clock);
 

@@ -32,6 +32,7 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
   if (cli.render.quiet) return;
   const BvhBuildReport& r = data.bvhReport;
   if (!r.note.empty()) std::fprintf(stderr, "tracer: note: GPU BVH builder: %s\n", r.note.c_str());
+  if (!cli.Details()) return;
   char how[160];
   if (r.builder == "gpu") {
     const std::string method = r.iterations > 0 ? r.method + ": " + std::to_string(r.iterations) : r.method;
@@ -82,6 +83,16 @@ int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli) {
   try {
     return command(cli);
   } catch (const std::exception& e) {
+    std::cerr << "tracer: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int ReportingErrors(int (*command)(CliOptions&, Job&), CliOptions& cli, Job& job) {
+  try {
+    return command(cli, job);
+  } catch (const std::exception& e) {
+    if (job.Ranks() > 1) job.Abort(e.what());
     std::cerr << "tracer: error: " << e.what() << "\n";
     return 1;
   }

@@ -2,6 +2,7 @@
 // flags, the line that reports the BVH build, and how a failure ends the command.
 #pragma once
 #include "app/cli.h"
+#include "tracer/host/job.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 
@@ -21,13 +22,16 @@ struct LoadClock {
   double total = 0.0;     // from the start of loading to the end of the build
 };
 
-// On stderr unless --quiet: "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)", then the seconds of
-// each part of loading (read, validation, parse, conversion, BVH build, arrays, clusters) and the peak host memory
-// per triangle: one line each under --benchmark and --profile, all on one line otherwise.
+// On stderr unless --quiet: why the GPU builder handed the build to the host, if it did. With cli.Details(), also
+// "loaded and built the BVH in S s (binary BVH: ...; wide BVH: ...)", then the seconds of each part of loading (read,
+// validation, parse, conversion, BVH build, arrays, clusters) and the peak host memory per triangle: one line each
+// under --benchmark and --profile, all on one line otherwise.
 void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& data, const LoadClock& clock);
 
 // Runs a single-process command; any exception ends it with "tracer: error: WHAT" on stderr and exit code 1.
-// (Render and profile, which may run under MPI, have their own in commands.cpp: they end the job first.)
 int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli);
+// The same for render and profile, which may run under MPI: there the other ranks may be waiting for this one, so
+// the job ends at once, naming the rank.
+int ReportingErrors(int (*command)(CliOptions&, Job&), CliOptions& cli, Job& job);
 
 }  // namespace tracer

@@ -47,7 +47,8 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
         << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
     return 1;
   }
-  if (flag == "auto" && say) std::cerr << "tracer: built without CUDA; rendering on the CPU\n";
+  (void)say;  // (every render of such a build would say it: the render's first line does)
+  if (flag == "auto") choice.cpuBecause = "this build has no CUDA";
 #endif
   return kContinue;
 }

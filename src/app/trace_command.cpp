@@ -31,7 +31,7 @@ int TraceRays(CliOptions& cli) {
   LoadClock clock;
   const SceneData data = BuildSceneData(scene, camera, cli.env, bvhOptions);
   clock.build = build.Seconds();
-  if (!cli.render.quiet) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
+  if (cli.Details()) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
   clock.total = load.Seconds();
   ReportBuilt(cli, scene, data, clock);
 

@@ -631,6 +631,43 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   return 0;
 }
 
+namespace {
+
+// Shadow rays/s: the whole render's shadow rays over the shadow kernel's time.
+double ShadowRate(const Measurement& m) { return m.stats.shadowRays / (m.Kernel("shadow") * 1e-3); }
+
+// "light_sampling": tile-guided against power light selection, at equal spp and equal time.
+void LightSamplingJson(JsonWriter& j, const QualityPair& q) {
+  j.BeginObject("light_sampling");
+  j.Field("rmse_power", q.rmseNaive);
+  j.Field("rmse_tiles", q.rmseOpt);
+  j.Field("rmse_ratio_equal_spp", q.rmseOpt / q.rmseNaive);
+  j.Field("rmse_ratio_equal_time", q.EqualTimeRatio());
+  j.Field("ms_power", q.msNaive);
+  j.Field("ms_tiles", q.msOpt);
+  j.EndObject();
+}
+
+// "traversal": each BVH's measurement and ray rates (wide, then binary).
+void TraversalJson(JsonWriter& j, const SceneData& data, const Measurement& wide, const RayRates& wideRates,
+                   const Measurement& binary, const RayRates& binaryRates) {
+  j.BeginObject("traversal");
+  for (const bool isWide : {true, false}) {
+    const Measurement& m = isWide ? wide : binary;
+    const RayRates& r = isWide ? wideRates : binaryRates;
+    j.BeginObject(isWide ? "wide" : "binary");
+    j.Field("primary_rays_per_s", r.primaryPerSec);
+    j.Field("diffuse_rays_per_s", r.secondaryPerSec);
+    j.Field("shadow_rays_per_s", ShadowRate(m));
+    j.Field("render_ms", m.renderMs);
+    j.Field("bytes_per_triangle", BvhBytesPerTriangle(data, isWide));
+    j.EndObject();
+  }
+  j.EndObject();
+}
+
+}  // namespace
+
 int RunBenchmark(const SceneData& data, const RenderOptions& base, const ProfileSettings& ps) {
   JsonWriter j;
   std::string gpu = BeginReport(j, base, ps);
@@ -673,13 +710,11 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   std::printf("  diffuse rays/s       %10.1f M  (intersect kernel alone, %llu first-bounce rays)\n",
               rr.secondaryPerSec / 1e6, rr.secondaryRays);
   std::printf("  peak device memory   %10.1f MiB\n", opt.stats.peakDeviceBytes / 1048576.0);
-  // Shadow rays/s: the whole render's shadow rays over the shadow kernel's time.
-  auto shadowRate = [](const Measurement& m) { return m.stats.shadowRays / (m.Kernel("shadow") * 1e-3); };
   std::printf(
       "  traversal, wide vs binary BVH: primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s, shadow %.2f vs "
       "%.2f G rays/s (shadow kernel); render %.1f vs %.1f ms\n  %s\n",
       wideRr.primaryPerSec / 1e9, binaryRr.primaryPerSec / 1e9, wideRr.secondaryPerSec / 1e9,
-      binaryRr.secondaryPerSec / 1e9, shadowRate(wideM) / 1e9, shadowRate(binaryM) / 1e9, wideM.renderMs,
+      binaryRr.secondaryPerSec / 1e9, ShadowRate(wideM) / 1e9, ShadowRate(binaryM) / 1e9, wideM.renderMs,
       binaryM.renderMs, DescribeBvhs(data).c_str());
   CompareBvhBuilders(data, o, ps.repeats, j);
   std::printf("  per kernel (ms, summed over the render):");
@@ -693,14 +728,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
         "  light selection at %d spp (RMSE vs power at 16x spp): power %.4g, tiles %.4g = %.2fx; equal time %.2fx; "
         "render %.1f vs %.1f ms\n",
         o.spp, q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio(), q.msNaive, q.msOpt);
-    j.BeginObject("light_sampling");
-    j.Field("rmse_power", q.rmseNaive);
-    j.Field("rmse_tiles", q.rmseOpt);
-    j.Field("rmse_ratio_equal_spp", q.rmseOpt / q.rmseNaive);
-    j.Field("rmse_ratio_equal_time", q.EqualTimeRatio());
-    j.Field("ms_power", q.msNaive);
-    j.Field("ms_tiles", q.msOpt);
-    j.EndObject();
+    LightSamplingJson(j, q);
   }
   j.Field("samples_per_s", opt.SamplesPerSecond());
   if (ps.samplesPerSecond) *ps.samplesPerSecond = opt.SamplesPerSecond();
@@ -709,19 +737,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   j.Field("primary_rays_per_s", rr.primaryPerSec);
   j.Field("diffuse_rays_per_s", rr.secondaryPerSec);
   j.Field("peak_device_bytes", static_cast<unsigned long long>(opt.stats.peakDeviceBytes));
-  j.BeginObject("traversal");
-  for (int k = 0; k < 2; ++k) {
-    const Measurement& m = k == 0 ? wideM : binaryM;
-    const RayRates& r = k == 0 ? wideRr : binaryRr;
-    j.BeginObject(k == 0 ? "wide" : "binary");
-    j.Field("primary_rays_per_s", r.primaryPerSec);
-    j.Field("diffuse_rays_per_s", r.secondaryPerSec);
-    j.Field("shadow_rays_per_s", shadowRate(m));
-    j.Field("render_ms", m.renderMs);
-    j.Field("bytes_per_triangle", BvhBytesPerTriangle(data, k == 0));
-    j.EndObject();
-  }
-  j.EndObject();
+  TraversalJson(j, data, wideM, wideRr, binaryM, binaryRr);
   j.BeginObject("naive_ratios");
   j.Field("naive_layout", layout.renderMs / opt.renderMs);
   j.Field("naive_compaction", atomics.renderMs / opt.renderMs);

@@ -105,8 +105,68 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, const Progres
   return RunPasses(opt, backend, schedule);
 }
 
+namespace {
+
+// --aov variance and --adaptive: each pixel's batch means, one batch per pass (pixel_batches.h). Adaptive sampling
+// starts with every pixel active and, after each pass past the minimum, keeps those still noisy. Does nothing for a
+// render without either.
+class PassStatistics {
+ public:
+  explicit PassStatistics(const RenderOptions& opt)
+      : opt_(opt), adaptive_(opt.adaptiveThreshold > 0.0f), on_(opt.varianceAov || adaptive_) {
+    if (!on_) return;
+    pool_ = std::make_unique<ThreadPool>(ThreadPool::ThreadsFor(opt.threads));  // the loops, on every core
+    batches_.Reset(opt.width, opt.height, opt.resume ? opt.resume->sum : std::vector<unsigned long long>{},
+                   pool_.get());
+    now_.Reset(opt.width, opt.height);
+    activeSpp_ = opt.resume ? opt.resume->sppDone : 0;
+    if (!adaptive_) return;
+    active_.resize(static_cast<size_t>(opt.width) * opt.height);
+    for (uint32_t p = 0; p < active_.size(); ++p) active_[p] = p;
+  }
+
+  // The pixels the last pass sampled.
+  uint64_t SampledPixels() const {
+    return adaptive_ ? active_.size() : static_cast<uint64_t>(opt_.width) * static_cast<uint64_t>(opt_.height);
+  }
+
+  // After a pass of `spp` samples per pixel: its batch, and under --adaptive the pixels that stop (which the backend
+  // no longer samples, and `last` counts).
+  void AfterPass(Backend& backend, int spp, PassReport& last) {
+    if (!on_) return;
+    backend.ReadFilm(now_.sum.data());  // (every value overwritten)
+    batches_.Add(now_.sum, active_, spp);
+    activeSpp_ += spp;
+    if (!adaptive_ || activeSpp_ < opt_.adaptiveMinSpp) return;
+    std::vector<uint32_t> still = batches_.StillActive(active_, opt_.adaptiveThreshold);
+    if (still.size() == active_.size()) return;
+    active_.swap(still);
+    if (!active_.empty()) backend.SetActivePixels(active_);
+    last.livePixels = static_cast<long long>(active_.size());
+  }
+
+  // Into the result: each pixel's samples and whether every pixel converged (--adaptive), the variance (--aov).
+  void Finish(HostFilm& film, RenderResult& result) const {
+    if (adaptive_) film.pixelSpp = batches_.Samples();
+    result.converged = adaptive_ && active_.empty();
+    if (!opt_.varianceAov) return;
+    result.variance = batches_.Variance();
+    result.varianceBatches = batches_.LeastBatches();
+  }
+
+ private:
+  const RenderOptions& opt_;
+  const bool adaptive_, on_;
+  std::unique_ptr<ThreadPool> pool_;
+  PixelBatches batches_;          // (runs on pool_)
+  std::vector<uint32_t> active_;  // adaptive: ascending; else empty (every pixel)
+  int activeSpp_ = 0;             // samples of each pixel still active
+  HostFilm now_;                  // the film after the last pass
+};
+
+}  // namespace
+
 RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule& schedule) {
-  const long long pixels = static_cast<long long>(opt.width) * opt.height;
   const long long pool = PoolSizeFor(opt, backend.Pool());
   schedule.Prepare(backend, pool);
   const Stopwatch allocateClock;
@@ -127,39 +187,9 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
 
   PassReport last;
   last.stats = &st;
-  // --aov variance and --adaptive: each pixel's batch means, one batch per pass (pixel_batches.h). Adaptive
-  // sampling starts with every pixel active and, after each pass past the minimum, keeps those still noisy.
-  const bool adaptive = opt.adaptiveThreshold > 0.0f;
-  const bool batchStats = opt.varianceAov || adaptive;
-  PixelBatches batches;
-  std::unique_ptr<ThreadPool> statsPool;  // the statistics' loops, on every core (opt.threads)
-  std::vector<uint32_t> active;           // adaptive: ascending; else empty (every pixel)
-  HostFilm now;
-  if (batchStats) {
-    statsPool = std::make_unique<ThreadPool>(ThreadPool::ThreadsFor(opt.threads));
-    batches.Reset(opt.width, opt.height, opt.resume ? opt.resume->sum : std::vector<unsigned long long>{},
-                  statsPool.get());
-  }
-  if (adaptive) {
-    active.resize(static_cast<size_t>(pixels));
-    for (uint32_t p = 0; p < active.size(); ++p) active[p] = p;
-  }
-  int activeSpp = opt.resume ? opt.resume->sppDone : 0;  // samples of each pixel still active
-  if (batchStats) now.Reset(opt.width, opt.height);
-  auto afterPass = [&](int spp) {
-    backend.ReadFilm(now.sum.data());  // (every value overwritten)
-    batches.Add(now.sum, active, spp);
-    activeSpp += spp;
-    if (!adaptive || activeSpp < opt.adaptiveMinSpp) return;
-    std::vector<uint32_t> still = batches.StillActive(active, opt.adaptiveThreshold);
-    if (still.size() == active.size()) return;
-    active.swap(still);
-    if (!active.empty()) backend.SetActivePixels(active);
-    last.livePixels = static_cast<long long>(active.size());
-  };
-
-  // The final film's memory, zeroed while the first passes render: a 1080p film is 47.5 MiB, 12,000 fresh pages
-  // whose faults would otherwise come after the last pass.
+  PassStatistics statistics(opt);
+  // The final film's memory, zeroed while the first passes render: a big film's fresh pages would otherwise fault
+  // after the last pass (docs/PERFORMANCE.md).
   HostFilm film;
   std::future<void> filmReady = std::async(std::launch::async, [&] { film.Reset(opt.width, opt.height); });
   Stopwatch clock;
@@ -183,12 +213,11 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
     st.extensionRays = totals.extensionRays;
     st.shadowRays = totals.shadowRays;
     st.droppedSamples = totals.dropped;
-    const uint64_t sampled = adaptive ? active.size() : static_cast<uint64_t>(pixels);
-    st.primaryRays += sampled * static_cast<uint64_t>(step.spp);
+    st.primaryRays += statistics.SampledPixels() * static_cast<uint64_t>(step.spp);
     st.seconds = clock.Seconds();
     last.spp = step.spp;
     last.firstBad = totals.firstBad;
-    if (batchStats) afterPass(step.spp);
+    statistics.AfterPass(backend, step.spp, last);
   }
 
   filmReady.get();
@@ -203,15 +232,10 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   result.width = opt.width;
   result.height = opt.height;
   result.sppDone = film.sppDone;
-  if (adaptive) film.pixelSpp = batches.Samples();
-  result.converged = adaptive && active.empty();
+  statistics.Finish(film, result);
   const Stopwatch resolve;
   result.rgb = film.Resolve();
   st.resolveSeconds = resolve.Seconds();
-  if (opt.varianceAov) {
-    result.variance = batches.Variance();
-    result.varianceBatches = batches.LeastBatches();
-  }
   result.film = std::move(film);
   result.firstNonFinite = NonFiniteSample::Decode(firstBad);
   return result;

@@ -1,0 +1,19 @@
+// @file finish_render.h: the end of a render: refuse a NaN or empty result, save the final checkpoint, write the
+// image (and --aov's outputs), report, and map what happened to the exit code.
+#pragma once
+#include <string>
+
+#include "app/cli.h"
+#include "app/render_summary.h"
+#include "tracer/host/aov.h"
+#include "tracer/host/render_result.h"
+
+namespace tracer {
+
+// Returns 1 on an error (--check-nan found a non-finite sample, nothing rendered, the checkpoint failed), 128 +
+// `signal` when a signal interrupted the render (the image so far is written), else 0. `settings` go into the
+// checkpoint and the .exr header; `interiorFlags` into the warning about an entirely black image.
+int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
+                 int signal, RenderTimes times, const std::string& interiorFlags, const AovImages& aov);
+
+}  // namespace tracer

@@ -1,0 +1,86 @@
+// @file loaded_scene.cpp: see loaded_scene.h.
+#include "app/loaded_scene.h"
+
+#include <cctype>
+#include <iostream>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "app/camera_choice.h"
+#include "app/scene_setup.h"
+#include "tracer/host/env_map.h"
+#include "tracer/host/tile_guide.h"
+#include "tracer/host/timing.h"
+
+namespace tracer {
+namespace {
+
+// Without a line number, a warning repeated at many lines ("path:12: ...", "path:40: ...") is one text.
+std::string WithoutLineNumber(const std::string& warning) {
+  const size_t colon = warning.find(':');
+  if (colon == std::string::npos) return warning;
+  size_t end = colon + 1;
+  while (end < warning.size() && std::isdigit(static_cast<unsigned char>(warning[end]))) ++end;
+  if (end == colon + 1 || end >= warning.size() || warning[end] != ':') return warning;
+  return warning.substr(0, colon) + warning.substr(end);
+}
+
+// The loader's warnings, each text once, at its first line, with the number of other lines that repeat it.
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, size_t>> seen;  // text without line -> (first warning, repeats)
+  for (const std::string& w : warnings) {
+    auto [it, isNew] = seen.emplace(WithoutLineNumber(w), std::make_pair(w, size_t(0)));
+    if (isNew)
+      order.push_back(it->first);
+    else
+      it->second.second++;
+  }
+  for (const std::string& key : order) {
+    const auto& [first, repeats] = seen[key];
+    std::cerr << "tracer: warning: " << first;
+    if (repeats) std::cerr << " (and " << repeats << " more like it)";
+    std::cerr << "\n";
+  }
+}
+
+}  // namespace
+
+LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder) {
+  const Stopwatch loadClock;
+  LoadedScene loaded;
+  // The environment map first: a bad one fails before the scene's (longer) load and BVH build.
+  const EnvImage envMap = cli.envMapPath.empty() ? EnvImage{} : ReadEnvImage(cli.envMapPath);
+  loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
+  const CameraChoice camera = ChooseCamera(cli, loaded.scene);
+  if (!cli.render.quiet) PrintWarnings(loaded.scene.warnings);
+  if (cli.Details()) {
+    std::cerr << loaded.scene.Summary() << "\n";
+    PrintBoundsAndCamera(loaded.scene, camera);
+  }
+  const CameraSpec& c = camera.spec;
+  // --profile and --benchmark measure both BVHs; a render builds the one it traverses (the binary one always:
+  // it fixes the triangle order, and the tile guide traces it).
+  const BvhBuildOptions bvhOptions =
+      SceneBvhOptions(cli, !cli.render.binaryBvh || cli.command != CliCommand::kRender, builder);
+  LoadClock clock;
+  Stopwatch part;
+  loaded.data = BuildSceneData(
+      loaded.scene,
+      Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height, c.aperture, c.focusDistance),
+      cli.env, bvhOptions);
+  if (!cli.envMapPath.empty()) SetEnvironmentMap(loaded.data, envMap, cli.envScale, cli.envRotate);
+  clock.build = part.Seconds();
+  part.Restart();
+  if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
+  clock.clusters = part.Seconds();
+  clock.total = loadClock.Seconds();
+  loaded.loadSeconds = clock.total;
+  ReportBuilt(cli, loaded.scene, loaded.data, clock);
+  loaded.interiorFlags = InteriorCameraFlags(loaded.scene, c);
+  if (cli.command == CliCommand::kRender && !cli.render.quiet) WarnAboutBackFaces(loaded.data, loaded.interiorFlags);
+  return loaded;
+}
+
+}  // namespace tracer

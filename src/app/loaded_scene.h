@@ -1,0 +1,25 @@
+// @file loaded_scene.h: the scene of a render or profile: loaded, its camera chosen, its BVH built, with the loader's
+// warnings and (under --verbose) the details on stderr.
+#pragma once
+#include <string>
+
+#include "app/cli.h"
+#include "tracer/host/scene_data.h"
+#include "tracer/host/scene_loader.h"
+
+namespace tracer {
+
+struct LoadedScene {
+  Scene scene;                // as loaded: the checkpoint hashes it
+  SceneData data;             // what the backends render
+  std::string interiorFlags;  // a camera from inside the bounds (InteriorCameraFlags), for the warnings
+  double loadSeconds = 0.0;   // loading and building, as "loaded and built the BVH in" says
+};
+
+// Loads the scene (the environment map first), builds the BVH with `builder` (ChooseBvhBuilder's; null: on the
+// host), and the emitter clusters when `buildClusters` (tile guiding may need them). Prints the loader's warnings
+// and, when cli.Details(), the scene, its bounds, the camera and the build; a render also probes for a camera
+// outside a closed room.
+LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder);
+
+}  // namespace tracer
