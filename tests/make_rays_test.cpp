@@ -252,7 +252,7 @@ TEST(MakeRays, CommandWritesTheRaysAndTheyReplay) {
     EXPECT_FALSE(FileExists(dir + "/no-image.png")) << "--make-rays renders nothing";
   }
   EXPECT_EQ(ReadRayFile(dir + "/primary.bin").size(), 64u * 48u);
-  // The replays the README shows.
+  // The replays docs/PERFORMANCE.md shows.
   CommandResult c = RunTracer(Cornell() + " --backend cpu --repeats 1 --trace-rays " + dir + "/primary.bin");
   EXPECT_EQ(c.exitCode, 0) << c.output;
   c = RunTracer(Cornell() + " --backend cpu --repeats 1 --trace-rays " + dir + "/ao.bin --any-hit");

@@ -1,4 +1,4 @@
-// @file report_schema.h: the schemas of output/profile.json and bench-<scene>.json (documented in the README),
+// @file report_schema.h: the schemas of output/profile.json and bench-<scene>.json (documented in docs/FORMATS.md),
 // as checks that return the first problem found, or "" when the document conforms.
 #pragma once
 #include <string>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# @file prepare-scenes.sh: unpacks the third-party benchmark scenes from ../shared/scenes (or $1) into
+# @file prepare-scenes.sh: unpacks the third-party benchmark scenes from the shared scenes folder beside the checkout (or $1) into
 # .benchscenes/ (git-ignored), and adds what the benchmark needs: a ceiling light and camera files for the
 # conference room (it ships no emitter), and a camera for the sports car.
 set -euo pipefail

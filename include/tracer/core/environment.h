@@ -1,7 +1,7 @@
 // @file environment.h: the environment as a light: radiance of rays that leave the scene (a constant colour or a
 // lat-long map), and sampling a direction toward it for next-event estimation, with its solid-angle pdf (for MIS).
 //
-// Convention of the map (documented in the README and --help): +y is up; row 0 of the image is the zenith (+y),
+// Convention of the map (documented in docs/RENDERING.md): +y is up; row 0 of the image is the zenith (+y),
 // the last row the nadir; the centre column looks along -z and u grows towards +x (u = 0.75 is +x, u = 0 and 1
 // are +z). --env-rotate turns the map about +y by the right-hand rule: at 90 degrees what was at +x is at -z.
 //

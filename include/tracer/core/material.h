@@ -18,8 +18,8 @@ enum MaterialClass : int32_t {
 };
 
 // 96 bytes, six 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns, the sixth (bump)
-// only for surfaces with a bump or normal map. The loader (host/scene_loader.h, README "Materials") maps MTL onto
-// these fields:
+// only for surfaces with a bump or normal map. The loader (host/scene_loader.h, docs/RENDERING.md "Materials") maps MTL
+// onto these fields:
 //   kd   = (base colour: the diffuse albedo, or the transmission tint Tf for dielectrics;
 //           map_Kd texture index as int bits, -1 = none)
 //   ks   = (glossy: specular reflectance at normal incidence f0; mirror: its reflectance; GGX alpha)

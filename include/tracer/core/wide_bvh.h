@@ -131,7 +131,8 @@ TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits23) 
 // every non-negative one. A negative near distance becomes 0 either way; a negative far one is a miss either
 // way, since the near one is at least 0. (The planes are finite: SafeInverse keeps inv finite.) On Hopper the
 // integer form is two three-way DPX min/max instructions (VIMNMX3) and one two-way, where the float form is six
-// FMNMX on the ALU pipe, the pipe that bounds traversal of coherent rays: sports car primary rays +7%, see README.
+// FMNMX on the ALU pipe, the pipe that bounds traversal of coherent rays: sports car primary rays +7%
+// (docs/PERFORMANCE.md).
 TRACER_HD bool SlabsMeet(float tnx, float tny, float tnz, float tfx, float tfy, float tfz, float tmax) {
   const int32_t nx = static_cast<int32_t>(BitsFromFloat(tnx)), ny = static_cast<int32_t>(BitsFromFloat(tny)),
                 nz = static_cast<int32_t>(BitsFromFloat(tnz)), fx = static_cast<int32_t>(BitsFromFloat(tfx)),

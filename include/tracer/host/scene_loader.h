@@ -126,13 +126,13 @@ struct LoadOptions {
 // Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
 Scene LoadScene(const std::string& path, const LoadOptions& options = {});
 
-// Reads the camera file format (see scenes/README.md). Throws SceneError naming the file and line.
+// Reads the camera file format (docs/FORMATS.md). Throws SceneError naming the file and line.
 CameraSpec LoadCameraFile(const std::string& path);
 
-// The MTL -> material mapping (README, "Materials"), following Blender's OBJ importer where it reads the file:
-// Ks > 0 is a dielectric specular layer over Kd (glossy); a conductor (IsConductor) is glossy with f0 = Ks and
-// no base, or a mirror when its GGX alpha is below kMinGlossyAlpha; illum 4/6/7/9 with Tf not black is glass.
-// tf is white where the file writes no Tf; alpha comes from MtlAlpha.
+// The MTL -> material mapping (docs/RENDERING.md, "Materials"), following Blender's OBJ importer where it reads the
+// file: Ks > 0 is a dielectric specular layer over Kd (glossy); a conductor (IsConductor) is glossy with f0 = Ks and no
+// base, or a mirror when its GGX alpha is below kMinGlossyAlpha; illum 4/6/7/9 with Tf not black is glass. tf is white
+// where the file writes no Tf; alpha comes from MtlAlpha.
 MaterialClass ClassifyMaterial(int illum, Vec3 kd, Vec3 ks, float alpha, Vec3 tf);
 // Metal-like: a reflection illum (3, 5, 7, 8) with Ks >= 0.5, or a black Kd under a non-black Ks.
 bool IsConductor(int illum, Vec3 kd, Vec3 ks);

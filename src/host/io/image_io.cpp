@@ -177,7 +177,7 @@ static std::vector<uint8_t> ToneMapParallel(ThreadPool& pool, const std::vector<
 constexpr int kPngStripRows = 64;
 // zlib level 1: noise, not the match search, decides the size of a path-traced image, so higher levels cost
 // time for little. On the 8K benchmark one core deflates in 1.9 s where stb took 10.8 s, and with the Up
-// filter the file is smaller than stb's (51 MB against 72 MB). README: "Image output".
+// filter the file is smaller than stb's (51 MB against 72 MB). docs/ARCHITECTURE.md says more.
 constexpr int kPngZlibLevel = 1;
 
 struct PngStrip {
