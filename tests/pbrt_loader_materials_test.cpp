@@ -17,9 +17,8 @@ using test::PbrtDir;
 
 // The material of a triangle shaped by `material` (a Material or MakeNamedMaterial/NamedMaterial block).
 Scene LoadMaterial(const PbrtDir& dir, const std::string& material) {
-  return dir.LoadWorld(material +
-                       "\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2]\n" +
-                       test::kPbrtTestLight);
+  return dir.LoadLit(material +
+                     "\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2]\n");
 }
 const HostMaterial& First(const Scene& s) { return test::MaterialOf(s, 0); }
 
@@ -126,13 +125,12 @@ TEST(PbrtLoaderMaterials, ApproximationsAndMixes) {
 
 TEST(PbrtLoaderMaterials, WarningsOncePerKindAtTheFirstLine) {
   PbrtDir dir;
-  const Scene s = dir.LoadWorld(
+  const Scene s = dir.LoadLit(
       "MakeNamedMaterial \"one\" \"string type\" \"coateddiffuse\"\n"
       "MakeNamedMaterial \"two\" \"string type\" \"coateddiffuse\"\n"
       "NamedMaterial \"one\"\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2]\n"
       "NamedMaterial \"two\"\nShape \"trianglemesh\" \"point3 P\" [0 0 1 1 0 1 0 1 1] \"integer indices\" [0 1 2]\n"
-      "LightSource \"point\"\nLightSource \"spot\"\nLightSource \"point\"\n" +
-      std::string(test::kPbrtTestLight));
+      "LightSource \"point\"\nLightSource \"spot\"\nLightSource \"point\"\n");
   EXPECT_EQ(test::CountWarnings(s, "coateddiffuse"), 1u) << test::AllWarnings(s);
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: material \"one\" (coateddiffuse)"), 1u) << test::AllWarnings(s);
   EXPECT_EQ(test::CountWarnings(s, "(1 more like it)"), 2u) << test::AllWarnings(s);  // coateddiffuse and point
@@ -222,11 +220,10 @@ TEST(PbrtLoaderMaterials, AlphaTextureAndNormalMap) {
   PbrtDir dir;
   WritePng(dir.File("a.png"), 2, 1, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 1.0f});
   WritePng(dir.File("n.png"), 1, 1, {0.5f, 0.5f, 1.0f});
-  const Scene s = dir.LoadWorld(
+  const Scene s = dir.LoadLit(
       "Texture \"a\" \"float\" \"imagemap\" \"string filename\" \"a.png\"\n"
       "Material \"diffuse\" \"string normalmap\" \"n.png\"\n"
-      "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2] \"texture alpha\" \"a\"\n" +
-      std::string(test::kPbrtTestLight));
+      "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2] \"texture alpha\" \"a\"\n");
   const HostMaterial& m = First(s);
   ASSERT_GE(m.opacityTexture, 0);
   const Texture& alpha = s.textures[size_t(s.textureMaps[size_t(m.opacityTexture)].texture)];

@@ -19,11 +19,10 @@ constexpr const char* kTriangle =
 
 TEST(PbrtLoaderShapes, TriangleMeshInWorldSpace) {
   PbrtDir dir;
-  const Scene s = dir.LoadWorld(
+  const Scene s = dir.LoadLit(
       "AttributeBegin\nTranslate 1 2 3\nScale 2 2 2\n"
       "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0 0 1 0] \"integer indices\" [0 1 2 0 2 3]\n"
-      "AttributeEnd\n" +
-      std::string(test::kPbrtTestLight));
+      "AttributeEnd\n");
   ASSERT_EQ(s.NumTriangles(), 3u);
   EXPECT_TRUE(NearVec(s.positions[0], Vec3(1, 2, 3), 1e-6f));
   EXPECT_TRUE(NearVec(s.positions[1], Vec3(3, 2, 3), 1e-6f));
@@ -40,11 +39,10 @@ TEST(PbrtLoaderShapes, TriangleMeshInWorldSpace) {
 TEST(PbrtLoaderShapes, NormalsThroughTheInverseTranspose) {
   PbrtDir dir;
   // Scale 2 1 1 turns the normal (1, 1, 0)/sqrt2 of the plane x + y = 1 into (1/2, 1, 0) normalised.
-  const Scene s = dir.LoadWorld(
+  const Scene s = dir.LoadLit(
       "Scale 2 1 1\n"
       "Shape \"trianglemesh\" \"point3 P\" [1 0 0 0 1 0 1 0 1] \"integer indices\" [0 1 2]"
-      " \"normal N\" [0.7071068 0.7071068 0 0.7071068 0.7071068 0 0.7071068 0.7071068 0]\n" +
-      std::string(test::kPbrtTestLight));
+      " \"normal N\" [0.7071068 0.7071068 0 0.7071068 0.7071068 0 0.7071068 0.7071068 0]\n");
   const Vec3 expected = Normalize(Vec3(0.5f, 1.0f, 0.0f));
   for (int c = 0; c < 3; ++c) EXPECT_TRUE(NearVec(s.normals[size_t(c)], expected, 1e-6f));
   EXPECT_TRUE(NearVec(WindingNormal(s, 0), expected, 1e-6f)) << "the geometric normal agrees with the plane";
@@ -64,8 +62,7 @@ TEST(PbrtLoaderShapes, OrientationOfTriangles) {
                {"Scale -1 1 1\n", 1.0f},   // the winding turns to -z in the world: flipped back to +z
                {"ReverseOrientation\nScale -1 1 1\n", -1.0f}};
   for (const Case& c : cases) {
-    const Scene s =
-        dir.LoadWorld(std::string("AttributeBegin\n") + c.state + kTriangle + "AttributeEnd\n" + test::kPbrtTestLight);
+    const Scene s = dir.LoadLit(std::string("AttributeBegin\n") + c.state + kTriangle + "AttributeEnd\n");
     EXPECT_NEAR(WindingNormal(s, 0).z, c.z, 1e-6f) << c.state;
     EXPECT_NEAR(s.normals[0].z, c.z, 1e-6f) << c.state;
   }
@@ -73,11 +70,11 @@ TEST(PbrtLoaderShapes, OrientationOfTriangles) {
   const std::string withN =
       "Shape \"trianglemesh\" \"point3 P\" [0 0 0 0 1 0 1 0 0] \"integer indices\" [0 1 2] \"normal N\" [0 0 1 0 0 1 0 "
       "0 1]\n";
-  Scene s = dir.LoadWorld(withN + test::kPbrtTestLight);
+  Scene s = dir.LoadLit(withN);
   EXPECT_NEAR(WindingNormal(s, 0).z, 1.0f, 1e-6f);
   EXPECT_NEAR(s.normals[0].z, 1.0f, 1e-6f);
   EXPECT_EQ(s.uvs[2], 1.0f) << "the uvs move with their vertices: (1,0) goes with the second vertex, now third";
-  s = dir.LoadWorld("AttributeBegin\nReverseOrientation\n" + withN + "AttributeEnd\n" + test::kPbrtTestLight);
+  s = dir.LoadLit("AttributeBegin\nReverseOrientation\n" + withN + "AttributeEnd\n");
   EXPECT_NEAR(WindingNormal(s, 0).z, -1.0f, 1e-6f);
   EXPECT_NEAR(s.normals[0].z, -1.0f, 1e-6f);
 }
@@ -85,8 +82,7 @@ TEST(PbrtLoaderShapes, OrientationOfTriangles) {
 TEST(PbrtLoaderShapes, BilinearPatchIsTwoTriangles) {
   PbrtDir dir;
   const Scene s =
-      dir.LoadWorld("Shape \"bilinearmesh\" \"point3 P\" [0 0 0 2 0 0 0 3 0 2 3 0] \"integer indices\" [0 1 2 3]\n" +
-                    std::string(test::kPbrtTestLight));
+      dir.LoadLit("Shape \"bilinearmesh\" \"point3 P\" [0 0 0 2 0 0 0 3 0 2 3 0] \"integer indices\" [0 1 2 3]\n");
   ASSERT_EQ(s.NumTriangles(), 3u);
   for (size_t t = 0; t < 2; ++t) EXPECT_TRUE(NearVec(WindingNormal(s, t), Vec3(0, 0, 1), 1e-6f)) << "dp/du x dp/dv";
   double area = 0.0;
@@ -104,10 +100,9 @@ TEST(PbrtLoaderShapes, BilinearPatchIsTwoTriangles) {
 
 TEST(PbrtLoaderShapes, SphereIsTessellatedOutwards) {
   PbrtDir dir;
-  const Scene s = dir.LoadWorld(
+  const Scene s = dir.LoadLit(
       "AttributeBegin\nTranslate 1 2 3\nShape \"sphere\" \"float radius\" 0.5\n"
-      "AttributeEnd\n" +
-      std::string(test::kPbrtTestLight));
+      "AttributeEnd\n");
   ASSERT_GT(s.NumTriangles(), 100u);
   const Vec3 centre(1, 2, 3);
   double maxError = 0.0;
@@ -132,8 +127,7 @@ TEST(PbrtLoaderShapes, SphereOrientationFollowsReverseOrientationOnly) {
   // handedness-swapping transform turns it inwards.
   const char* cases[] = {"ReverseOrientation\n", "Scale -1 1 1\n"};
   for (const char* state : cases) {
-    const Scene s = dir.LoadWorld(std::string("AttributeBegin\n") + state + "Shape \"sphere\"\nAttributeEnd\n" +
-                                  test::kPbrtTestLight);
+    const Scene s = dir.LoadLit(std::string("AttributeBegin\n") + state + "Shape \"sphere\"\nAttributeEnd\n");
     for (size_t t = 1; t < s.NumTriangles(); ++t) {  // triangle 0 is the light
       const Vec3 mid = (s.positions[3 * t] + s.positions[3 * t + 1] + s.positions[3 * t + 2]) / 3.0f;
       ASSERT_LT(Dot(WindingNormal(s, t), mid), 0.0f) << state << " triangle " << t;
@@ -144,15 +138,13 @@ TEST(PbrtLoaderShapes, SphereOrientationFollowsReverseOrientationOnly) {
 
 TEST(PbrtLoaderShapes, PartialSphereAndDisk) {
   PbrtDir dir;
-  Scene s = dir.LoadWorld("Shape \"sphere\" \"float radius\" 2 \"float zmin\" 0 \"float phimax\" 90\n" +
-                          std::string(test::kPbrtTestLight));
+  Scene s = dir.LoadLit("Shape \"sphere\" \"float radius\" 2 \"float zmin\" 0 \"float phimax\" 90\n");
   for (size_t v = 3; v < s.positions.size(); ++v) {  // after the light
     EXPECT_GE(s.positions[v].z, -1e-6f);
     EXPECT_GE(s.positions[v].x, -1e-6f);
     EXPECT_GE(s.positions[v].y, -1e-6f);
   }
-  s = dir.LoadWorld("Shape \"disk\" \"float radius\" 2 \"float innerradius\" 1 \"float height\" 0.5\n" +
-                    std::string(test::kPbrtTestLight));
+  s = dir.LoadLit("Shape \"disk\" \"float radius\" 2 \"float innerradius\" 1 \"float height\" 0.5\n");
   for (size_t t = 1; t < s.NumTriangles(); ++t) {
     EXPECT_TRUE(NearVec(WindingNormal(s, t), Vec3(0, 0, 1), 1e-5f)) << "a disk faces +z";
     for (int c = 0; c < 3; ++c) {
@@ -170,8 +162,7 @@ TEST(PbrtLoaderShapes, PlyMesh) {
                   "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
                   "element face 1\nproperty list uchar int vertex_indices\nend_header\n"
                   "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n");
-  const Scene s = dir.LoadWorld("Translate 0 0 2\nShape \"plymesh\" \"string filename\" \"quad.ply\"\n" +
-                                std::string(test::kPbrtTestLight));
+  const Scene s = dir.LoadLit("Translate 0 0 2\nShape \"plymesh\" \"string filename\" \"quad.ply\"\n");
   ASSERT_EQ(s.NumTriangles(), 3u);
   EXPECT_TRUE(NearVec(s.positions[2], Vec3(1, 1, 2), 1e-6f));
 }
@@ -185,11 +176,10 @@ TEST(PbrtLoaderShapes, MissingPlyIsAnErrorNamingTheMeshAndTheLine) {
 
 TEST(PbrtLoaderShapes, InstancesAreFlattenedWithANote) {
   PbrtDir dir;
-  const Scene s = dir.LoadWorld(std::string("ObjectBegin \"tri\"\n") + kTriangle +
-                                "ObjectEnd\n"
-                                "ObjectInstance \"tri\"\nTranslate 5 0 0\nObjectInstance \"tri\"\nTranslate 5 0 0\n"
-                                "ObjectInstance \"tri\"\n" +
-                                test::kPbrtTestLight);
+  const Scene s = dir.LoadLit(std::string("ObjectBegin \"tri\"\n") + kTriangle +
+                              "ObjectEnd\n"
+                              "ObjectInstance \"tri\"\nTranslate 5 0 0\nObjectInstance \"tri\"\nTranslate 5 0 0\n"
+                              "ObjectInstance \"tri\"\n");
   EXPECT_EQ(s.NumTriangles(), 4u);
   EXPECT_TRUE(NearVec(s.positions[3 * 3 + 1], Vec3(11, 0, 0), 1e-6f)) << "the scene's own shapes come first";
   ASSERT_EQ(s.notes.size(), 1u);
@@ -198,9 +188,9 @@ TEST(PbrtLoaderShapes, InstancesAreFlattenedWithANote) {
 
 TEST(PbrtLoaderShapes, AlphaIsACutout) {
   PbrtDir dir;
-  const Scene s = dir.LoadWorld(
+  const Scene s = dir.LoadLit(
       "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2] \"float alpha\" 0.25\n" +
-      std::string(kTriangle) + test::kPbrtTestLight);
+      std::string(kTriangle));
   EXPECT_EQ(test::MaterialOf(s, 0).opacity, 0.25f);
   EXPECT_EQ(test::MaterialOf(s, 1).opacity, 1.0f) << "the same material without alpha is a material of its own";
   EXPECT_NE(s.triMaterial[0], s.triMaterial[1]);
@@ -208,8 +198,7 @@ TEST(PbrtLoaderShapes, AlphaIsACutout) {
 
 TEST(PbrtLoaderShapes, InterfaceShapesAreLeftOutWithAWarning) {
   PbrtDir dir;
-  const Scene s = dir.LoadWorld(std::string("AttributeBegin\nMaterial \"interface\"\n") + kTriangle + "AttributeEnd\n" +
-                                test::kPbrtTestLight);
+  const Scene s = dir.LoadLit(std::string("AttributeBegin\nMaterial \"interface\"\n") + kTriangle + "AttributeEnd\n");
   EXPECT_EQ(s.NumTriangles(), 1u);
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:3: material (interface)"), 1u) << test::AllWarnings(s);
 }
@@ -217,8 +206,7 @@ TEST(PbrtLoaderShapes, InterfaceShapesAreLeftOutWithAWarning) {
 TEST(PbrtLoaderShapes, UnsupportedShapesWarnOncePerKind) {
   PbrtDir dir;
   const Scene s =
-      dir.LoadWorld("Shape \"cylinder\"\nShape \"cylinder\"\nShape \"curve\" \"point3 P\" [0 0 0 1 0 0 1 1 0 0 1 0]\n" +
-                    std::string(test::kPbrtTestLight));
+      dir.LoadLit("Shape \"cylinder\"\nShape \"cylinder\"\nShape \"curve\" \"point3 P\" [0 0 0 1 0 0 1 1 0 0 1 0]\n");
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: shape \"cylinder\" is not rendered yet"), 1u) << test::AllWarnings(s);
   EXPECT_EQ(test::CountWarnings(s, "(1 more like it)"), 1u) << test::AllWarnings(s);
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:4: shape \"curve\""), 1u) << test::AllWarnings(s);

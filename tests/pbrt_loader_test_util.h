@@ -10,6 +10,11 @@
 
 namespace tracer::test {
 
+// A light the scenes below can carry so that they have an emitter (pbrt-v4 needs none, the tracer warns without).
+inline const char* kPbrtTestLight =
+    "AttributeBegin\nAreaLightSource \"diffuse\" \"rgb L\" [1 1 1]\n"
+    "Shape \"trianglemesh\" \"point3 P\" [0 5 0 1 5 0 0 5 1] \"integer indices\" [0 1 2]\nAttributeEnd\n";
+
 // A temporary folder for one test's files, removed at the end of the test.
 struct PbrtDir {
   std::string path = MakeTempDir();
@@ -26,6 +31,8 @@ struct PbrtDir {
   Scene LoadWorld(const std::string& world) const {
     return Load("Scale -1 1 1 Camera \"perspective\" WorldBegin\n" + world);
   }
+  // The same with kPbrtTestLight after the snippet.
+  Scene LoadLit(const std::string& world) const;
   // The SceneError's message that loading throws, or "" when it loads.
   std::string ErrorOf(const std::string& text) const {
     try {
@@ -37,10 +44,7 @@ struct PbrtDir {
   }
 };
 
-// A light the scenes below can carry so that they have an emitter (pbrt-v4 needs none, the tracer warns without).
-inline const char* kPbrtTestLight =
-    "AttributeBegin\nAreaLightSource \"diffuse\" \"rgb L\" [1 1 1]\n"
-    "Shape \"trianglemesh\" \"point3 P\" [0 5 0 1 5 0 0 5 1] \"integer indices\" [0 1 2]\nAttributeEnd\n";
+inline Scene PbrtDir::LoadLit(const std::string& world) const { return LoadWorld(world + kPbrtTestLight); }
 
 // The warnings that contain `part`.
 inline size_t CountWarnings(const Scene& s, const std::string& part) {

@@ -345,16 +345,26 @@ PbrtTextures::Node PbrtTextures::ResolveScale(const PbrtTexture& t, int depth) {
     out.factor = tex.factor * scale.factor;
     return out;
   }
-  const Texture &a = load_.scene.textures[size_t(tex.image)], &b = load_.scene.textures[size_t(scale.image)];
-  const int w = std::clamp(std::max(a.width, b.width), kMinBakedSide, kMaxBakedSide);
-  const int h = std::clamp(std::max(a.height, b.height), kMinBakedSide, kMaxBakedSide);
+  const Scene& scene = load_.scene;
+  return Bake(t, "a product of two image textures", {&tex, &scale}, 0,
+              [&](float u, float v) { return NodeValue(scene, tex, u, v) * NodeValue(scene, scale, u, v); });
+}
+
+PbrtTextures::Node PbrtTextures::Bake(const PbrtTexture& t, const std::string& what,
+                                      std::initializer_list<const Node*> parts, int minSide,
+                                      const std::function<Vec3(float, float)>& fn) {
+  int w = std::max(kMinBakedSide, minSide), h = w;
+  for (const Node* n : parts)
+    if (n->image >= 0) {
+      const Texture& image = load_.scene.textures[size_t(n->image)];
+      w = std::max(w, image.width), h = std::max(h, image.height);
+    }
+  w = std::min(w, kMaxBakedSide), h = std::min(h, kMaxBakedSide);
   load_.WarnKind("texture-baked", t.loc,
-                 "texture \"" + t.name + "\": a product of two image textures, baked into a " + std::to_string(w) +
-                     "x" + std::to_string(h) + " image over uv [0,1]^2 (the renderer's textures are single images)");
+                 "texture \"" + t.name + "\": " + what + ", baked into a " + std::to_string(w) + "x" +
+                     std::to_string(h) + " image over uv [0,1]^2 (the renderer's textures are single images)");
   Node out;
-  out.image = BakeImage(load_.scene, t.name, w, h, [&](float u, float v) {
-    return NodeValue(load_.scene, tex, u, v) * NodeValue(load_.scene, scale, u, v);
-  });
+  out.image = BakeImage(load_.scene, t.name, w, h, fn);
   return out;
 }
 
@@ -374,23 +384,11 @@ PbrtTextures::Node PbrtTextures::ResolveMix(const PbrtTexture& t, int depth) {
       return out;
     }
   }
-  int w = kMinBakedSide, h = kMinBakedSide;
-  for (const Node* n : {&tex1, &tex2, &amount})
-    if (n->image >= 0) {
-      const Texture& image = load_.scene.textures[size_t(n->image)];
-      w = std::max(w, image.width), h = std::max(h, image.height);
-    }
-  w = std::min(w, kMaxBakedSide), h = std::min(h, kMaxBakedSide);
-  load_.WarnKind("texture-baked", t.loc,
-                 "texture \"" + t.name + "\": a mix of textures, baked into a " + std::to_string(w) + "x" +
-                     std::to_string(h) + " image over uv [0,1]^2 (the renderer's textures are single images)");
   const Scene& scene = load_.scene;
-  Node out;
-  out.image = BakeImage(load_.scene, t.name, w, h, [&](float u, float v) {
+  return Bake(t, "a mix of textures", {&tex1, &tex2, &amount}, 0, [&](float u, float v) {
     const float a = NodeValue(scene, amount, u, v).x;
     return NodeValue(scene, tex1, u, v) * (1.0f - a) + NodeValue(scene, tex2, u, v) * a;
   });
-  return out;
 }
 
 PbrtTextures::Node PbrtTextures::ResolveCheckerboard(const PbrtTexture& t, int depth) {
@@ -408,18 +406,13 @@ PbrtTextures::Node PbrtTextures::ResolveCheckerboard(const PbrtTexture& t, int d
   if (!tex1.ok || !tex2.ok) return Failed();
   const float su = float(t.params.GetFloat("uscale", 1.0)), sv = float(t.params.GetFloat("vscale", 1.0));
   const float du = float(t.params.GetFloat("udelta", 0.0)), dv = float(t.params.GetFloat("vdelta", 0.0));
-  const int side = std::clamp(int(std::ceil(std::max(std::fabs(su), std::fabs(sv)))) * kBakedTexelsPerCheck,
-                              kMinBakedSide, kMaxBakedSide);
-  load_.WarnKind("texture-baked", t.loc,
-                 "texture \"" + t.name + "\": a checkerboard, baked into a " + std::to_string(side) + "x" +
-                     std::to_string(side) + " image over uv [0,1]^2 (the renderer's textures are single images)");
+  const int side = int(std::min(std::ceil(double(std::max(std::fabs(su), std::fabs(sv)))) * kBakedTexelsPerCheck,
+                                double(kMaxBakedSide)));
   const Scene& scene = load_.scene;
-  Node out;
-  out.image = BakeImage(load_.scene, t.name, side, side, [&](float u, float v) {
+  return Bake(t, "a checkerboard", {&tex1, &tex2}, side, [&](float u, float v) {
     const int parity = int(std::floor(su * u + du) + std::floor(sv * v + dv)) & 1;
     return parity == 0 ? NodeValue(scene, tex1, u, v) : NodeValue(scene, tex2, u, v);
   });
-  return out;
 }
 
 }  // namespace tracer::pbrtload

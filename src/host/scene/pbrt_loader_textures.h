@@ -2,6 +2,8 @@
 // reads them, and texture trees (imagemap, scale, mix, constant, checkerboard) as a factor times one TextureMap,
 // baked into an image where no single map can say it.
 #pragma once
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <tuple>
@@ -64,6 +66,9 @@ class PbrtTextures {
   Node ResolveScale(const PbrtTexture& texture, int depth);
   Node ResolveMix(const PbrtTexture& texture, int depth);
   Node ResolveCheckerboard(const PbrtTexture& texture, int depth);
+  // Bakes fn over [0, 1]^2 into an image as fine as the finest of `parts` (at least minSide), with a warning.
+  Node Bake(const PbrtTexture& t, const std::string& what, std::initializer_list<const Node*> parts, int minSide,
+            const std::function<Vec3(float, float)>& fn);
   int LoadImage(const std::string& written, const ImageRead& how, const PbrtLoc& loc, const std::string& what);
   int MapOf(const Node& node);
   MappedTexture Mapped(const Node& node);
