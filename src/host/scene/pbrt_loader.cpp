@@ -10,6 +10,7 @@
 // (through the eye, normal to pbrt's +x), which leaves the camera where it is and gives pbrt's image.
 #include "pbrt_loader.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 
@@ -192,8 +193,13 @@ Scene LoadPbrtScene(const std::string& path, const LoadOptions& options) {
   PbrtLoad load(pbrt, scene, options);
   load.folders.scene = loader::RealPath(pbrt.searchDir);
   if (load.folders.scene.empty()) throw SceneError(path + ": cannot resolve its folder");
-  for (const std::string& dir : options.searchPaths)
-    if (std::string real = loader::RealPath(dir); !real.empty()) load.folders.extra.push_back(real);
+  for (const std::string& dir : options.searchPaths) {
+    const std::string real = loader::RealPath(dir);
+    if (real.empty())
+      load.Warn(PbrtLoc{}, "--texture-path " + dir + ": not found (" + std::strerror(errno) + "); not searched");
+    else
+      load.folders.extra.push_back(real);
+  }
 
   phase.Restart();
   SetDefaults(load);

@@ -497,6 +497,7 @@ int CircleSegments(double radius, double sceneDiagonal) {
 void AddPbrtShapes(PbrtLoad& load, PbrtMaterials& materials, PbrtTextures& textures) {
   PbrtFlatShapes flat;
   try {
+    // Flattening is refused past the size a single scene file may have (LoadOptions::maxFileBytes, 2 GiB).
     flat = FlattenShapes(load.pbrt, load.options.maxFileBytes);
   } catch (const PbrtError& e) {
     throw SceneError(e.what());
