@@ -78,6 +78,42 @@ struct CameraSpec {
   float focusDistance = 0.0f;  // along the view; 0: the distance from eye to look_at
 };
 
+// What a scene file asks of the render where the command line gives nothing (pbrt-v4's Film, Sampler and Integrator;
+// with pbrt-v4's defaults where the file is silent). OBJ scenes set none (valid false); the app applies each value
+// only where the user gave no flag.
+struct SceneDefaults {
+  bool valid = false;
+  int width = 0, height = 0;  // Film "xresolution", "yresolution" (pbrt-v4: 1280 x 720)
+  int spp = 0;                // Sampler "pixelsamples" (pbrt-v4: 16)
+  int maxDepth = -1;          // Integrator "maxdepth" (pbrt-v4: 5), bounces as --max-depth counts them
+  std::string output;         // Film "filename" as written (pbrt-v4: "pbrt.exr")
+  // The perspective camera's "fov", which pbrt-v4 gives the image's shorter axis. CameraSpec::fovY holds it converted
+  // for width x height; at another size, FovYForShorterAxis(fovShorterAxis, w, h) gives the vertical one.
+  float fovShorterAxis = 0.0f;
+};
+
+// The vertical field of view, in degrees, of an image of w x h pixels whose shorter axis spans `fovDegrees`.
+float FovYForShorterAxis(float fovDegrees, int width, int height);
+
+// The environment a scene file gives (pbrt-v4's "infinite" light); present false for OBJ scenes. The app uses it
+// where the command line names none (--env, --env-map).
+struct SceneEnvironment {
+  bool present = false;
+  Vec3 color{0.0f, 0.0f, 0.0f};  // constant radiance, when there is no map (width 0)
+  // A lat-long map in the convention of core/environment.h and EnvImage (host/env_map.h), already turned into the
+  // world's frame (no --env-rotate needed): width x height texels of linear RGB, row 0 at the top (+y).
+  int width = 0, height = 0;
+  std::vector<float> rgb;  // 3 per texel
+  std::string source;      // "file:line" of the light, for messages
+};
+
+// pbrt-v4's equal-area octahedral mapping of the unit square onto the sphere (Clarberg 2008, "Fast equal-area
+// mapping of the (hemi)sphere using SIMD"; pbrt-v4 src/pbrt/util/math.cpp), the layout of its "infinite" lights'
+// images: (u, v) in [0, 1]^2 -> a unit direction, +z at the centre of the square, -z at its corners.
+Vec3 EqualAreaSquareToSphere(float u, float v);
+// Its inverse: a unit direction -> (u, v) in [0, 1]^2.
+void EqualAreaSphereToSquare(Vec3 d, float& u, float& v);
+
 // Seconds LoadScene spent in each of its phases (tracer --benchmark prints them).
 struct LoadSeconds {
   double read = 0.0;      // the OBJ read into memory
@@ -95,10 +131,15 @@ struct Scene {
   std::vector<HostMaterial> materials;
   std::vector<Texture> textures;        // each image file once
   std::vector<TextureMap> textureMaps;  // what materials index: an image and its options
-  CameraSpec camera;                    // from the scene's .camera file, if any
+  CameraSpec camera;                    // from the scene's .camera file (OBJ) or its Camera (pbrt), if any
+  SceneDefaults defaults;               // pbrt: image size, samples, depth and output the file asks for
+  SceneEnvironment environment;         // pbrt: its infinite light, if any
   // "path:line: message", in the order found. The loader does not print them: the caller decides (the
   // tracer prints each text once, with a count, unless --quiet).
   std::vector<std::string> warnings;
+  // Facts about the load worth a line that are no problem ("path:line: message"): what flattening object instances
+  // cost, a pbrt scene mirrored to match pbrt's left-handed camera. The caller decides whether to print them.
+  std::vector<std::string> notes;
   Vec3 boundsMin, boundsMax;
   size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
   LoadSeconds seconds;
@@ -123,7 +164,9 @@ struct LoadOptions {
   bool tinyobjParse = false;
 };
 
-// Loads an OBJ (and its MTL, textures and camera file). Throws SceneError on bad input.
+// Loads a scene by its file name: a pbrt-v4 scene (.pbrt, .pbrt.gz: its meshes, textures and lights, mapped onto
+// the renderer's materials as docs/FORMATS.md says), else an OBJ (and its MTL, textures and camera file). Throws
+// SceneError on bad input.
 Scene LoadScene(const std::string& path, const LoadOptions& options = {});
 
 // Reads the camera file format (docs/FORMATS.md). Throws SceneError naming the file and line.

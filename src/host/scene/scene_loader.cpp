@@ -1,4 +1,5 @@
-// @file scene_loader.cpp: LoadScene: the OBJ, its MTLs, textures and camera file, checked and loaded into a Scene.
+// @file scene_loader.cpp: LoadScene: a pbrt-v4 scene by its name (pbrt_loader.h), else the OBJ, its MTLs, textures
+// and camera file, checked and loaded into a Scene.
 //
 // tinyobjloader 2.0.0rc10 reports no line numbers, turns nan/inf into 0 and passes out-of-range
 // negative indices through (CVE-2020-28589). So every file is first read whole (regular files only,
@@ -26,6 +27,7 @@
 #include "materials.h"
 #include "mtl_reader.h"
 #include "obj_scan.h"
+#include "pbrt_loader.h"
 #include "scene_files.h"
 #include "scene_text.h"
 #include "tracer/host/thread_pool.h"
@@ -71,6 +73,7 @@ std::string Scene::Summary() const {
 }
 
 Scene LoadScene(const std::string& path, const LoadOptions& options) {
+  if (pbrtload::IsPbrtFileName(path)) return pbrtload::LoadPbrtScene(path, options);
   Scene scene;
   scene.path = path;
   Stopwatch phase;

@@ -17,10 +17,8 @@ constexpr int kMaxTextureSide = 16384;  // larger textures are refused (memory, 
 
 float SrgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
-// Decodes an image file as linear values (alpha in w). Returns an empty string, or why it cannot be used.
-// `channel` (-imfchan, data and opacity maps only; 0 = none) picks the one channel a scalar map reads, in every
-// component: r, g or b; m (matte) the alpha channel, 1 without one; l the luminance of r, g, b (Rec. 709 weights, on
-// the file's values); z, which 8-bit images do not have, the first channel.
+}  // namespace
+
 std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, char channel, Texture* texture) {
   static const std::array<float, 256> kSrgbTable = [] {
     std::array<float, 256> table;
@@ -62,6 +60,8 @@ std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, char
   stbi_image_free(pixels);
   return "";
 }
+
+namespace {
 
 // The image a statement names, read and decoded at most once per encoding; -1 after a warning.
 int LoadImage(Scene& scene, TextureCache& cache, const AssetFolders& folders, const std::string& key,

@@ -16,6 +16,12 @@ namespace tracer::loader {
 // channel if it has one, else its first channel, / 255, in all four components).
 enum class TexelEncoding { kSrgb, kData, kOpacity };
 
+// Decodes an image file's bytes (any 8-bit format stb_image reads) as linear values (alpha in w). Returns an empty
+// string, or why it cannot be used. `channel` (-imfchan, data and opacity maps only; 0 = none) picks the one channel
+// a scalar map reads, in every component: r, g or b; m (matte) the alpha channel, 1 without one; l the luminance of
+// r, g, b (Rec. 709 weights, on the file's values); z, which 8-bit images do not have, the first channel.
+std::string DecodeTexture(const std::string& bytes, TexelEncoding encoding, char channel, Texture* texture);
+
 // What the texture statements of a scene loaded so far: each file is read and decoded once, each (file, options)
 // pair is one TextureMap, and a file that cannot be used is reported once, with the number of statements naming it.
 struct TextureCache {

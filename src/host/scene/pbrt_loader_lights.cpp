@@ -1,0 +1,151 @@
+// @file pbrt_loader_lights.cpp: pbrt-v4's lights onto the renderer's environment (see pbrt_loader_lights.h), and
+// pbrt-v4's equal-area sphere mapping (scene_loader.h). Parameters and defaults are pbrt-v4's (src/pbrt/lights.cpp,
+// Light::Create).
+#include "pbrt_loader_lights.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pbrt_loader_spectra.h"
+#include "pbrt_loader_textures.h"
+#include "tracer/core/environment.h"
+
+namespace tracer {
+
+// Clarberg's mapping (pbrt-v4's EqualAreaSquareToSphere): with (u', v') = 2 (u, v) - 1, the signed distance of
+// (|u'|, |v'|) from the diagonal |u'| + |v'| = 1 sets the height z = +-(1 - r^2), r = 1 - |distance|, and the
+// position along the diamond of radius r the angle phi in the quadrant of (u', v').
+Vec3 EqualAreaSquareToSphere(float u, float v) {
+  const double su = 2.0 * double(u) - 1.0, sv = 2.0 * double(v) - 1.0;
+  const double au = std::fabs(su), av = std::fabs(sv);
+  const double signedDistance = 1.0 - (au + av), r = 1.0 - std::fabs(signedDistance);
+  const double phi = (r == 0.0 ? 1.0 : (av - au) / r + 1.0) * 3.14159265358979323846 / 4.0;
+  const double z = std::copysign(1.0 - r * r, signedDistance);
+  const double planar = r * std::sqrt(std::max(0.0, 2.0 - r * r));
+  return Vec3(float(std::copysign(std::cos(phi), su) * planar), float(std::copysign(std::sin(phi), sv) * planar),
+              float(z));
+}
+
+// The inverse, exactly (pbrt-v4 evaluates the arctangent by a polynomial): r = sqrt(1 - |z|), and on the northern
+// diamond |u'| + |v'| = r with |v'| = r 2 phi / pi; the southern half mirrors it about the diagonal.
+void EqualAreaSphereToSquare(Vec3 d, float& u, float& v) {
+  const double x = std::fabs(double(d.x)), y = std::fabs(double(d.y)), z = double(d.z);
+  const double r = std::sqrt(std::max(0.0, 1.0 - std::fabs(z)));
+  const double phi = (x == 0.0 && y == 0.0) ? 0.0 : std::atan2(y, x);
+  double av = r * phi * 2.0 / 3.14159265358979323846, au = r - av;
+  if (z < 0.0) {
+    const double nu = au;
+    au = 1.0 - av;
+    av = 1.0 - nu;
+  }
+  u = float(0.5 * (std::copysign(au, double(d.x)) + 1.0));
+  v = float(0.5 * (std::copysign(av, double(d.y)) + 1.0));
+}
+
+namespace pbrtload {
+namespace {
+
+constexpr int kMaxLatLongHeight = 1024;  // the lat-long map's rows at most (its width is twice that)
+
+// The illuminance of an equal-area image on a surface facing +z of the light's frame, as pbrt-v4's "illuminance"
+// normalisation computes it (ImageInfiniteLight in Light::Create): the sum over texels with z > 0 of luminance times
+// cos(theta), times 2 pi / N^2. A texel covers 4 pi / N^2, so that is half the image's illuminance, and pbrt's image
+// then gives twice the illuminance asked for; kept, so that the scene renders as pbrt renders it.
+double UpperIlluminance(const Texture& image) {
+  double sum = 0.0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      const Vec3 w =
+          EqualAreaSquareToSphere((float(x) + 0.5f) / float(image.width), (float(y) + 0.5f) / float(image.height));
+      if (w.z <= 0.0f) continue;
+      const Float4& t = image.texels[size_t(y) * size_t(image.width) + size_t(x)];
+      sum += double(Luminance(Vec3(t.x, t.y, t.z))) * double(w.z);
+    }
+  return sum * 2.0 * 3.14159265358979323846 / (double(image.width) * double(image.height));
+}
+
+// The equal-area image as a lat-long map in the Scene's frame: each lat-long texel the mean of 2 x 2 lookups of the
+// nearest square texel (pbrt-v4's ImageLe looks up the nearest texel), through the light's transform.
+void ToLatLong(const PbrtLoad& load, const PbrtLight& light, const Texture& image, float scale, SceneEnvironment* env) {
+  const int height = std::min(image.height, kMaxLatLongHeight), width = 2 * height, side = image.width;
+  const PbrtTransform lightFromWorld = light.objectToWorld.Inverse();
+  env->width = width;
+  env->height = height;
+  env->rgb.assign(size_t(width) * size_t(height) * 3, 0.0f);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      Vec3 sum(0.0f);
+      for (int s = 0; s < 4; ++s) {
+        float sinTheta;
+        const float u = (float(x) + 0.25f + 0.5f * float(s & 1)) / float(width);
+        const float v = (float(y) + 0.25f + 0.5f * float(s >> 1)) / float(height);
+        const Vec3 world = load.ToPbrtDirection(EnvDirection(u, v, sinTheta));
+        const Vec3 w = Normalize(ToVec3(lightFromWorld.ApplyVector({world.x, world.y, world.z})));
+        float su, sv;
+        EqualAreaSphereToSquare(w, su, sv);
+        const int px = std::clamp(int(su * float(side)), 0, side - 1),
+                  py = std::clamp(int(sv * float(side)), 0, side - 1);
+        const Float4& t = image.texels[size_t(py) * size_t(side) + size_t(px)];
+        sum = sum + Vec3(t.x, t.y, t.z);
+      }
+      const size_t i = 3 * (size_t(y) * size_t(width) + size_t(x));
+      for (int c = 0; c < 3; ++c) env->rgb[i + size_t(c)] = std::max(0.0f, sum[c] * 0.25f * scale);
+    }
+}
+
+void AddInfinite(PbrtLoad& load, const PbrtLight& light) {
+  SceneEnvironment& env = load.scene.environment;
+  env.source = light.loc.ToString();
+  float scale = float(light.params.GetFloat("scale", 1.0));
+  const double illuminance = light.params.GetFloat("illuminance", -1.0);
+  if (light.params.Has("portal"))
+    load.WarnKind("portal", light.loc, "LightSource \"infinite\": \"portal\" is ignored (it only guides sampling)");
+  const std::string file = light.params.GetString("filename", "");
+  if (file.empty()) {
+    Vec3 l(1.0f);  // default: the colour space's illuminant
+    SpectrumRgb(load, light.params, "L", SpectrumUse::kIlluminant, &l);
+    if (illuminance > 0.0) scale *= float(illuminance / 3.14159265358979323846);  // a uniform sky gives E = pi L
+    env.present = true;
+    env.color = l * scale;
+    return;
+  }
+  Texture image;
+  std::string why = ReadPbrtImage(load, file, ImageRead(), &image);
+  if (why.empty() && image.width != image.height)
+    why = "is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+          ", not square: pbrt-v4's infinite lights take equal-area (octahedral) square images";
+  if (!why.empty()) {
+    load.Warn(light.loc, "LightSource \"infinite\": image \"" + file + "\" " + why + "; rendered without it");
+    return;
+  }
+  if (illuminance > 0.0) {
+    const double e = UpperIlluminance(image);
+    if (e > 0.0) scale *= float(illuminance / e);
+  }
+  ToLatLong(load, light, image, scale, &env);
+  env.present = true;
+}
+
+}  // namespace
+
+void AddPbrtLights(PbrtLoad& load) {
+  for (const PbrtLight& light : load.pbrt.lights) {
+    if (light.colorSpace != "srgb")
+      load.WarnKind("colorspace", light.loc,
+                    "colour space \"" + light.colorSpace + "\" is not supported yet; its RGB values are used as sRGB");
+    if (light.type == "infinite" && !load.scene.environment.present) {
+      AddInfinite(load, light);
+    } else if (light.type == "infinite") {
+      load.WarnKind("infinite-more", light.loc,
+                    "LightSource \"infinite\": the renderer has one environment; only the first infinite light (" +
+                        load.scene.environment.source + ") is rendered");
+    } else {
+      load.WarnKind("light:" + light.type, light.loc,
+                    "LightSource \"" + light.type +
+                        "\" is not rendered yet (the renderer has area lights and one environment); left out");
+    }
+  }
+}
+
+}  // namespace pbrtload
+}  // namespace tracer

@@ -1,0 +1,12 @@
+// @file pbrt_loader_lights.h: pbrt-v4's LightSource directives: an "infinite" light becomes the Scene's environment
+// (a constant colour, or its equal-area image turned into a lat-long map); the other kinds are not rendered yet and
+// are warned once per kind. Area lights are the shapes' business (pbrt_loader_shapes.h).
+#pragma once
+#include "pbrt_loader.h"
+
+namespace tracer::pbrtload {
+
+// Sets Scene::environment from the first "infinite" light, and warns about every light left out.
+void AddPbrtLights(PbrtLoad& load);
+
+}  // namespace tracer::pbrtload
