@@ -525,6 +525,14 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");
+    // cxxopts leaves words after the scene unmatched; rendering the first and dropping the rest would hide a typo
+    // or a glob that matched several files.
+    if (!r.unmatched().empty()) {
+      std::string extra;
+      for (const std::string& word : r.unmatched()) extra += (extra.empty() ? "'" : ", '") + word + "'";
+      throw UsageError("one scene per run: " + r["scene"].as<std::string>() + " is the scene, and " + extra +
+                       (r.unmatched().size() > 1 ? " are" : " is") + " left over (render each scene on its own)");
+    }
     options.scenePath = r["scene"].as<std::string>();
     options.outPath = r["output"].as<std::string>();
     ReadImageAndSampling(r, options);

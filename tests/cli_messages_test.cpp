@@ -1,0 +1,33 @@
+// @file cli_messages_test.cpp: what the tracer tells a user whose input is not what it expects: extra arguments,
+// values out of range, unwritable outputs, environment maps, memory, a missing GPU, and dark images.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "test_util.h"
+#include "tracer/host/device_error.h"
+
+namespace tracer::test {
+namespace {
+
+std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(CliMessages, ExtraScenePathsAreAUsageError) {
+  const std::string dir = MakeTempDir();
+  WriteFile(dir + "/b.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const CommandResult r = RunTracer(Cornell() + " " + dir + "/b.obj extra.obj --backend cpu -o " + dir + "/x.png");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_TRUE(Contains(r.output, "tracer: usage error: one scene per run: " + Cornell() + " is the scene, and '" + dir +
+                                     "/b.obj', 'extra.obj' are left over"))
+      << r.output;
+  EXPECT_FALSE(FileExists(dir + "/x.png"));
+}
+
+}  // namespace
+}  // namespace tracer::test
