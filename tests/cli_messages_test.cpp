@@ -29,5 +29,23 @@ TEST(CliMessages, ExtraScenePathsAreAUsageError) {
   EXPECT_FALSE(FileExists(dir + "/x.png"));
 }
 
+// A scene lit by one faint emitter: the image is almost black.
+TEST(CliMessages, ANearlyBlackImageGetsAHint) {
+  const std::string dir = MakeTempDir();
+  WriteFile(dir + "/faint.mtl", "newmtl faint\nKe 0.00001 0.00001 0.00001\n");
+  WriteFile(dir + "/faint.obj", "mtllib faint.mtl\nv -1 -1 0\nv 1 -1 0\nv 0 1 0\nusemtl faint\nf 1 2 3\n");
+  const std::string view = " --eye 0,0,3 --look-at 0,0,0 --backend cpu --spp 2 --width 16 --height 16 -o " + dir;
+  const CommandResult r = RunTracer(dir + "/faint.obj" + view + "/x.png");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "tracer: warning: the image is nearly black (mean value ")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "The light that reaches the camera is very weak: check the emitters' Ke")) << r.output;
+  // A real render is far above the threshold, also a dark one.
+  for (const char* exposure : {"0", "-6"}) {
+    const CommandResult lit = RunTracer(Cornell() + " --backend cpu --spp 2 --width 16 --height 16 --exposure " +
+                                        exposure + " -o " + dir + "/c.png");
+    EXPECT_FALSE(Contains(lit.output, "black")) << lit.output;
+  }
+}
+
 }  // namespace
 }  // namespace tracer::test

@@ -159,7 +159,7 @@ int Render(CliOptions& cli, Job& job) {
   times.load = in.loaded.loadSeconds;
   times.frame = frameSeconds;
   const int code = FinishRender(cli, result, in.settings, startSpp, schedule ? job.Signal() : StopSignal(), times,
-                                in.loaded.interiorFlags, aov);
+                                in.loaded.camera, aov);
   job.Report(writeClock.Seconds());
   return job.FinalCode(code);
 }
