@@ -29,6 +29,38 @@ TEST(CliMessages, ExtraScenePathsAreAUsageError) {
   EXPECT_FALSE(FileExists(dir + "/x.png"));
 }
 
+TEST(CliMessages, AFilmTooLargeForTheMemoryLimitNamesItsSizeAndTheFlags) {
+  const std::string dir = MakeTempDir();
+  // 2^28 pixels: 6 GiB of film under a 2 GB address space limit.
+  const CommandResult r = RunCommand("ulimit -v 2000000 && " + std::string(TRACER_EXE) + " " + Cornell() +
+                                     " --backend cpu --width 16384 --height 16384 --spp 1 -o " + dir + "/big.png 2>&1");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "tracer: error: out of host memory for the render: the film of 16384x16384 pixels "
+                       "takes 6442450944 bytes"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "lower --width/--height, or --paths-in-flight")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "bad_alloc")) << r.output;
+  EXPECT_FALSE(FileExists(dir + "/big.png"));
+}
+
+TEST(CliMessages, NoGpuIsOnePlainLineAndNothingUnderQuiet) {
+  EXPECT_EQ(PlainNoGpuReason("cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime "
+                             "version"),
+            "no NVIDIA driver, or one older than this build's CUDA needs");
+  EXPECT_EQ(PlainNoGpuReason("cudaErrorNoDevice: no CUDA-capable device is detected"), "no NVIDIA GPU found");
+  EXPECT_EQ(PlainNoGpuReason("cudaErrorUnknown: unknown error"), "unknown error");
+  // --backend auto on a machine (or a build) without a GPU: the render's first line says why, -q says nothing.
+  const std::string dir = MakeTempDir();
+  const std::string args = Cornell() + " --spp 1 --width 8 --height 8 -o " + dir + "/x.png";
+  const CommandResult quiet = RunTracer(args + " -q");
+  EXPECT_EQ(quiet.exitCode, 0);
+  EXPECT_EQ(quiet.output, "");
+  const CommandResult plain = RunTracer(args);
+  EXPECT_FALSE(Contains(plain.output, "cudaError")) << plain.output;
+  EXPECT_TRUE(Contains(plain.output, ", on the CPU (")) << plain.output;
+}
+
 // A scene lit by one faint emitter: the image is almost black.
 TEST(CliMessages, ANearlyBlackImageGetsAHint) {
   const std::string dir = MakeTempDir();
