@@ -18,6 +18,14 @@ namespace {
 std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A w x h Radiance .hdr of one grey value, written as flat RGBE.
+void WriteGreyHdr(const std::string& path, int w, int h) {
+  std::string data =
+      "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y " + std::to_string(h) + " +X " + std::to_string(w) + "\n";
+  for (int i = 0; i < w * h; ++i) data += std::string("\x80\x80\x80\x81", 4);
+  WriteFile(path, data);
+}
+
 TEST(CliMessages, ExtraScenePathsAreAUsageError) {
   const std::string dir = MakeTempDir();
   WriteFile(dir + "/b.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
@@ -77,6 +85,21 @@ TEST(CliMessages, ANearlyBlackImageGetsAHint) {
                                         exposure + " -o " + dir + "/c.png");
     EXPECT_FALSE(Contains(lit.output, "black")) << lit.output;
   }
+}
+
+TEST(CliMessages, AResumeUnderAnotherEnvScaleNamesIt) {
+  const std::string dir = MakeTempDir();
+  WriteGreyHdr(dir + "/sky.hdr", 16, 8);
+  const std::string base =
+      Cornell() + " --backend cpu --width 8 --height 8 --env-map " + dir + "/sky.hdr -o " + dir + "/x.pfm";
+  ASSERT_EQ(RunTracer(base + " --spp 2 --checkpoint " + dir + "/c.ckpt").exitCode, 0);
+  const CommandResult r = RunTracer(base + " --spp 4 --env-scale 2 --resume " + dir + "/c.ckpt");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "settings: scene-content: the environment scale (--env-scale) differs: 1 in the "
+                       "checkpoint, 2 now"))
+      << r.output;
+  EXPECT_EQ(RunTracer(base + " --spp 4 --resume " + dir + "/c.ckpt").exitCode, 0) << "the same settings resume";
 }
 
 }  // namespace

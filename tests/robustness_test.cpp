@@ -531,7 +531,7 @@ TEST(RobustResume, DifferentSettingsAreRefusedByName) {
   WriteFile(dir + "/firefly.mtl", "newmtl floor\nKd 0.5 0.8 0.8\nnewmtl lamp\nKd 0 0 0\nKe 1000000 1000000 1000000\n");
   CommandResult edited = RunTracer(base + " --width 16 --height 16 --spp 8 --resume " + ckpt);
   EXPECT_EQ(edited.exitCode, 2) << edited.output;
-  EXPECT_TRUE(Contains(edited.output, "scene-content")) << edited.output;
+  EXPECT_TRUE(Contains(edited.output, "scene-content: the materials differ (an MTL file changed)")) << edited.output;
 }
 
 TEST(RobustResume, CorruptOrForeignCheckpointsAreErrorsNamingTheFile) {
@@ -698,6 +698,18 @@ TEST(RobustCheckpointFormat, SettingsMismatchNamesEachKey) {
               Contains(both, "b: '2' in the checkpoint, not set now") &&
               Contains(both, "c: not in the checkpoint, '2' now"))
       << both;
+  // The lines that explain scene-content: absent from an older checkpoint, they refuse nothing; present in both,
+  // they name the input that changed.
+  const std::string parts = "scene-content-parts=materials:1,textures:2,environment-map:3\n";
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\nseed=1\n", "scene-content=a\n" + parts + "seed=1\n"), "");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n" + parts, "scene-content=b\n" + parts),
+            "scene-content: the geometry differs (the scene file's vertices, faces or groups changed)");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n" + parts,
+                                     "scene-content=b\nscene-content-parts=materials:1,textures:9,environment-map:3\n"),
+            "scene-content: the textures differ (a texture image changed)");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n", "scene-content=b\n" + parts),
+            "scene-content: the scene file, its MTL files or textures, or the environment map or its scale changed "
+            "(this checkpoint does not record which)");
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ int LoadOnRoot(CliOptions& cli, const BackendChoice& backend, const Job& job, Re
   // The settings hash every scene array (SceneContentHash, on one thread: seconds on big scenes; docs/PERFORMANCE.md),
   // so they are made only where used: --resume, --checkpoint and .exr's header.
   if (!cli.resumePath.empty() || !cli.checkpointPath.empty() || FormatFromPath(cli.outPath) == ImageFormat::kExr)
-    in.settings = CheckpointSettings(cli.scenePath, in.loaded.data, opt);
+    in.settings = CheckpointSettings(cli.scenePath, in.loaded.data, opt, EnvMapSource{cli.envMapPath, cli.envScale});
   return cli.resumePath.empty() ? kContinue : UseResumedFilm(cli, in.resumed, in.settings, opt);
 }
 
