@@ -37,6 +37,41 @@ TEST(CliMessages, ExtraScenePathsAreAUsageError) {
   EXPECT_FALSE(FileExists(dir + "/x.png"));
 }
 
+TEST(CliMessages, AValueThatDoesNotParseNamesItsOptionAndRange) {
+  const CommandResult width = RunTracer(Cornell() + " --width 99999999999");
+  EXPECT_EQ(width.exitCode, 2);
+  EXPECT_TRUE(
+      Contains(width.output, "--width 99999999999: not a valid value (expected a whole number from 1 to 32768)"))
+      << width.output;
+  const CommandResult spp = RunTracer(Cornell() + " --spp=many");
+  EXPECT_TRUE(Contains(spp.output, "--spp many: not a valid value (expected a whole number from 1 to 2147483647)"))
+      << spp.output;
+}
+
+TEST(CliMessages, AnOutputFolderThatAcceptsNoFileSaysSo) {
+  const CommandResult r = RunTracer(Cornell() + " --backend cpu -o /proc/x.png");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_TRUE(Contains(r.output, "--output /proc/x.png: cannot create a file in the folder '/proc' (")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "): it is not writable")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "does not exist")) << r.output;
+}
+
+TEST(CliMessages, EnvironmentMapsOfTheWrongKindOrShape) {
+  const std::string dir = MakeTempDir();
+  WriteFile(dir + "/sky.png", "not read");
+  const CommandResult png = RunTracer(Cornell() + " --backend cpu --env-map " + dir + "/sky.png -o " + dir + "/x.png");
+  EXPECT_EQ(png.exitCode, 1);
+  EXPECT_TRUE(Contains(png.output, "sky.png: unknown environment map format '.png' (use a lat-long .hdr or .exr)"))
+      << png.output;
+  WriteGreyHdr(dir + "/square.hdr", 8, 8);
+  const std::string square = " --backend cpu --spp 1 --width 8 --height 8 -o " + dir + "/y.png --env-map ";
+  const CommandResult r = RunTracer(Cornell() + square + dir + "/square.hdr");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "square.hdr is 8x8 texels, but a lat-long environment map is 2:1")) << r.output;
+  WriteGreyHdr(dir + "/wide.hdr", 16, 8);
+  EXPECT_FALSE(Contains(RunTracer(Cornell() + square + dir + "/wide.hdr").output, "2:1"));
+}
+
 TEST(CliMessages, AFilmTooLargeForTheMemoryLimitNamesItsSizeAndTheFlags) {
   const std::string dir = MakeTempDir();
   // 2^28 pixels: 6 GiB of film under a 2 GB address space limit.
@@ -85,6 +120,35 @@ TEST(CliMessages, ANearlyBlackImageGetsAHint) {
                                         exposure + " -o " + dir + "/c.png");
     EXPECT_FALSE(Contains(lit.output, "black")) << lit.output;
   }
+}
+
+TEST(CliMessages, AdaptiveReportsTheMeanAndTheMostSamples) {
+  const std::string dir = MakeTempDir();
+  const CommandResult r = RunTracer(Cornell() +
+                                    " --backend cpu --width 16 --height 16 --spp 256 --adaptive 0.2 "
+                                    "--adaptive-min-spp 16 -o " +
+                                    dir + "/x.png");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m, std::regex("\\): a mean of ([0-9.]+) and at most ([0-9]+) spp in ")))
+      << r.output;
+  EXPECT_LT(std::stod(m[1]), std::stod(m[2])) << "the pixels stopped at different counts";
+}
+
+TEST(CliMessages, InterruptedWithoutCheckpointSaysHowToResumeNextTime) {
+  const std::string dir = MakeTempDir();
+  Spawned p =
+      Spawn(Cornell() + " --backend cpu --width 32 --height 32 --spp 100000000 -o " + dir + "/i.png", dir + "/log");
+  ASSERT_TRUE(p.WaitForLog("rendering " + Cornell(), 30)) << p.Log();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(p.pid, SIGINT), 0);
+  EXPECT_EQ(p.Wait(30), 128 + SIGINT);
+  const std::string log = p.Log();
+  EXPECT_TRUE(Contains(log, "; wrote the image so far to " + dir +
+                                "/i.png; this render cannot be resumed: to resume "
+                                "a render later, run it with --checkpoint FILE"))
+      << log;
+  EXPECT_TRUE(FileExists(dir + "/i.png"));
 }
 
 TEST(CliMessages, AResumeUnderAnotherEnvScaleNamesIt) {

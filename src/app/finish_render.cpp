@@ -148,8 +148,12 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
     return 1;
   }
   if (signal) {
+    // Without --checkpoint the samples are lost with the process: say how to keep them next time.
     std::fprintf(stderr, "tracer: interrupted at %d of %d spp; wrote the image so far to %s%s%s\n", result.sppDone,
-                 opt.spp, cli.outPath.c_str(), cli.checkpointPath.empty() ? "" : " and the checkpoint to ",
+                 opt.spp, cli.outPath.c_str(),
+                 cli.checkpointPath.empty() ? "; this render cannot be resumed: to resume a render later, run it with "
+                                              "--checkpoint FILE (then --resume FILE continues it)"
+                                            : " and the checkpoint to ",
                  cli.checkpointPath.c_str());
     return 128 + signal;
   }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <utility>
@@ -63,6 +65,13 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   LoadedScene loaded;
   // The environment map first: a bad one fails before the scene's (longer) load and BVH build.
   const EnvImage envMap = cli.envMapPath.empty() ? EnvImage{} : ReadEnvImage(cli.envMapPath);
+  // Any image reads as lat-long; one that is not 2:1 (a cube map's cross, a mirror ball) looks stretched or wrong.
+  if (!cli.envMapPath.empty() && !cli.render.quiet &&
+      std::abs(envMap.width - 2 * envMap.height) > std::max(1, envMap.width / 100))
+    std::fprintf(stderr,
+                 "tracer: warning: %s is %dx%d texels, but a lat-long environment map is 2:1 (width twice the height); "
+                 "it is read as lat-long and will look stretched (cube maps and mirror balls are not supported)\n",
+                 cli.envMapPath.c_str(), envMap.width, envMap.height);
   loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   const CameraChoice camera = ChooseCamera(cli, loaded.scene);
   if (!cli.render.quiet) PrintWarnings(WarningsThatApply(cli, loaded.scene.warnings));
