@@ -461,7 +461,7 @@ TEST(Cli, CameraOutsideAClosedRoomIsToldToGoInside) {
   EXPECT_TRUE(FileExists(dir + "/out.pfm")) << "a warning, not an error: the image is still written";
   const std::string hint =
       "the camera is most likely outside a closed room or inside an object, and the image may "
-      "be dark. To look from inside, try ";
+      "be dark. A camera that sees front faces from outside every object: ";
   const size_t at = outside.output.find(hint);
   ASSERT_NE(at, std::string::npos) << outside.output;
   const std::string flags = outside.output.substr(at + hint.size(), outside.output.find('\n', at) - at - hint.size());

@@ -110,8 +110,8 @@ TEST(RobustOptions, BadValuesAreUsageErrorsBeforeLoading) {
       // w*h*3 overflows 32-bit indices long before memory runs out: capped at 2^28 pixels
       {"--width 32768 --height 32768", "2^28"},
       {"--width 20000 --height 20000", "400000000 pixels"},
-      {"--width 99999999999", "failed to parse"},
-      {"--spp 99999999999", "failed to parse"},
+      {"--width 99999999999", "--width 99999999999: not a valid value (expected a whole number from 1 to 32768)"},
+      {"--spp 99999999999", "--spp 99999999999: not a valid value (expected a whole number from 1 to 2147483647)"},
       {"--time -1", "--time"},
       {"--time nan", "nan"},
       {"--checkpoint-interval -1", "--checkpoint-interval"},
@@ -355,12 +355,13 @@ TEST(RobustProgress, BlackImageWarnsAndIsStillWritten) {
   EXPECT_TRUE(FileExists(dir + "/x.pfm"));
   EXPECT_TRUE(Contains(dark.output, "only an environment can light it: pass --env R,G,B or --env-map FILE.hdr"))
       << dark.output;
+  // What is true of this scene: no emitters and no environment (nothing about the camera, which sees the front).
   EXPECT_TRUE(Contains(dark.output,
-                       "tracer: warning: the image is entirely black: no pixel received any light. Check the camera "
-                       "(--verbose prints it): an interior needs a camera inside it, such as --eye "))
+                       "tracer: warning: the image is entirely black: no pixel received any light. The scene has no "
+                       "emitters (Ke in the MTL): pass --env R,G,B or --env-map FILE (.hdr or .exr), or add an "
+                       "emitter\n"))
       << dark.output;
-  EXPECT_TRUE(Contains(dark.output, "; a scene without emitters needs --env R,G,B or --env-map FILE.hdr\n"))
-      << dark.output;
+  EXPECT_FALSE(Contains(dark.output, "--eye")) << dark.output;
   CommandResult lit = RunTracer(args + " --env 0.5,0.5,0.5");
   ASSERT_EQ(lit.exitCode, 0) << lit.output;
   EXPECT_FALSE(Contains(lit.output, "entirely black")) << lit.output;
@@ -530,7 +531,7 @@ TEST(RobustResume, DifferentSettingsAreRefusedByName) {
   WriteFile(dir + "/firefly.mtl", "newmtl floor\nKd 0.5 0.8 0.8\nnewmtl lamp\nKd 0 0 0\nKe 1000000 1000000 1000000\n");
   CommandResult edited = RunTracer(base + " --width 16 --height 16 --spp 8 --resume " + ckpt);
   EXPECT_EQ(edited.exitCode, 2) << edited.output;
-  EXPECT_TRUE(Contains(edited.output, "scene-content")) << edited.output;
+  EXPECT_TRUE(Contains(edited.output, "scene-content: the materials differ (an MTL file changed)")) << edited.output;
 }
 
 TEST(RobustResume, CorruptOrForeignCheckpointsAreErrorsNamingTheFile) {
@@ -697,6 +698,18 @@ TEST(RobustCheckpointFormat, SettingsMismatchNamesEachKey) {
               Contains(both, "b: '2' in the checkpoint, not set now") &&
               Contains(both, "c: not in the checkpoint, '2' now"))
       << both;
+  // The lines that explain scene-content: absent from an older checkpoint, they refuse nothing; present in both,
+  // they name the input that changed.
+  const std::string parts = "scene-content-parts=materials:1,textures:2,environment-map:3\n";
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\nseed=1\n", "scene-content=a\n" + parts + "seed=1\n"), "");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n" + parts, "scene-content=b\n" + parts),
+            "scene-content: the geometry differs (the scene file's vertices, faces or groups changed)");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n" + parts,
+                                     "scene-content=b\nscene-content-parts=materials:1,textures:9,environment-map:3\n"),
+            "scene-content: the textures differ (a texture image changed)");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n", "scene-content=b\n" + parts),
+            "scene-content: the scene file, its MTL files or textures, or the environment map or its scale changed "
+            "(this checkpoint does not record which)");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "tracer/host/camera_probe.h"
 
@@ -38,6 +40,24 @@ std::string ShortFloat(float v) {
 // `v` as three shortest decimals joined by `separator`.
 std::string ShortVec3(Vec3 v, const char* separator) {
   return ShortFloat(v.x) + separator + ShortFloat(v.y) + separator + ShortFloat(v.z);
+}
+
+// Cameras to try when the user's sees mostly back faces, as (eye, look-at), in order: at the centre of the bounds
+// looking the user's way (a room seen from outside), at points halfway from the centre to the walls looking at it
+// (a room with an object at its centre), then from outside the bounds looking at the centre, at the distance that
+// frames them (a closed object with the camera inside it).
+std::vector<std::pair<Vec3, Vec3>> CandidateCameras(const Scene& scene, const CameraSpec& user) {
+  const Vec3 centre = (scene.boundsMin + scene.boundsMax) * 0.5f, half = (scene.boundsMax - scene.boundsMin) * 0.5f;
+  const float radius = Length(half);
+  std::vector<std::pair<Vec3, Vec3>> out;
+  out.emplace_back(centre, centre + Normalize(user.lookAt - user.eye) * radius);
+  const float around[8][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+  for (const auto& a : around) out.emplace_back(centre + Vec3(a[0] * half.x, 0.0f, a[1] * half.z) * 0.5f, centre);
+  const float distance = radius / std::sin(0.5f * user.fovY * kPi / 180.0f) * 1.05f;
+  for (const auto& a : around)
+    out.emplace_back(centre + Normalize(Vec3(a[0], a[0] != 0.0f && a[1] != 0.0f ? 0.5f : 0.0f, a[1])) * distance,
+                     centre);
+  return out;
 }
 
 }  // namespace
@@ -77,21 +97,51 @@ void PrintBoundsAndCamera(const Scene& scene, const CameraChoice& camera) {
   }
 }
 
-std::string InteriorCameraFlags(const Scene& scene, const CameraSpec& camera) {
-  const Vec3 centre = (scene.boundsMin + scene.boundsMax) * 0.5f;
-  const Vec3 target =
-      centre + Normalize(camera.lookAt - camera.eye) * (0.5f * Length(scene.boundsMax - scene.boundsMin));
-  return "--eye " + ShortVec3(centre, ",") + " --look-at " + ShortVec3(target, ",");
+CameraDiagnosis DiagnoseCamera(const CliOptions& cli, const Scene& scene, const SceneData& data,
+                               const CameraSpec& spec) {
+  CameraDiagnosis d;
+  d.emitters = !data.emitterTri.empty();
+  d.environment = !cli.envMapPath.empty() || !IsBlack(cli.env);
+  // Only an environment lights a scene without emitters; it cannot where every ray from the eye hits the scene.
+  if (!d.emitters && d.environment) {
+    const PrimaryRayProbe around = ProbeAround(data, data.camera.eye);
+    d.enclosed = around.hits == around.rays;
+  }
+  d.probe = ProbePrimaryRays(data);
+  d.backFaces = MostlyBackFaces(d.probe);
+  if (!d.backFaces) return d;
+  for (const auto& [eye, lookAt] : CandidateCameras(scene, spec)) {
+    const Vec3 forward = Normalize(lookAt - eye);
+    if (Length(Cross(forward, Normalize(spec.up))) < 1e-3f) continue;  // (no frame with this up)
+    const Camera camera =
+        Camera::LookAt(eye, lookAt, spec.up, spec.fovY, cli.render.width, cli.render.height, 0.0f, 0.0f);
+    if (SeesFrontFacesFromOutside(data, camera)) {
+      d.suggestion = "--eye " + ShortVec3(eye, ",") + " --look-at " + ShortVec3(lookAt, ",");
+      return d;
+    }
+  }
+  d.why =
+      "no camera tried (at the centre of the bounds, around it, and outside them) sees front faces from outside every "
+      "object; the triangles may face the wrong way (check their winding or normals)";
+  return d;
 }
 
-void WarnAboutBackFaces(const SceneData& data, const std::string& interiorFlags) {
-  const PrimaryRayProbe probe = ProbePrimaryRays(data);
-  if (!MostlyBackFaces(probe)) return;
-  std::fprintf(stderr,
-               "tracer: warning: %d of the %d primary rays that hit the scene (of %d traced) see the back of a "
-               "triangle: the camera is most likely outside a closed room or inside an object, and the image may be "
-               "dark. To look from inside, try %s\n",
-               probe.backFaces, probe.hits, probe.rays, interiorFlags.c_str());
+void WarnAboutTheCamera(const CliOptions& cli, const CameraDiagnosis& d) {
+  if (cli.render.quiet) return;
+  if (d.backFaces)
+    std::fprintf(stderr,
+                 "tracer: warning: %d of the %d primary rays that hit the scene (of %d traced) see the back of a "
+                 "triangle: the camera is most likely outside a closed room or inside an object, and the image may be "
+                 "dark. %s%s\n",
+                 d.probe.backFaces, d.probe.hits, d.probe.rays,
+                 d.suggestion.empty() ? "And " : "A camera that sees front faces from outside every object: ",
+                 d.suggestion.empty() ? d.why.c_str() : d.suggestion.c_str());
+  if (d.enclosed)
+    std::fprintf(stderr,
+                 "tracer: warning: the scene has no emitters and the camera is enclosed (every ray from it hits the "
+                 "scene: it is inside a closed room or object): the environment (%s) cannot reach it, so it cannot "
+                 "light a closed room; add an emitter (Ke in the MTL) or open the room\n",
+                 cli.envMapPath.empty() ? "--env" : "--env-map");
 }
 
 }  // namespace tracer

@@ -1,9 +1,10 @@
 // @file camera_choice.h: which camera renders (--eye/--look-at, SCENE.camera, or framed on the scene's bounds), the
-// camera printed as .camera-file lines, and the warning when it most likely looks at a closed room from outside.
+// camera printed as .camera-file lines, and the warnings when it most likely cannot see a lit front face.
 #pragma once
 #include <string>
 
 #include "app/cli.h"
+#include "tracer/host/camera_probe.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 
@@ -22,11 +23,27 @@ CameraChoice ChooseCamera(const CliOptions& cli, const Scene& scene);
 // On stderr: the scene's bounds and the camera as .camera-file lines (the format LoadCameraFile reads), ready to copy.
 void PrintBoundsAndCamera(const Scene& scene, const CameraChoice& camera);
 
-// A camera at the centre of the bounds, looking the way `camera` looks: the view from inside a room, as flags.
-std::string InteriorCameraFlags(const Scene& scene, const CameraSpec& camera);
+// What a look through the camera before the render found (host rays through a coarse grid and around the eye), for
+// the warnings before and after it.
+struct CameraDiagnosis {
+  PrimaryRayProbe probe;   // the user's camera's primary rays
+  bool backFaces = false;  // most primary rays see back faces: outside a closed room, or inside an object
+  // When backFaces: --eye/--look-at flags of a camera that was probed and sees front faces from outside every object;
+  // empty when none of those tried did (`why` says so).
+  std::string suggestion, why;
+  bool emitters = false;     // the scene has emitter triangles
+  bool environment = false;  // --env is not black, or --env-map is given
+  bool enclosed = false;     // every ray from the eye hits the scene: no environment reaches the camera's room
+};
 
-// Before rendering: when most primary rays see back faces, the camera is most likely outside a closed room; warns so
-// on stderr, suggesting `interiorFlags`.
-void WarnAboutBackFaces(const SceneData& data, const std::string& interiorFlags);
+// Probes the camera `spec` (the one `data` was built with) and, when it sees mostly back faces, candidate cameras
+// (the centre of the bounds, points around it, views from outside) until one sees front faces from outside every
+// object. Also whether the eye is enclosed, when only an environment could light the scene.
+CameraDiagnosis DiagnoseCamera(const CliOptions& cli, const Scene& scene, const SceneData& data,
+                               const CameraSpec& spec);
+
+// Before rendering, on stderr: the camera most likely looks at a closed room from outside or from inside an object
+// (with the probed suggestion, or why there is none); an environment that cannot reach a closed room without emitters.
+void WarnAboutTheCamera(const CliOptions& cli, const CameraDiagnosis& diagnosis);
 
 }  // namespace tracer

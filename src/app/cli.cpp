@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracer/host/aov.h"
@@ -55,11 +56,47 @@ void CheckWritablePath(const std::string& flag, const std::string& path) {
   if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": '" + dir + "' is not a folder");
   std::string probe = dir + "/.tracer-probe-XXXXXX";
   int fd = mkstemp(probe.data());
-  if (fd < 0)
-    throw UsageError(flag + " " + path + ": folder '" + dir + "' does not exist or is not writable (" +
-                     std::strerror(errno) + ")");
+  if (fd < 0)  // (the folder exists: /proc, say, or a read-only mount)
+    throw UsageError(flag + " " + path + ": cannot create a file in the folder '" + dir + "' (" + std::strerror(errno) +
+                     "): it is not writable; choose another folder");
   close(fd);
   unlink(probe.c_str());
+}
+
+// cxxopts's "Argument 'X' failed to parse" names the value, not the option: the option that took X in `args`
+// ("--width X" or "--width=X"), with the values it accepts.
+std::string UnparsedValueMessage(const std::string& what, const std::vector<char*>& args) {
+  const size_t open = what.find(cxxopts::LQUOTE), close = what.rfind(cxxopts::RQUOTE);
+  if (open == std::string::npos || close == std::string::npos || close < open) return what;
+  const std::string value = what.substr(open + cxxopts::LQUOTE.size(), close - open - cxxopts::LQUOTE.size());
+  std::string option;
+  for (size_t i = 1; i < args.size() && option.empty(); ++i) {
+    const std::string a = args[i];
+    if (a == value && args[i - 1][0] == '-') option = args[i - 1];
+    const size_t eq = a.find('=');
+    if (a.compare(0, 2, "--") == 0 && eq != std::string::npos && a.substr(eq + 1) == value) option = a.substr(0, eq);
+  }
+  if (option.empty()) return what;
+  const std::string side = std::to_string(kMaxFilmSide);
+  const std::pair<const char*, std::string> accepted[] = {
+      {"--width", "a whole number from 1 to " + side},
+      {"--height", "a whole number from 1 to " + side},
+      {"--spp", "a whole number from 1 to 2147483647"},
+      {"--seed", "a whole number from 0 to 4294967295"},
+      {"--max-depth", "a whole number from 0 to 1000"},
+      {"--threads", "a whole number >= 0 (0: all cores)"},
+      {"--paths-in-flight", "a whole number from 0 to 268435456 (2^28)"},
+      {"--aov-samples", "a whole number from 1 to 4096"},
+      {"--adaptive-min-spp", "a whole number from 2 to 1048576"},
+      {"--light-clusters", "a whole number from 1 to 4096"},
+      {"--tile-size", "a whole number from 1 to 1024"},
+      {"--persistent", "a whole number from 0 to 32"},
+      {"--repeats", "a whole number from 1 to 1000"},
+  };
+  std::string expected = "a number";
+  for (const auto& [name, values] : accepted)
+    if (option == name) expected = values;
+  return option + " " + value + ": not a valid value (expected " + expected + ")";
 }
 
 // Where the other ranks of an MPI job send what rank 0 prints.
@@ -508,9 +545,10 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
   // Rank 0 prints the help and the errors; the other ranks, parsing the same arguments, only return the code.
   std::ostream& out = otherRank ? NullStream() : std::cout;
   std::ostream& err = otherRank ? NullStream() : std::cerr;
+  std::vector<char*> args;
   try {
     MakeRaysArgs makeRays;
-    std::vector<char*> args = ExtractMakeRays(argc, argv, makeRays);
+    args = ExtractMakeRays(argc, argv, makeRays);
     auto r = cli.parse(static_cast<int>(args.size()), args.data());
     if (r.count("help")) {
       out << cli.help(groups)
@@ -525,6 +563,14 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
       return 0;
     }
     if (!r.count("scene")) throw UsageError("no scene given (try --help)");
+    // cxxopts leaves words after the scene unmatched; rendering the first and dropping the rest would hide a typo
+    // or a glob that matched several files.
+    if (!r.unmatched().empty()) {
+      std::string extra;
+      for (const std::string& word : r.unmatched()) extra += (extra.empty() ? "'" : ", '") + word + "'";
+      throw UsageError("one scene per run: " + r["scene"].as<std::string>() + " is the scene, and " + extra +
+                       (r.unmatched().size() > 1 ? " are" : " is") + " left over (render each scene on its own)");
+    }
     options.scenePath = r["scene"].as<std::string>();
     options.outPath = r["output"].as<std::string>();
     ReadImageAndSampling(r, options);
@@ -547,6 +593,9 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
     }
   } catch (const UsageError& e) {
     err << "tracer: usage error: " << e.what() << "\n";
+    return 2;
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    err << "tracer: usage error: " << UnparsedValueMessage(e.what(), args) << "\n";
     return 2;
   } catch (const cxxopts::exceptions::exception& e) {
     err << "tracer: usage error: " << e.what() << " (try --help)\n";

@@ -2,6 +2,7 @@
 #include "app/finish_render.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -68,15 +69,48 @@ int WriteImages(const CliOptions& cli, const RenderResult& result, const std::st
   return exr ? 0 : static_cast<int>(layers.size());
 }
 
-// The warnings about the written image, after the summary (none under --quiet).
-void WarnAboutTheImage(const CliOptions& cli, const RenderResult& result, const std::string& interiorFlags) {
+// Why an image may be dark, as far as the probe before the render knows: only what is true of this scene and camera.
+std::string WhyDark(const CliOptions& cli, const CameraDiagnosis& d) {
+  if (d.backFaces)
+    return "The camera most likely looks at the back of the scene's triangles (warned above): " +
+           (d.suggestion.empty() ? d.why : "try " + d.suggestion);
+  if (!d.emitters && !d.environment)
+    return "The scene has no emitters (Ke in the MTL): pass --env R,G,B or --env-map FILE (.hdr or .exr), or add an "
+           "emitter";
+  if (d.enclosed)
+    return "The scene has no emitters and the camera is enclosed (inside a closed room or object), where the "
+           "environment cannot reach: add an emitter (Ke in the MTL) or open the room";
+  if (d.probe.hits == 0)
+    return std::string("The camera sees none of the scene: check --eye/--look-at (") +
+           (cli.Details() ? "the camera and bounds are printed above)" : "--verbose prints the camera and bounds)");
+  return std::string(
+             "The light that reaches the camera is very weak: check the emitters' Ke, --env, --exposure, or "
+             "whether the lights are hidden from the camera (") +
+         (cli.Details() ? "the camera is printed above)" : "--verbose prints the camera)");
+}
+
+// The warnings about the written image, after the summary (none under --quiet). Nearly black: a mean below 1e-4
+// (linear, after --exposure), darker than 1/255 in an 8-bit image; real dark renders (a night scene, a dim room)
+// are brighter than that by far.
+void WarnAboutTheImage(const CliOptions& cli, const RenderResult& result, const CameraDiagnosis& camera) {
   if (cli.render.quiet) return;
-  if (std::all_of(result.rgb.begin(), result.rgb.end(), [](float v) { return v == 0.0f; }))
+  const double scale = std::exp2(static_cast<double>(cli.exposure));
+  double sum = 0.0;
+  size_t lit = 0;  // pixels brighter than 1/255 in any channel
+  for (size_t i = 0; i < result.rgb.size(); i += 3) {
+    const double r = result.rgb[i], g = result.rgb[i + 1], b = result.rgb[i + 2];
+    sum += r + g + b;
+    lit += std::max({r, g, b}) * scale > 1.0 / 255.0;
+  }
+  const double mean = result.rgb.empty() ? 0.0 : sum * scale / static_cast<double>(result.rgb.size());
+  if (sum == 0.0)
+    std::fprintf(stderr, "tracer: warning: the image is entirely black: no pixel received any light. %s\n",
+                 WhyDark(cli, camera).c_str());
+  else if (mean < 1e-4)
     std::fprintf(stderr,
-                 "tracer: warning: the image is entirely black: no pixel received any light. Check the camera %s: an "
-                 "interior needs a camera inside it, such as %s; a scene without emitters needs --env R,G,B or "
-                 "--env-map FILE.hdr\n",
-                 cli.Details() ? "printed above" : "(--verbose prints it)", interiorFlags.c_str());
+                 "tracer: warning: the image is nearly black (mean value %.2g; %zu of %zu pixels brighter than "
+                 "1/255). %s\n",
+                 mean, lit, result.rgb.size() / 3, WhyDark(cli, camera).c_str());
   if (result.stats.droppedSamples)
     std::fprintf(stderr, "tracer: warning: %llu non-finite samples were dropped\n",
                  static_cast<unsigned long long>(result.stats.droppedSamples));
@@ -85,7 +119,7 @@ void WarnAboutTheImage(const CliOptions& cli, const RenderResult& result, const 
 }  // namespace
 
 int FinishRender(const CliOptions& cli, const RenderResult& result, const std::string& settings, int startSpp,
-                 int signal, RenderTimes times, const std::string& interiorFlags, const AovImages& aov) {
+                 int signal, RenderTimes times, const CameraDiagnosis& camera, const AovImages& aov) {
   const RenderOptions& opt = cli.render;
   if (int code = RefuseNoImage(cli, result, signal); code != kContinue) return code;
   // The checkpoint first: it can reproduce the image, the image cannot reproduce it.
@@ -108,14 +142,18 @@ int FinishRender(const CliOptions& cli, const RenderResult& result, const std::s
                  "written as 0 (raise --spp, or --time if it stopped the render)\n",
                  result.varianceBatches);
   if (!opt.quiet) PrintSummary(cli, result, startSpp, writes, times);
-  WarnAboutTheImage(cli, result, interiorFlags);
+  WarnAboutTheImage(cli, result, camera);
   if (!checkpointError.empty()) {
     std::cerr << "tracer: error: " << checkpointError << "\n";
     return 1;
   }
   if (signal) {
+    // Without --checkpoint the samples are lost with the process: say how to keep them next time.
     std::fprintf(stderr, "tracer: interrupted at %d of %d spp; wrote the image so far to %s%s%s\n", result.sppDone,
-                 opt.spp, cli.outPath.c_str(), cli.checkpointPath.empty() ? "" : " and the checkpoint to ",
+                 opt.spp, cli.outPath.c_str(),
+                 cli.checkpointPath.empty() ? "; this render cannot be resumed: to resume a render later, run it with "
+                                              "--checkpoint FILE (then --resume FILE continues it)"
+                                            : " and the checkpoint to ",
                  cli.checkpointPath.c_str());
     return 128 + signal;
   }

@@ -1,7 +1,10 @@
 // @file loaded_scene.cpp: see loaded_scene.h.
 #include "app/loaded_scene.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <utility>
@@ -45,6 +48,16 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
   }
 }
 
+// The loader's warnings less the one that is not true here: "no emitters ... pass --env" when an environment is
+// given (whether it can reach the camera is probed after the build).
+std::vector<std::string> WarningsThatApply(const CliOptions& cli, std::vector<std::string> warnings) {
+  if (!cli.envMapPath.empty() || !IsBlack(cli.env))
+    warnings.erase(std::remove_if(warnings.begin(), warnings.end(),
+                                  [](const std::string& w) { return w.find(": no emitters (") != std::string::npos; }),
+                   warnings.end());
+  return warnings;
+}
+
 }  // namespace
 
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder) {
@@ -52,9 +65,16 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   LoadedScene loaded;
   // The environment map first: a bad one fails before the scene's (longer) load and BVH build.
   const EnvImage envMap = cli.envMapPath.empty() ? EnvImage{} : ReadEnvImage(cli.envMapPath);
+  // Any image reads as lat-long; one that is not 2:1 (a cube map's cross, a mirror ball) looks stretched or wrong.
+  if (!cli.envMapPath.empty() && !cli.render.quiet &&
+      std::abs(envMap.width - 2 * envMap.height) > std::max(1, envMap.width / 100))
+    std::fprintf(stderr,
+                 "tracer: warning: %s is %dx%d texels, but a lat-long environment map is 2:1 (width twice the height); "
+                 "it is read as lat-long and will look stretched (cube maps and mirror balls are not supported)\n",
+                 cli.envMapPath.c_str(), envMap.width, envMap.height);
   loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
   const CameraChoice camera = ChooseCamera(cli, loaded.scene);
-  if (!cli.render.quiet) PrintWarnings(loaded.scene.warnings);
+  if (!cli.render.quiet) PrintWarnings(WarningsThatApply(cli, loaded.scene.warnings));
   if (cli.Details()) {
     std::cerr << loaded.scene.Summary() << "\n";
     PrintBoundsAndCamera(loaded.scene, camera);
@@ -78,8 +98,10 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   clock.total = loadClock.Seconds();
   loaded.loadSeconds = clock.total;
   ReportBuilt(cli, loaded.scene, loaded.data, clock);
-  loaded.interiorFlags = InteriorCameraFlags(loaded.scene, c);
-  if (cli.command == CliCommand::kRender && !cli.render.quiet) WarnAboutBackFaces(loaded.data, loaded.interiorFlags);
+  if (cli.command == CliCommand::kRender && !cli.render.quiet) {
+    loaded.camera = DiagnoseCamera(cli, loaded.scene, loaded.data, c);
+    WarnAboutTheCamera(cli, loaded.camera);
+  }
   return loaded;
 }
 

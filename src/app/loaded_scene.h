@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "app/camera_choice.h"
 #include "app/cli.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
@@ -10,16 +11,16 @@
 namespace tracer {
 
 struct LoadedScene {
-  Scene scene;                // as loaded: the checkpoint hashes it
-  SceneData data;             // what the backends render
-  std::string interiorFlags;  // a camera from inside the bounds (InteriorCameraFlags), for the warnings
-  double loadSeconds = 0.0;   // loading and building, as "loaded and built the BVH in" says
+  Scene scene;               // as loaded: the checkpoint hashes it
+  SceneData data;            // what the backends render
+  CameraDiagnosis camera;    // a render's look through the camera (unless --quiet), for the warnings
+  double loadSeconds = 0.0;  // loading and building, as "loaded and built the BVH in" says
 };
 
 // Loads the scene (the environment map first), builds the BVH with `builder` (ChooseBvhBuilder's; null: on the
 // host), and the emitter clusters when `buildClusters` (tile guiding may need them). Prints the loader's warnings
-// and, when cli.Details(), the scene, its bounds, the camera and the build; a render also probes for a camera
-// outside a closed room.
+// (less "no emitters" when an environment is given) and, when cli.Details(), the scene, its bounds, the camera and the
+// build; a render (unless --quiet) also probes the camera (DiagnoseCamera) and warns about what it found.
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder);
 
 }  // namespace tracer

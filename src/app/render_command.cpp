@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -59,7 +61,7 @@ int CheckRenderable(const CliOptions& cli, Job& job) {
 std::string Where(const BackendChoice& backend, const Job& job) {
   if (job.Ranks() > 1) return "on " + std::to_string(job.Ranks()) + " MPI ranks";
   if (backend.useCuda) return "on the GPU";
-  return backend.cpuBecause ? std::string("on the CPU (") + backend.cpuBecause + ")" : "on the CPU";
+  return backend.cpuBecause.empty() ? "on the CPU" : "on the CPU (" + backend.cpuBecause + ")";
 }
 
 // Rank 0's part of loading: the checkpoint, the scene, the settings and the resumed film. Returns kContinue, or the
@@ -77,8 +79,23 @@ int LoadOnRoot(CliOptions& cli, const BackendChoice& backend, const Job& job, Re
   // The settings hash every scene array (SceneContentHash, on one thread: seconds on big scenes; docs/PERFORMANCE.md),
   // so they are made only where used: --resume, --checkpoint and .exr's header.
   if (!cli.resumePath.empty() || !cli.checkpointPath.empty() || FormatFromPath(cli.outPath) == ImageFormat::kExr)
-    in.settings = CheckpointSettings(cli.scenePath, in.loaded.data, opt);
+    in.settings = CheckpointSettings(cli.scenePath, in.loaded.data, opt, EnvMapSource{cli.envMapPath, cli.envScale});
   return cli.resumePath.empty() ? kContinue : UseResumedFilm(cli, in.resumed, in.settings, opt);
+}
+
+// std::bad_alloc names nothing: say what a render holds on the host (the film of width x height, its copy and the
+// image, the path pool) and the flags that shrink it. What did not fit is most likely the largest of them.
+std::runtime_error OutOfHostMemory(const RenderOptions& opt) {
+  const unsigned long long pixels = static_cast<unsigned long long>(opt.width) * opt.height;
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "out of host memory for the render: the film of %dx%d pixels takes %llu bytes (24 per pixel: three "
+                "64-bit sums), held twice, and the image %llu bytes more (three floats per pixel), besides the path "
+                "pool (%s); lower --width/--height, or --paths-in-flight",
+                opt.width, opt.height, pixels * 24ull, pixels * 12ull,
+                opt.pathsInFlight > 0 ? ("--paths-in-flight " + std::to_string(opt.pathsInFlight) + " paths").c_str()
+                                      : "up to 128K paths on the CPU");
+  return std::runtime_error(text);
 }
 
 // The passes: alone with the progress bar, or the steps of an MPI job's schedule (`schedule`, when the job has one).
@@ -115,7 +132,8 @@ AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const 
 int Render(CliOptions& cli, Job& job) {
   const Stopwatch commandClock;
   BackendChoice backend;
-  if (int code = job.Agree(SelectBackend(cli.backend, false, backend, job.IsRoot())); code != kContinue) return code;
+  // (The render's first line says why it runs on the CPU, and -q says nothing.)
+  if (int code = job.Agree(SelectBackend(cli.backend, false, backend, false)); code != kContinue) return code;
   if (job.Ranks() > 1) {
     backend.rankDevice = job.LocalRank();
     PrepareRankDevice(backend);  // while rank 0 loads, so that a rank renders as soon as it has the scene
@@ -146,20 +164,30 @@ int Render(CliOptions& cli, Job& job) {
   const bool showBar = job.IsRoot() && !opt.quiet && isatty(STDERR_FILENO);
   const ProgressFn progress = ProgressBar(showBar, startSpp);
   std::unique_ptr<PassSchedule> schedule = job.MakeSchedule(opt, progress, [] { return StopSignal(); });
-  RenderResult result = RenderPasses(cli, backend, in.loaded.data, progress, schedule.get(), job);
+  RenderResult result;
+  try {
+    result = RenderPasses(cli, backend, in.loaded.data, progress, schedule.get(), job);
+  } catch (const std::bad_alloc&) {
+    throw OutOfHostMemory(opt);
+  }
   const double frameSeconds = schedule ? 0.0 : frameClock.Seconds();  // (an MPI job's is in job.Report)
   job.SceneSent();                                                    // (rank 0 rendered while it sent the scene)
   if (showBar) std::fprintf(stderr, "\n");
   if (!job.IsRoot()) return job.FinalCode(kContinue);                         // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
   const Stopwatch writeClock;
-  const AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
   RenderTimes times;
   times.command = &commandClock;
   times.load = in.loaded.loadSeconds;
   times.frame = frameSeconds;
-  const int code = FinishRender(cli, result, in.settings, startSpp, schedule ? job.Signal() : StopSignal(), times,
-                                in.loaded.interiorFlags, aov);
+  int code = 1;
+  try {
+    const AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
+    code = FinishRender(cli, result, in.settings, startSpp, schedule ? job.Signal() : StopSignal(), times,
+                        in.loaded.camera, aov);
+  } catch (const std::bad_alloc&) {
+    throw OutOfHostMemory(opt);
+  }
   job.Report(writeClock.Seconds());
   return job.FinalCode(code);
 }

@@ -21,18 +21,27 @@ double SamplesRendered(const CliOptions& cli, const RenderResult& result, int st
   return samples;
 }
 
+// "a mean of 238.4 and at most 256": an adaptive render's samples per pixel.
+std::string AdaptiveSpp(const RenderResult& result, double samples) {
+  char text[96];
+  std::snprintf(text, sizeof text, "a mean of %.1f and at most %d",
+                samples / (static_cast<double>(result.width) * result.height),
+                *std::max_element(result.film.pixelSpp.begin(), result.film.pixelSpp.end()));
+  return text;
+}
+
 // The --verbose summary: the rays of each kind, the write, and where the time to image went.
-void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, double samples, const std::string& notes,
-                          const RenderWrites& writes, const RenderTimes& times) {
+void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, double samples, const std::string& spp,
+                          const std::string& notes, const RenderWrites& writes, const RenderTimes& times) {
   const RenderStats& st = result.stats;
   char frame[160] = "";
   if (times.frame > 0.0)
     std::snprintf(frame, sizeof frame, " (%.2fs from the end of the build; set-up %.3fs, path pool and film %.3fs)",
                   times.frame, st.setupSeconds, st.allocateSeconds);
   std::fprintf(stderr,
-               "rendered on %s: %d spp%s in %.2fs%s, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M "
+               "rendered on %s: %s spp%s in %.2fs%s, %.2f M samples/s, %.1f M rays/s (%.1f M extension, %.1f M "
                "shadow)\n",
-               result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
+               result.backend.c_str(), spp.c_str(), notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
@@ -62,16 +71,18 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
                   const RenderTimes& times) {
   const double samples = SamplesRendered(cli, result, startSpp);
   const std::string notes = startSpp > 0 ? " (" + std::to_string(startSpp) + " from the checkpoint)" : "";
+  // --adaptive: the pixels stopped at different counts; the most any pixel got is not what the render cost.
+  const std::string spp = result.film.pixelSpp.empty() ? std::to_string(result.sppDone) : AdaptiveSpp(result, samples);
   if (cli.Details()) {
-    PrintDetailedSummary(cli, result, samples, notes, writes, times);
+    PrintDetailedSummary(cli, result, samples, spp, notes, writes, times);
     return;
   }
   const RenderStats& st = result.stats;
   std::string also;
   if (writes.aovFiles > 0) also += ", " + std::to_string(writes.aovFiles) + " AOV files beside it";
   if (writes.checkpointSaved) also += " and the checkpoint " + cli.checkpointPath;
-  std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s; wrote %s%s\n",
-               result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, samples / st.seconds / 1e6,
+  std::fprintf(stderr, "rendered on %s: %s spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s; wrote %s%s\n",
+               result.backend.c_str(), spp.c_str(), notes.c_str(), st.seconds, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, cli.outPath.c_str(), also.c_str());
 }
 

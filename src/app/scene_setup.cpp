@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "tracer/host/timing.h"
@@ -79,9 +80,17 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
                "peak host memory", peak / 1073741824.0, perTriangle);
 }
 
+// What std::bad_alloc means to a user, where nothing more precise caught it.
+constexpr char kOutOfHostMemory[] =
+    "out of host memory (a scene, an image or a path pool too large for this machine or its memory limit); a smaller "
+    "--width/--height or --paths-in-flight needs less";
+
 int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli) {
   try {
     return command(cli);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tracer: error: " << kOutOfHostMemory << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "tracer: error: " << e.what() << "\n";
     return 1;
@@ -91,6 +100,10 @@ int ReportingErrors(int (*command)(CliOptions&), CliOptions& cli) {
 int ReportingErrors(int (*command)(CliOptions&, Job&), CliOptions& cli, Job& job) {
   try {
     return command(cli, job);
+  } catch (const std::bad_alloc&) {
+    if (job.Ranks() > 1) job.Abort(kOutOfHostMemory);
+    std::cerr << "tracer: error: " << kOutOfHostMemory << "\n";
+    return 1;
   } catch (const std::exception& e) {
     if (job.Ranks() > 1) job.Abort(e.what());
     std::cerr << "tracer: error: " << e.what() << "\n";

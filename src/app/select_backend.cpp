@@ -34,7 +34,10 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
       std::cerr << "tracer: error: --profile and --benchmark need a CUDA device: " << why << "\n";
       return 1;
     }
-    if (!choice.useCuda && say) std::cerr << "tracer: no usable CUDA device (" << why << "); rendering on the CPU\n";
+    if (!choice.useCuda) {
+      choice.cpuBecause = "no usable GPU: " + PlainNoGpuReason(why);
+      if (say) std::cerr << "tracer: no usable GPU (" << PlainNoGpuReason(why) << "); running on the CPU\n";
+    }
   }
 #else
   if (measuring) {
@@ -47,7 +50,7 @@ int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice
         << "tracer: error: --backend cuda, but this build has no CUDA support (nvcc was not found at configure time)\n";
     return 1;
   }
-  (void)say;  // (every render of such a build would say it: the render's first line does)
+  (void)say;  // (every run of such a build would say it: the render's first line does)
   if (flag == "auto") choice.cpuBecause = "this build has no CUDA";
 #endif
   return kContinue;

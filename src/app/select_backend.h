@@ -26,16 +26,17 @@ struct BackendChoice {
   int rankDevice = -1;
   // PrepareRankRenderer's GPU renderer (its path pool and film allocated), which the render then uses; null when none.
   std::shared_ptr<Backend> prepared;
-  // Why --backend auto renders on the CPU where the choice said nothing of it: "this build has no CUDA"; else null.
-  const char* cpuBecause = nullptr;
+  // Why --backend auto renders on the CPU, for the render's first line: "this build has no CUDA", "no usable GPU:
+  // no NVIDIA GPU found"; empty when the CPU was asked for or the GPU renders.
+  std::string cpuBecause;
   // The default --spp that --help promises: 1024 on the GPU, 64 on the (much slower) CPU.
   int DefaultSpp() const { return useCuda ? 1024 : 64; }
 };
 
 // Decides before loading (so that the default --spp is known and a missing GPU is reported without waiting
-// for the BVH), saying on stderr when `say` (rank 0 of an MPI job, or alone) that --backend auto renders on the CPU
-// because no GPU is usable. Returns kContinue, or 1 after printing why the asked-for backend or the profiler cannot
-// run.
+// for the BVH). Under --backend auto without a usable GPU, says so in one plain line on stderr when `say` (a command
+// whose output names no backend, not --quiet), else leaves it to choice.cpuBecause (the render's first line names
+// it). Returns kContinue, or 1 after printing why the asked-for backend or the profiler cannot run.
 int SelectBackend(const std::string& flag, bool measuring, BackendChoice& choice, bool say = true);
 
 // A rank of an MPI job rendering on the GPU: makes its device current and creates its CUDA context now (about

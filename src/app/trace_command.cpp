@@ -18,7 +18,7 @@ namespace {
 
 int TraceRays(CliOptions& cli) {
   BackendChoice backend;
-  if (int code = SelectBackend(cli.backend, false, backend); code != kContinue) return code;
+  if (int code = SelectBackend(cli.backend, false, backend, !cli.render.quiet); code != kContinue) return code;
   // The ray file first: a bad one is reported without waiting for the BVH.
   const std::vector<RayRecord> rays = ReadRayFile(cli.traceRaysPath);
   Stopwatch load;

@@ -63,7 +63,9 @@ void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed
 Checkpoint LoadCheckpoint(const std::string& path);
 
 // Compares two settings texts key by key. Empty when they are equal; otherwise one "key: X in the
-// checkpoint, Y now" part per difference, joined by "; ".
+// checkpoint, Y now" part per difference, joined by "; ", where a different scene-content is told by the input that
+// changed (the environment map's scale or file, the materials, the textures, else the geometry) where the
+// explaining lines of CheckpointSettings allow.
 std::string DescribeSettingsMismatch(const std::string& saved, const std::string& now);
 
 // The settings text a checkpoint must match to be resumed: everything that decides the image apart from the
@@ -72,6 +74,16 @@ std::string DescribeSettingsMismatch(const std::string& saved, const std::string
 // the samples taken.
 // The scene's content enters as SceneContentHash (host/scene_data.h): every array the renderer reads, so an
 // edited OBJ, MTL or texture is noticed even where the OBJ's size stays the same.
-std::string CheckpointSettings(const std::string& scenePath, const SceneData& data, const RenderOptions& opt);
+//
+// Lines that only explain scene-content, so that a refused resume can say which input changed: the hashes of the
+// materials, the textures and the environment map's texels (`scene-content-parts`), and the map's path and scale
+// (`env-map`, `env-scale`, from `envMap`). They never refuse a resume on their own, and older checkpoints without
+// them still resume.
+struct EnvMapSource {
+  std::string path;    // --env-map as given; empty without a map
+  float scale = 1.0f;  // --env-scale
+};
+std::string CheckpointSettings(const std::string& scenePath, const SceneData& data, const RenderOptions& opt,
+                               const EnvMapSource& envMap = {});
 
 }  // namespace tracer

@@ -204,12 +204,70 @@ Checkpoint LoadCheckpoint(const std::string& path) {
   return c;
 }
 
+namespace {
+
+// The lines that only explain scene-content (CheckpointSettings): never a difference of their own.
+bool ExplainsSceneContent(const std::string& key) {
+  return key == "scene-content-parts" || key == "env-map" || key == "env-scale";
+}
+
+// "materials:H,textures:H,environment-map:H" to a map.
+std::map<std::string, std::string> ParseParts(const std::string& text) {
+  std::map<std::string, std::string> parts;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    const size_t colon = part.find(':');
+    if (colon != std::string::npos) parts[part.substr(0, colon)] = part.substr(colon + 1);
+  }
+  return parts;
+}
+
+// Which input changed, when scene-content differs: from the explaining lines both texts hold.
+std::string SceneContentDifference(const std::map<std::string, std::string>& a,
+                                   const std::map<std::string, std::string>& b) {
+  auto value = [](const std::map<std::string, std::string>& m, const char* key) {
+    auto it = m.find(key);
+    return it == m.end() ? std::string("none") : it->second;
+  };
+  std::vector<std::string> what;
+  if (value(a, "env-map") != value(b, "env-map"))
+    what.push_back("the environment map (--env-map) differs: " + value(a, "env-map") + " in the checkpoint, " +
+                   value(b, "env-map") + " now");
+  else if (value(a, "env-scale") != value(b, "env-scale"))
+    what.push_back("the environment scale (--env-scale) differs: " + value(a, "env-scale") + " in the checkpoint, " +
+                   value(b, "env-scale") + " now");
+  if (!a.count("scene-content-parts") || !b.count("scene-content-parts")) {
+    if (what.empty())
+      what.push_back(
+          "the scene file, its MTL files or textures, or the environment map or its scale changed (this "
+          "checkpoint does not record which)");
+  } else {
+    const auto pa = ParseParts(a.at("scene-content-parts")), pb = ParseParts(b.at("scene-content-parts"));
+    auto changed = [&](const char* part) { return pa.count(part) && pb.count(part) && pa.at(part) != pb.at(part); };
+    const bool mapNamed = !what.empty();  // its file or scale, which change its texels
+    if (changed("environment-map") && !mapNamed)
+      what.push_back("the environment map's texels differ (its file changed)");
+    if (changed("materials")) what.push_back("the materials differ (an MTL file changed)");
+    if (changed("textures")) what.push_back("the textures differ (a texture image changed)");
+    if (what.empty()) what.push_back("the geometry differs (the scene file's vertices, faces or groups changed)");
+  }
+  std::string out;
+  for (const std::string& w : what) out += (out.empty() ? "" : ", and ") + w;
+  return out;
+}
+
+}  // namespace
+
 std::string DescribeSettingsMismatch(const std::string& saved, const std::string& now) {
   if (saved == now) return "";
   const auto a = ParseSettings(saved), b = ParseSettings(now);
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  // The scene's content first: what follows from it (the environment's share of light, say) is its consequence.
+  if (a.count("scene-content") && b.count("scene-content") && a.at("scene-content") != b.at("scene-content"))
+    add("scene-content: " + SceneContentDifference(a, b));
   for (const auto& [key, value] : a) {
+    if (ExplainsSceneContent(key) || (key == "scene-content" && b.count(key))) continue;
     auto it = b.find(key);
     if (it == b.end())
       add(key + ": '" + value + "' in the checkpoint, not set now");
@@ -217,10 +275,18 @@ std::string DescribeSettingsMismatch(const std::string& saved, const std::string
       add(key + ": '" + value + "' in the checkpoint, '" + it->second + "' now");
   }
   for (const auto& [key, value] : b)
-    if (!a.count(key)) add(key + ": not in the checkpoint, '" + value + "' now");
-  // Same keys and values but different text (order, blank lines): still not the same render settings.
-  if (out.empty()) out = "the settings text differs";
-  return out;
+    if (!a.count(key) && !ExplainsSceneContent(key)) add(key + ": not in the checkpoint, '" + value + "' now");
+  if (!out.empty()) return out;
+  // Same keys and values: the same render, unless the text differs otherwise than in the explaining lines (order,
+  // blank lines).
+  auto essential = [](const std::string& text) {
+    std::istringstream in(text);
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+      if (!ExplainsSceneContent(line.substr(0, line.find('=')))) kept += line + "\n";
+    return kept;
+  };
+  return essential(saved) == essential(now) ? "" : "the settings text differs";
 }
 
 // ---- what a checkpoint must agree on ------------------------------------------------------------------------
@@ -235,7 +301,8 @@ std::string Fmt(Vec3 v) { return Fmt(v.x) + "," + Fmt(v.y) + "," + Fmt(v.z); }
 
 }  // namespace
 
-std::string CheckpointSettings(const std::string& scenePath, const SceneData& data, const RenderOptions& opt) {
+std::string CheckpointSettings(const std::string& scenePath, const SceneData& data, const RenderOptions& opt,
+                               const EnvMapSource& envMap) {
   std::ostringstream s;
   char* real = realpath(scenePath.c_str(), nullptr);
   struct stat st;
@@ -245,6 +312,21 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(data)));
   s << "scene-content=" << hash << "\n";
+  // Which part changed, when scene-content did (these arrays are small beside the geometry and the BVH).
+  auto part = [&hash](const auto&... arrays) {
+    Hasher h;
+    (h.Update(arrays.data(), arrays.size() * sizeof(arrays[0])), ...);
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h.Digest()));
+    return std::string(hash);
+  };
+  s << "scene-content-parts=materials:" << part(data.materials) << ",textures:" << part(data.textures, data.texels)
+    << ",environment-map:" << part(data.env.texels) << "\n";
+  if (!envMap.path.empty()) {
+    char* realMap = realpath(envMap.path.c_str(), nullptr);
+    s << "env-map=" << (realMap ? realMap : envMap.path) << "\n"
+      << "env-scale=" << Fmt(envMap.scale) << "\n";
+    std::free(realMap);
+  }
   s << "width=" << opt.width << "\n"
     << "height=" << opt.height << "\n";
   s << "seed=" << opt.seed << "\n";

@@ -67,7 +67,7 @@ EnvImage ReadEnvImage(const std::string& path) {
   else if (ext == ".exr")
     img = ReadExrEnvImage(path);
   else
-    throw std::runtime_error(path + ": unknown environment map format '" + ext + "' (use a lat-long .hdr)");
+    throw std::runtime_error(path + ": unknown environment map format '" + ext + "' (use a lat-long .hdr or .exr)");
   if (img.width < 2 || img.height < 1)
     throw std::runtime_error(path + ": environment map of " + std::to_string(img.width) + "x" +
                              std::to_string(img.height) + " texels is too small (at least 2x1)");

@@ -10,6 +10,7 @@
 
 #include "scene_text.h"
 #include "textures.h"
+#include "tracer/host/file_util.h"
 
 namespace tracer {
 namespace loader {
@@ -25,6 +26,22 @@ Vec3 ClampColor(Scene& scene, const MtlOrigin& origin, const char* key, Vec3 c, 
          "material " + Quote(origin.name) + ": " + key + " " + FormatVec(c) + " is out of range; clamped to " +
              FormatVec(clamped));
   return clamped;
+}
+
+// Pm: Blender's Principled BSDF mixes a metal (f0 = the base colour, f90 = 1, no diffuse base) into the
+// dielectric layer `out` holds by the metallic weight; here its f0, f90 and base are mixed instead (exact at 0 and
+// 1). A fully metallic material smoother than the glossy class allows is a mirror, as a conductor is.
+void BlendTowardMetal(HostMaterial& out, float metallic) {
+  const Vec3 base = out.kd;
+  out.kd = base * (1.0f - metallic);
+  out.ks = out.ks * (1.0f - metallic) + base * metallic;
+  out.f90 = out.f90 * (1.0f - metallic) + metallic;
+  out.specularScale = 0.0f;  // a texture in the specular slot scales f0 (AddMaterials puts map_Kd's there)
+  if (metallic >= 1.0f && out.alpha < kMinGlossyAlpha) {
+    out.cls = kMirror;
+    out.kd = Vec3(0.0f);
+  }
+  out.alpha = std::max(out.alpha, kMinGlossyAlpha);
 }
 
 HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const MtlOrigin& origin) {
@@ -56,9 +73,13 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
              " is not a valid index of refraction; using 1.5");
     ni = 1.5f;
   }
-  out.alpha = MtlAlpha(m.illum, origin.hasNs, m.shininess);
+  // The PBR extension's Pr replaces Ns's roughness, as Blender's importer reads it: alpha = Pr^2.
+  out.alpha = origin.hasPr ? Sqr(m.roughness) : MtlAlpha(m.illum, origin.hasNs, m.shininess);
+  const float metallic = origin.hasPm ? m.metallic : 0.0f;
   const bool specularMap = !m.specular_texname.empty();
   out.cls = ClassifyMaterial(m.illum, out.kd, out.ks, out.alpha, tf);
+  // With Pm the metallic weight decides what is metal, not illum or a black Kd: the layer below, then the blend.
+  if (origin.hasPm && out.cls != kDielectric && (metallic > 0.0f || out.cls == kMirror)) out.cls = kGlossy;
   if (out.cls == kDielectric) {
     out.kd = tf;
     out.ior = ni;
@@ -67,7 +88,7 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
            "material " + Quote(origin.name) + ": a dielectric with Ni " + std::to_string(ni) + "; using 1.5");
       out.ior = 1.5f;
     }
-  } else if (out.cls == kGlossy && IsConductor(m.illum, out.kd, out.ks)) {
+  } else if (out.cls == kGlossy && !origin.hasPm && IsConductor(m.illum, out.kd, out.ks)) {
     // A conductor: f0 = Ks (Schlick's approximation of a metal's Fresnel), no diffuse base.
     out.kd = Vec3(0.0f);
     out.f90 = 1.0f;
@@ -80,24 +101,44 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
     out.specularScale = 2.0f * f0Ni;
     out.ks = Vec3(std::min(out.specularScale * level, 1.0f));
     out.f90 = std::min(2.0f * level, 1.0f);
-    out.alpha = std::max(out.alpha, kMinGlossyAlpha);
-    if (f0Ni == 0.0f && !specularMap) out.cls = kDiffuse;  // Ni 1: no specular reflection (as in Blender)
+    if (metallic > 0.0f) {
+      BlendTowardMetal(out, metallic);
+    } else {
+      out.alpha = std::max(out.alpha, kMinGlossyAlpha);
+      if (f0Ni == 0.0f && !specularMap) out.cls = kDiffuse;  // Ni 1: no specular reflection (as in Blender)
+    }
   }
   return out;
 }
 
-// A name defined twice (in one MTL or across several): tinyobjloader's usemtl finds the first definition.
-// One warning per name, at its second definition.
+// One warning per scene for a statement the material model cannot render (the scene's warnings hold it once).
+void WarnNotRendered(Scene& scene, const MtlOrigin& origin, const std::string& key, size_t line,
+                     const std::string& what) {
+  const std::string prefix = ": " + key + " ";
+  for (const std::string& w : scene.warnings)
+    if (w.find(prefix + what) != std::string::npos) return;
+  Warn(scene, origin.path, line, "material " + Quote(origin.name) + prefix + what + " (reported once)");
+}
+
+// A name defined twice (in one MTL or across several): tinyobjloader's usemtl finds the first definition. One
+// warning per name, at the first later definition that differs from the first one; a definition that repeats the
+// first one statement for statement, from the same folder (its texture paths mean the same files), loses nothing.
 void WarnDuplicateMaterials(Scene& scene, const std::vector<MtlOrigin>& origins) {
   std::map<std::string, std::vector<const MtlOrigin*>> byName;
   for (const MtlOrigin& origin : origins) byName[origin.name].push_back(&origin);
   for (const MtlOrigin& origin : origins) {
     const std::vector<const MtlOrigin*>& all = byName[origin.name];
-    if (all.size() < 2 || all[1] != &origin) continue;
+    if (all.size() < 2 || all[0] != &origin) continue;
+    const auto same = [&origin](const MtlOrigin* other) {
+      return origin.scanned && other->scanned && other->body == origin.body &&
+             FolderOf(other->path) == FolderOf(origin.path);
+    };
+    const auto firstDifferent = std::find_if_not(all.begin() + 1, all.end(), same);
+    if (firstDifferent == all.end()) continue;
     const std::string times = all.size() > 2 ? " (" + std::to_string(all.size()) + " definitions in all)" : "";
-    Warn(scene, origin.path, origin.line,
+    Warn(scene, (*firstDifferent)->path, (*firstDifferent)->line,
          "material " + Quote(origin.name) + " is defined again" + times + "; the first definition, at " +
-             Where(all[0]->path, all[0]->line) + ", is used");
+             Where(origin.path, origin.line) + ", is used");
   }
 }
 
@@ -140,15 +181,28 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
     HostMaterial m = ConvertMaterial(scene, om, origin);
     if (const std::optional<TextureStatement> kd = FindTexture(origin, om.diffuse_texname, "map_Kd"))
       m.texture = LoadTexture(scene, textureCache, folders, "map_Kd", *kd, origin, options);
-    // map_Ks and map_Ns as data (Blender's non-colour), for the glossy class only.
+    // map_Ks and map_Ns (or the PBR extension's map_Pr, which replaces it) as data (Blender's non-colour), for the
+    // glossy class only. A metallic material's f0 follows its base colour: map_Kd's texels scale it.
+    const bool metallic = origin.hasPm && om.metallic > 0.0f;
     if (m.cls == kGlossy) {
-      if (const std::optional<TextureStatement> ks = FindTexture(origin, om.specular_texname, "map_Ks"))
+      if (metallic)
+        m.specularTexture = m.texture;
+      else if (const std::optional<TextureStatement> ks = FindTexture(origin, om.specular_texname, "map_Ks"))
         m.specularTexture =
             LoadTexture(scene, textureCache, folders, "map_Ks", *ks, origin, options, TexelEncoding::kData);
-      if (const std::optional<TextureStatement> ns = FindTexture(origin, om.specular_highlight_texname, "map_Ns"))
-        m.roughnessTexture =
-            LoadTexture(scene, textureCache, folders, "map_Ns", *ns, origin, options, TexelEncoding::kData);
+      const std::optional<TextureStatement> pr = FindTexture(origin, om.roughness_texname, "map_Pr");
+      if (const std::optional<TextureStatement> r =
+              pr ? pr : FindTexture(origin, om.specular_highlight_texname, "map_Ns"))
+        m.roughnessTexture = LoadTexture(scene, textureCache, folders, pr ? "map_Pr" : "map_Ns", *r, origin, options,
+                                         TexelEncoding::kData);
     }
+    if (const std::optional<TextureStatement> ps = FindTexture(origin, om.sheen_texname, "map_Ps"))
+      WarnNotRendered(scene, origin, "map_Ps", ps->line,
+                      "(a sheen texture) is not rendered yet: the material has no "
+                      "sheen lobe");
+    if (const std::optional<TextureStatement> pm = FindTexture(origin, om.metallic_texname, "map_Pm"))
+      WarnNotRendered(scene, origin, "map_Pm", pm->line,
+                      "(a metallic texture) is not rendered yet: the material has no slot for it; Pm's value is used");
     // map_Ke as colour: the emission is Ke times the texel; a file that gives map_Ke without a Ke (black Ke)
     // means the texture itself, as Blender reads it.
     if (const std::optional<TextureStatement> ke = FindTexture(origin, om.emissive_texname, "map_Ke")) {

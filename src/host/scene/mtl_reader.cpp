@@ -34,6 +34,7 @@ bool GuardedMaterialReader::operator()(const std::string& matId, std::vector<tin
       MtlOrigin origin;
       if (aligned) {
         origin = found[i - before];
+        ApplyColourStatements(origin, &(*materials)[i]);
       } else {
         origin.path = resolved;
         origin.name = (*materials)[i].name;

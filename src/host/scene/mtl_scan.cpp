@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <map>
 #include <string_view>
 
 #include "scene_text.h"
@@ -127,20 +129,192 @@ class TextureStatementParser {
   std::string key_;
 };
 
+// The numeric statements of one MTL, checked as the OBJ parser checks its own: every number well formed and finite,
+// as many as the statement takes and no more (a '#' starts a comment), and within the format's range. The MTL
+// format (Wavefront's "MTL material format", Alias 1995) and Blender's exporter's PBR keys.
+class NumericStatements {
+ public:
+  NumericStatements(Scene& scene, const std::string& path, std::set<std::string>& warned)
+      : scene_(scene), path_(path), warned_(warned) {}
+
+  // False when `key` is no numeric statement of the format.
+  bool Check(size_t line, const std::vector<std::string_view>& tokens, MtlOrigin* origin) {
+    line_ = line;
+    key_ = std::string(tokens[0]);
+    values_.assign(tokens.begin() + 1,
+                   std::find_if(tokens.begin() + 1, tokens.end(), [](std::string_view t) { return t[0] == '#'; }));
+    // A statement the renderer does not use cannot change the image: a flaw in it is warned about, not refused
+    // (the sports car of McGuire's archive writes "Ka 0.0000 0.0000 0.0000c").
+    used_ = !(key_ == "Ka" || key_ == "sharpness" || key_ == "Ps" || key_ == "Pc" || key_ == "Pcr" || key_ == "aniso" ||
+              key_ == "anisor");
+    try {
+      return CheckValues(origin);
+    } catch (const UnusedStatement&) {
+      return true;
+    }
+  }
+
+ private:
+  struct UnusedStatement {};
+
+  // Throws SceneError naming the line, or for an unused statement warns (once per keyword) and skips it.
+  [[noreturn]] void Bad(const std::string& message) {
+    if (used_) Fail(path_, line_, message);
+    if (warned_.insert("bad:" + key_).second)
+      Warn(scene_, path_, line_, message + "; " + key_ + " is not used, so the statement is ignored (reported once)");
+    throw UnusedStatement{};
+  }
+
+  bool CheckValues(MtlOrigin* origin) {
+    if (key_ == "Ka" || key_ == "Kd" || key_ == "Ks" || key_ == "Ke" || key_ == "Kt" || key_ == "Tf") {
+      const ColourStatement colour = Colour();
+      if (origin) origin->colours[key_ == "Kt" ? "Tf" : key_] = colour;
+      if (origin && (key_ == "Tf" || key_ == "Kt")) origin->hasTf = true;
+    } else if (key_ == "Ns" || key_ == "sharpness") {
+      One(0.0f, kInf, "an exponent >= 0");
+      if (origin && key_ == "Ns") origin->hasNs = true;
+    } else if (key_ == "Ni") {
+      One(-kInf, kInf, "an index of refraction");  // <= 0 is warned about (and replaced) with the material
+      if (origin) origin->hasNi = true;
+    } else if (key_ == "d") {
+      const bool halo = !values_.empty() && values_[0] == "-halo";  // (the dependence on the angle is not rendered)
+      if (halo) values_.erase(values_.begin());
+      const float d = One(0.0f, 1.0f, "an opacity in [0, 1] (1: opaque)");
+      if (origin) origin->hasD = true, origin->haloOpacity = halo ? d : -1.0f;
+    } else if (key_ == "Tr") {
+      // Not of the format, nor read here (d is the opacity); exporters write "Tr 0 0" (McGuire's archive), so
+      // more numbers than one are warned about, not refused.
+      if (values_.size() > 1 && Trailing(1).empty() && warned_.insert("Tr count").second)
+        Warn(scene_, path_, line_,
+             "Tr takes one number, not " + std::to_string(values_.size()) +
+                 "; Tr is not used (d is the opacity) (reported once)");
+      values_.resize(std::min<size_t>(values_.size(), 1));
+      One(0.0f, 1.0f, "a transparency in [0, 1] (0: opaque)");
+    } else if (key_ == "illum") {
+      const float v = One(0.0f, 10.0f, "an illumination model, 0 to 10");
+      if (v != std::floor(v)) Bad("illum " + Quote(values_[0]) + ": expected a whole number, 0 to 10");
+    } else if (key_ == "Pr" || key_ == "Pm") {
+      One(0.0f, 1.0f, key_ == "Pr" ? "a roughness in [0, 1]" : "a metallic weight in [0, 1]");
+      if (origin) (key_ == "Pr" ? origin->hasPr : origin->hasPm) = true;
+    } else if (key_ == "Ps" || key_ == "Pc" || key_ == "Pcr" || key_ == "aniso" || key_ == "anisor") {
+      const float v = One(0.0f, 1.0f, "a weight in [0, 1]");
+      // Blender writes them for every material (Ps 0, Pcr 0.03): a lobe that is off, or a coat's roughness or an
+      // anisotropy's rotation without the coat or anisotropy, changes nothing and is not worth a word.
+      if (v > 0.0f && key_ != "Pcr" && key_ != "anisor") NotRendered();
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  float Number(std::string_view token) {
+    float v = 0.0f;
+    const NumberKind kind = ParseNumber(token, &v);
+    if (kind == NumberKind::kNonFinite) Bad(key_ + " " + Quote(token) + " is not finite");
+    if (kind == NumberKind::kNotNumber)
+      Bad(key_ + ": " + Quote(token) + " is not a number" +
+          (token.find(',') != std::string_view::npos ? " (the decimal separator is '.', not ',')" : ""));
+    return v;
+  }
+  // The statement's one value, within [lo, hi].
+  float One(float lo, float hi, const char* what) {
+    if (values_.size() != 1)
+      Bad(key_ + " takes one number (" + what + "), not " + std::to_string(values_.size()) + Trailing(1));
+    const float v = Number(values_[0]);
+    if (!(v >= lo && v <= hi)) Bad(key_ + " " + Quote(values_[0]) + " is out of range: expected " + what);
+    return v;
+  }
+  // "Kd r [g b]", "Kd xyz x [y z]" (CIE XYZ) or "Kd spectral file.rfl [factor]": g and b (y and z) default to r (x).
+  ColourStatement Colour() {
+    ColourStatement c;
+    if (!values_.empty() && values_[0] == "spectral") {
+      if (values_.size() < 2 || values_.size() > 3)
+        Bad(key_ + " spectral takes a file name and an optional factor" + Trailing(3));
+      if (values_.size() == 3) Number(values_[2]);
+      if (warned_.insert("spectral").second)
+        Warn(scene_, path_, line_,
+             key_ +
+                 " spectral: spectral curves (.rfl) are not supported; the statement reads as black (reported "
+                 "once)");
+      return c;
+    }
+    const bool xyz = !values_.empty() && values_[0] == "xyz";
+    const size_t first = xyz ? 1 : 0, n = values_.size() - first;
+    if (n != 1 && n != 3)
+      Bad(key_ + (xyz ? " xyz takes x [y z]" : " takes r [g b]") + ": one or three numbers, not " + std::to_string(n) +
+          (n > 3 ? Trailing(first + 3) : ""));
+    float v[3];
+    for (size_t i = 0; i < 3; ++i) v[i] = Number(values_[first + (n == 1 ? 0 : i)]);
+    if (xyz) {
+      // XYZ (D65) to linear sRGB (IEC 61966-2-1); an out-of-gamut colour's negative channels become 0.
+      c.form = ColourStatement::kXyz;
+      c.rgb = Vec3(std::max(3.2406f * v[0] - 1.5372f * v[1] - 0.4986f * v[2], 0.0f),
+                   std::max(-0.9689f * v[0] + 1.8758f * v[1] + 0.0415f * v[2], 0.0f),
+                   std::max(0.0557f * v[0] - 0.2040f * v[1] + 1.0570f * v[2], 0.0f));
+    } else if (n == 1) {
+      c.form = ColourStatement::kGrey;
+    }
+    for (size_t i = first; i < values_.size(); ++i)
+      if (Number(values_[i]) < 0.0f) Bad(key_ + " " + Quote(values_[i]) + " is negative: a colour's channels are >= 0");
+    return c;
+  }
+  // ": 'junk' after the numbers" when there are more than `expected` values and the first extra is no number.
+  std::string Trailing(size_t expected) const {
+    if (values_.size() <= expected) return "";
+    float v;
+    const std::string_view extra = values_[expected];
+    return ParseNumber(extra, &v) == NumberKind::kNotNumber ? " (" + Quote(extra) + " follows the numbers)" : "";
+  }
+  void NotRendered() {
+    static const std::map<std::string, std::string> kWhat = {
+        {"Ps", "sheen"}, {"Pc", "clearcoat"}, {"aniso", "anisotropy"}};
+    if (warned_.insert("statement:" + key_).second)
+      Warn(scene_, path_, line_,
+           key_ + " (" + kWhat.at(key_) + ") is not rendered yet: the material has no " + kWhat.at(key_) +
+               " lobe (reported once)");
+  }
+
+  Scene& scene_;
+  const std::string& path_;
+  std::set<std::string>& warned_;
+  size_t line_ = 0;
+  std::string key_;
+  std::vector<std::string_view> values_;
+  bool used_ = true;
+};
+
+// Statements of the format (and of tinyobjloader's and Blender's extensions) that are read, or known and not used;
+// anything else is warned about once per keyword.
+bool IsKnownStatement(std::string_view key) {
+  return key == "newmtl" || key == "Km" || IsTextureKey(key);  // Km: an old bump multiplier, not used
+}
+
 }  // namespace
+
+void ApplyColourStatements(const MtlOrigin& origin, tinyobj::material_t* m) {
+  for (const auto& [key, colour] : origin.colours) {
+    float* rgb = key == "Ka"   ? m->ambient
+                 : key == "Kd" ? m->diffuse
+                 : key == "Ks" ? m->specular
+                 : key == "Ke" ? m->emission
+                               : m->transmittance;
+    if (colour.form == ColourStatement::kGrey) rgb[1] = rgb[2] = rgb[0];  // tinyobjloader's own r, unchanged
+    if (colour.form == ColourStatement::kXyz) rgb[0] = colour.rgb.x, rgb[1] = colour.rgb.y, rgb[2] = colour.rgb.z;
+  }
+  if (origin.haloOpacity >= 0.0f) m->dissolve = origin.haloOpacity;
+}
 
 std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text, Scene& scene,
                                std::set<std::string>& warned) {
-  static const std::set<std::string_view> kNumericKeys = {
-      "Ka", "Kd", "Ks", "Ke", "Kt", "Tf", "Ni", "Ns", "d", "Tr", "Pr", "Pm", "illum",
-  };
   std::vector<MtlOrigin> origins;
   ContentLines lines(path, text, "MTL");
+  NumericStatements numeric(scene, path, warned);
   std::string_view line;
   std::vector<std::string_view> tokens;
   while (lines.Next(&line, &tokens)) {
     size_t lineNo = lines.Number();
     std::string_view key = tokens[0];
+    MtlOrigin* current = origins.empty() ? nullptr : &origins.back();
     if (key == "newmtl") {
       // tinyobjloader's name: everything after "newmtl" and one separator, trailing blanks trimmed.
       std::string_view rest = line.substr(line.find("newmtl") + 6);
@@ -154,24 +328,20 @@ std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text,
       origins.push_back(origin);
       continue;
     }
+    if (current) {
+      for (std::string_view t : tokens) current->body.append(t).push_back(' ');
+      current->body.push_back('\n');
+    }
     if (IsTextureKey(key)) {
       TextureStatement statement;
       TextureStatementParser parser(scene, path, lineNo, warned);
       if (tokens.size() < 2) continue;  // "map_Kd" alone: tinyobjloader ignores it too
-      if (parser.Parse(line, tokens, &statement) && !origins.empty()) origins.back().maps[std::string(key)] = statement;
+      if (parser.Parse(line, tokens, &statement) && current) current->maps[std::string(key)] = statement;
       continue;
     }
-    if (!kNumericKeys.count(key)) continue;
-    if (!origins.empty() && (key == "Tf" || key == "Kt")) origins.back().hasTf = true;
-    if (!origins.empty() && key == "d") origins.back().hasD = true;
-    if (!origins.empty() && key == "Ns") origins.back().hasNs = true;
-    if (!origins.empty() && key == "Ni") origins.back().hasNi = true;
-    // Words such as "spectral", "xyz" or "-halo" are legal here; numbers must be finite.
-    for (size_t t = 1; t < tokens.size() && tokens[t][0] != '#'; ++t) {
-      float value;
-      if (ParseNumber(tokens[t], &value) == NumberKind::kNonFinite)
-        Fail(path, lineNo, std::string(key) + " " + Quote(tokens[t]) + " is not finite");
-    }
+    if (numeric.Check(lineNo, tokens, current) || IsKnownStatement(key)) continue;
+    if (warned.insert("statement:" + std::string(key)).second)
+      Warn(scene, path, lineNo, "unknown MTL statement " + Quote(key) + "; ignored (reported once)");
   }
   return origins;
 }
