@@ -73,7 +73,7 @@ CameraChoice ChooseCamera(const CliOptions& cli, const Scene& scene) {
     choice.source = "--eye/--look-at";
   } else if (scene.camera.valid) {
     choice.spec = scene.camera;
-    choice.source = "the scene's .camera file";
+    choice.source = scene.defaults.valid ? "the scene file's camera" : "the scene's .camera file";
   } else {
     choice.spec = FramedCamera(scene, cli.haveFov ? cli.fov : 45.0f, w, h);
     choice.source = "framed on the scene's bounds";

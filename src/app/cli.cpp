@@ -21,6 +21,7 @@
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/file_util.h"
 #include "tracer/host/image_io.h"
+#include "tracer/host/scene_loader.h"
 #include "tracer/host/version.h"
 
 namespace tracer {
@@ -298,6 +299,7 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   if (o.aovSamples < 1 || o.aovSamples > 4096) throw UsageError("--aov-samples must be between 1 and 4096");
   opt.varianceAov = (o.aovKinds & kAovVariance) != 0;
   o.env = ParseVec3("env", r["env"].as<std::string>());
+  o.envGiven = r.count("env") > 0 || r.count("env-map") > 0;
   if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");
   ReadEnvironmentMap(r, o);
   opt.clamp = r["clamp"].as<float>();
@@ -497,6 +499,42 @@ void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
   }
 }
 
+// A scene file's own render settings (pbrt-v4's Film, Sampler and Integrator) where no flag gives them, for a render.
+// Every rank reads them, so that each makes a film of the same size. Returns 1 (said on err) for a file that does not
+// parse.
+int ApplySceneDefaults(const cxxopts::ParseResult& r, CliOptions& o, std::ostream& err) {
+  if (o.command != CliCommand::kRender) return kContinue;
+  SceneDefaults d;
+  try {
+    d = ReadSceneDefaults(o.scenePath);
+  } catch (const SceneError& e) {
+    err << "tracer: error: " << e.what() << "\n";
+    return 1;
+  }
+  if (!d.valid) return kContinue;
+  RenderOptions& opt = o.render;
+  if (!r.count("width")) opt.width = d.width;
+  if (!r.count("height")) opt.height = d.height;
+  if (opt.width > kMaxFilmSide || opt.height > kMaxFilmSide ||
+      static_cast<int64_t>(opt.width) * opt.height > kMaxFilmPixels)
+    throw UsageError(o.scenePath + " asks for a " + std::to_string(opt.width) + "x" + std::to_string(opt.height) +
+                     " image, more than the tracer renders; pass --width and --height");
+  if (!o.sppGiven) {
+    opt.spp = d.spp;
+    o.sppGiven = true;
+  }
+  if (!r.count("max-depth")) opt.maxDepth = d.maxDepth;
+  if (!r.count("output") && !d.output.empty()) {
+    // The file's name in the default output folder; a format this build cannot write becomes .pfm (linear too).
+    std::string name = d.output.substr(d.output.find_last_of('/') + 1);
+    const ImageFormat format = FormatFromPath(name);
+    if (format == ImageFormat::kUnknown || (format == ImageFormat::kExr && !ExrSupported()))
+      name = name.substr(0, name.find_last_of('.')) + ".pfm";
+    o.outPath = FolderOf(o.outPath) + "/" + name;
+  }
+  return kContinue;
+}
+
 // The default output folder (output/) is made when missing; a folder the user named must exist.
 void MakeDefaultOutputFolder(const cxxopts::ParseResult& r, const CliOptions& o) {
   const bool measuring = o.command != CliCommand::kRender;
@@ -587,6 +625,7 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
       err << "tracer: error: " << options.scenePath << ": cannot open: " << std::strerror(errno) << "\n";
       return 1;
     }
+    if (const int code = ApplySceneDefaults(r, options, err); code != kContinue) return code;
     if (!otherRank && options.traceRaysPath.empty() && options.makeRaysPath.empty()) {  // these write no image
       MakeDefaultOutputFolder(r, options);
       CheckOutputs(options);

@@ -33,6 +33,7 @@ struct CliOptions {
   int aovKinds = 0;      // --aov: AovKind bits (host/aov.h)
   int aovSamples = 8;    // --aov-samples: camera rays per pixel for the first-hit outputs
   Vec3 env;
+  bool envGiven = false;  // --env or --env-map: else a scene file's own environment (pbrt-v4) is used
   // --env-map FILE (host/env_map.h), turned by envRotate degrees about +y, its radiance times envScale.
   std::string envMapPath;
   float envRotate = 0.0f, envScale = 1.0f;

@@ -58,6 +58,12 @@ std::vector<std::string> WarningsThatApply(const CliOptions& cli, std::vector<st
   return warnings;
 }
 
+// The constant environment: --env, else the scene file's own constant one (pbrt-v4's "infinite" light with "L").
+Vec3 SceneEnvColor(const CliOptions& cli, const Scene& scene) {
+  const SceneEnvironment& env = scene.environment;
+  return !cli.envGiven && env.present && env.width == 0 ? env.color : cli.env;
+}
+
 }  // namespace
 
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder) {
@@ -73,9 +79,15 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
                  "it is read as lat-long and will look stretched (cube maps and mirror balls are not supported)\n",
                  cli.envMapPath.c_str(), envMap.width, envMap.height);
   loaded.scene = LoadScene(cli.scenePath, SceneLoadOptions(cli));
-  const CameraChoice camera = ChooseCamera(cli, loaded.scene);
+  CameraChoice camera = ChooseCamera(cli, loaded.scene);
+  // A scene file's field of view belongs to its image's shorter axis (pbrt-v4): at another size it is turned into
+  // the vertical one again.
+  const SceneDefaults& defaults = loaded.scene.defaults;
+  if (!cli.haveFov && !cli.explicitCamera && loaded.scene.camera.valid && defaults.fovShorterAxis > 0.0f)
+    camera.spec.fovY = FovYForShorterAxis(defaults.fovShorterAxis, cli.render.width, cli.render.height);
   if (!cli.render.quiet) PrintWarnings(WarningsThatApply(cli, loaded.scene.warnings));
   if (cli.Details()) {
+    for (const std::string& note : loaded.scene.notes) std::cerr << "tracer: note: " << note << "\n";
     std::cerr << loaded.scene.Summary() << "\n";
     PrintBoundsAndCamera(loaded.scene, camera);
   }
@@ -89,8 +101,11 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   loaded.data = BuildSceneData(
       loaded.scene,
       Camera::LookAt(c.eye, c.lookAt, c.up, c.fovY, cli.render.width, cli.render.height, c.aperture, c.focusDistance),
-      cli.env, bvhOptions);
+      SceneEnvColor(cli, loaded.scene), bvhOptions);
   if (!cli.envMapPath.empty()) SetEnvironmentMap(loaded.data, envMap, cli.envScale, cli.envRotate);
+  const SceneEnvironment& sceneEnv = loaded.scene.environment;
+  if (!cli.envGiven && sceneEnv.present && sceneEnv.width > 0)
+    SetEnvironmentMap(loaded.data, EnvImage{sceneEnv.width, sceneEnv.height, sceneEnv.rgb}, 1.0f, 0.0f);
   clock.build = part.Seconds();
   part.Restart();
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
@@ -98,7 +113,8 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   clock.total = loadClock.Seconds();
   loaded.loadSeconds = clock.total;
   ReportBuilt(cli, loaded.scene, loaded.data, clock);
-  if (cli.command == CliCommand::kRender && !cli.render.quiet) {
+  // pbrt-v4 scenes' triangles face either way (their surfaces are two-sided), so seeing their backs says nothing.
+  if (cli.command == CliCommand::kRender && !cli.render.quiet && !loaded.scene.defaults.valid) {
     loaded.camera = DiagnoseCamera(cli, loaded.scene, loaded.data, c);
     WarnAboutTheCamera(cli, loaded.camera);
   }

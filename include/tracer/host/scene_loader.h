@@ -169,6 +169,11 @@ struct LoadOptions {
 // SceneError on bad input.
 Scene LoadScene(const std::string& path, const LoadOptions& options = {});
 
+// The render settings a scene file asks for (pbrt-v4's Film, Sampler and Integrator), read before the scene is
+// loaded so that the film's size is known first; `valid` false for a format that has none (OBJ). Reads the scene's
+// text only. Throws SceneError on a file that does not parse.
+SceneDefaults ReadSceneDefaults(const std::string& path);
+
 // Reads the camera file format (docs/FORMATS.md). Throws SceneError naming the file and line.
 CameraSpec LoadCameraFile(const std::string& path);
 

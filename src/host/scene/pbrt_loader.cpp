@@ -72,21 +72,28 @@ namespace {
 // What the render should be, from Film, Sampler and Integrator (pbrt-v4's defaults: 1280 x 720, 16 samples, depth 5,
 // "pbrt.exr"). pbrt's "maxdepth" counts bounces as --max-depth does: 0 shows emitters only, 1 direct lighting
 // (PathIntegrator::Li ends a path at the hit where depth reaches maxdepth, after adding its emission).
-void SetDefaults(PbrtLoad& load) {
-  const PbrtScene& p = load.pbrt;
-  SceneDefaults& d = load.scene.defaults;
+// Sets *outOfRange when a value was out of range and pbrt-v4's defaults replaced the file's.
+SceneDefaults DefaultsOf(const PbrtScene& p, bool* outOfRange) {
+  SceneDefaults d;
   d.valid = true;
   d.width = p.film.params.GetInt("xresolution", 1280);
   d.height = p.film.params.GetInt("yresolution", 720);
   d.spp = p.sampler.params.GetInt("pixelsamples", 16);
   d.maxDepth = p.integrator.params.GetInt("maxdepth", 5);
   d.output = p.film.params.GetString("filename", "pbrt.exr");
-  if (d.width <= 0 || d.height <= 0 || d.spp <= 0 || d.maxDepth < 0) {
+  *outOfRange = d.width <= 0 || d.height <= 0 || d.spp <= 0 || d.maxDepth < 0;
+  if (*outOfRange) d.width = 1280, d.height = 720, d.spp = 16, d.maxDepth = 5;
+  return d;
+}
+
+void SetDefaults(PbrtLoad& load) {
+  const PbrtScene& p = load.pbrt;
+  bool outOfRange = false;
+  load.scene.defaults = DefaultsOf(p, &outOfRange);
+  if (outOfRange)
     load.Warn(p.film.loc,
               "Film/Sampler/Integrator: a resolution, sample count or depth out of range; pbrt-v4's "
               "defaults are used");
-    d.width = 1280, d.height = 720, d.spp = 16, d.maxDepth = 5;
-  }
   const std::string& integrator = p.integrator.type;
   if (integrator != "path" && integrator != "volpath")
     load.WarnKind("integrator", p.integrator.loc,
@@ -217,11 +224,20 @@ Scene LoadPbrtScene(const std::string& path, const LoadOptions& options) {
   for (int32_t m : scene.triMaterial) emits = emits || scene.materials[size_t(m)].IsEmissive();
   if (!emits)
     load.Warn(PbrtLoc{},
-              "no light the renderer can render (no emissive shape, no infinite light); pass --env R,G,B "
+              "no emitters (no emissive shape, no infinite light the renderer can render); pass --env R,G,B "
               "or --env-map FILE.hdr");
   load.FinishWarnings();
   scene.seconds.convert = phase.Seconds();
   return scene;
+}
+
+SceneDefaults ReadPbrtDefaults(const std::string& path) {
+  bool outOfRange = false;
+  try {
+    return DefaultsOf(ParsePbrtFile(path), &outOfRange);
+  } catch (const PbrtError& e) {
+    throw SceneError(e.what());
+  }
 }
 
 }  // namespace pbrtload

@@ -51,6 +51,9 @@ struct PbrtLoad {
 // Parses `path` (ParsePbrtFile) and maps it onto a Scene. Throws SceneError ("file:line: message").
 Scene LoadPbrtScene(const std::string& path, const LoadOptions& options);
 
+// The render settings `path` asks for (its Film, Sampler and Integrator), from the scene text alone (no mesh or
+// texture is read). Throws SceneError ("file:line: message").
+SceneDefaults ReadPbrtDefaults(const std::string& path);
 // Whether a file name is a pbrt scene's: it ends in ".pbrt" or ".pbrt.gz" (any case).
 bool IsPbrtFileName(const std::string& path);
 

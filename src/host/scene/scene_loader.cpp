@@ -147,4 +147,8 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   return scene;
 }
 
+SceneDefaults ReadSceneDefaults(const std::string& path) {
+  return pbrtload::IsPbrtFileName(path) ? pbrtload::ReadPbrtDefaults(path) : SceneDefaults{};
+}
+
 }  // namespace tracer
