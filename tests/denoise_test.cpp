@@ -1,7 +1,7 @@
 // @file denoise_test.cpp: --denoise on the CPU: both filters leave a noise-free image as it is and a constant one
 // constant, keep an albedo step sharp, and bring a noisy Cornell box closer to a reference than the raw render (the
 // regression closer than the a-trous twin); the film's half-buffers add up to the film bit for bit, the same for any
-// thread count and pass size.
+// thread count and pass size; the command line.
 #include "tracer/host/denoise.h"
 
 #include <gtest/gtest.h>
@@ -202,6 +202,32 @@ TEST(Denoise, BothFiltersBeatTheRawCornellBoxAndTheRegressionBeatsTheTwin) {
               nfor);
   EXPECT_LT(atrous, 0.75 * raw);
   EXPECT_LT(nfor, 0.85 * atrous);
+}
+
+// The command line: --denoise's image differs from the raw one, which --aov noisy writes byte for byte as a render
+// without --denoise; "--denoise atrous" takes its value from the next word; bad combinations are refused (exit 2).
+TEST(Denoise, CommandLine) {
+  const std::string dir = test::MakeTempDir();
+  const std::string scene = test::ProjectScenesDir() + "/cornell.obj";
+  const std::string common = scene + " --backend cpu --width 16 --height 16 --spp 4 --seed 5 ";
+  const std::string args = common + "-q ";
+  ASSERT_EQ(test::RunTracer(args + "-o " + dir + "/plain.pfm").exitCode, 0);
+  const test::CommandResult dn = test::RunTracer(args + "--denoise --aov noisy -o " + dir + "/dn.pfm");
+  ASSERT_EQ(dn.exitCode, 0) << dn.output;
+  EXPECT_EQ(test::ReadFile(dir + "/dn.noisy.pfm"), test::ReadFile(dir + "/plain.pfm"));
+  EXPECT_NE(test::ReadFile(dir + "/dn.pfm"), test::ReadFile(dir + "/plain.pfm"));
+  const test::CommandResult at = test::RunTracer(args + "--denoise atrous -o " + dir + "/at.pfm");
+  ASSERT_EQ(at.exitCode, 0) << at.output;
+  EXPECT_NE(test::ReadFile(dir + "/at.pfm"), test::ReadFile(dir + "/dn.pfm"));
+  const test::CommandResult verbose = test::RunTracer(common + "--denoise=atrous --verbose -o " + dir + "/v.pfm");
+  EXPECT_NE(verbose.output.find("denoised (atrous)"), std::string::npos) << verbose.output;
+  EXPECT_EQ(test::ReadFile(dir + "/v.pfm"), test::ReadFile(dir + "/at.pfm"));
+  for (const char* bad : {"--denoise=bilateral", "--aov noisy", "--aov halves", "--denoise --spp 1"}) {
+    const test::CommandResult r = test::RunTracer(args + bad + " -o " + dir + "/bad.pfm");
+    EXPECT_EQ(r.exitCode, 2) << bad << ": " << r.output;
+  }
+  EXPECT_FALSE(test::FileExists(dir + "/bad.pfm"));
+  test::RemoveTree(dir);
 }
 
 }  // namespace

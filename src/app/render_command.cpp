@@ -95,12 +95,14 @@ RenderResult RenderPasses(const CliOptions& cli, BackendChoice& backend, const S
   }
 }
 
-// --aov's outputs of the finished render: the first-hit ones traced now, the variance and sample map from the render.
+// --aov's outputs of the finished render: the first-hit ones traced now (every one under --denoise, which takes
+// them), the variance and sample map from the render.
 AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const SceneData& data,
                      const RenderResult& result) {
   AovImages aov;
-  if (!cli.aovKinds || result.sppDone <= 0) return aov;
-  ComputeFirstHitAovsOnSelectedBackend(backend, data, cli.render, cli.aovKinds, cli.aovSamples, aov);
+  const int kinds = cli.aovKinds | (cli.denoise ? kFirstHitAovs : 0);
+  if (!kinds || result.sppDone <= 0) return aov;
+  ComputeFirstHitAovsOnSelectedBackend(backend, data, cli.render, kinds, cli.aovSamples, aov);
   aov.variance = result.variance;
   if (cli.aovKinds & kAovSamples) {
     const std::vector<uint32_t>& n = result.film.pixelSpp;
@@ -108,6 +110,34 @@ AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const 
     for (size_t p = 0; p < n.size(); ++p) aov.samples[p] = static_cast<float>(n[p]);
   }
   return aov;
+}
+
+// --denoise: the image becomes the denoised one (the raw one and the halves kept for --aov noisy, halves); returns the
+// seconds it took.
+double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, AovImages& aov, RenderResult& result) {
+  if (!cli.denoise || result.sppDone <= 0) return 0.0;
+  const Stopwatch clock;
+  DenoiseImages in;
+  ResolveHalves(result.film, in.halfA, in.halfB);
+  if (cli.aovKinds & kAovNoisy) aov.noisy = result.rgb;
+  if (cli.aovKinds & kAovHalves) aov.halfA = in.halfA, aov.halfB = in.halfB;
+  if (result.sppDone < 2) {
+    if (!cli.render.quiet)
+      std::fprintf(stderr,
+                   "tracer: warning: --denoise needs 2 samples per pixel, one in each half; the render "
+                   "stopped at 1, so the image is written as rendered\n");
+    return 0.0;
+  }
+  in.width = result.width;
+  in.height = result.height;
+  in.color = result.rgb;
+  in.albedo = aov.albedo;
+  in.normal = aov.normal;
+  in.position = aov.position;
+  in.depth = aov.depth;
+  in.emission = aov.emission;
+  result.rgb = DenoiseOnSelectedBackend(backend, in, cli.denoiseMethod, cli.render.threads);
+  return clock.Seconds();
 }
 
 // Alone, or as a rank of an MPI job (job.h): rank 0 reads the checkpoint and the scene, builds, prints and writes;
@@ -153,8 +183,9 @@ int Render(CliOptions& cli, Job& job) {
   if (!job.IsRoot()) return job.FinalCode(kContinue);                         // rank 0's code
   if (schedule) result.backend = std::to_string(job.Ranks()) + " MPI ranks";  // each rank's is in job.Report
   const Stopwatch writeClock;
-  const AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
+  AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
   RenderTimes times;
+  times.denoise = DenoiseImage(cli, backend, aov, result);
   times.command = &commandClock;
   times.load = in.loaded.loadSeconds;
   times.frame = frameSeconds;

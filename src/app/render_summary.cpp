@@ -35,6 +35,8 @@ void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, dou
                result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
+  if (cli.denoise)
+    std::fprintf(stderr, "denoised (%s) in %.3fs\n", DenoiseMethodName(cli.denoiseMethod), times.denoise);
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
   if (times.frame > 0.0 && times.command) {
     const double total = times.command->Seconds();
@@ -70,9 +72,13 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
   std::string also;
   if (writes.aovFiles > 0) also += ", " + std::to_string(writes.aovFiles) + " AOV files beside it";
   if (writes.checkpointSaved) also += " and the checkpoint " + cli.checkpointPath;
-  std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s; wrote %s%s\n",
+  char denoised[64] = "";
+  if (cli.denoise)
+    std::snprintf(denoised, sizeof denoised, "; denoised (%s) in %.2fs", DenoiseMethodName(cli.denoiseMethod),
+                  times.denoise);
+  std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s%s; wrote %s%s\n",
                result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, samples / st.seconds / 1e6,
-               (st.extensionRays + st.shadowRays) / st.seconds / 1e6, cli.outPath.c_str(), also.c_str());
+               (st.extensionRays + st.shadowRays) / st.seconds / 1e6, denoised, cli.outPath.c_str(), also.c_str());
 }
 
 }  // namespace tracer
