@@ -186,15 +186,7 @@ TEST(Denoise, BothFiltersBeatTheRawCornellBoxAndTheRegressionBeatsTheTwin) {
   const RenderResult r = RenderCpu(d, opt);
   AovImages aov;
   ComputeFirstHitAovs(d, opt, kFirstHitAovs, 8, aov);
-  DenoiseImages in;
-  in.width = in.height = 64;
-  in.color = r.rgb;
-  ResolveHalves(r.film, in.halfA, in.halfB);
-  in.albedo = aov.albedo;
-  in.normal = aov.normal;
-  in.position = aov.position;
-  in.depth = aov.depth;
-  in.emission = aov.emission;
+  const DenoiseImages in = DenoiseInputs(r, aov);
   const double raw = RelMse(r.rgb, reference);
   const double nfor = RelMse(DenoiseCpu(in, DenoiseMethod::kNfor), reference);
   const double atrous = RelMse(DenoiseCpu(in, DenoiseMethod::kAtrous), reference);

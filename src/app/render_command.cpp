@@ -117,8 +117,7 @@ AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const 
 double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, AovImages& aov, RenderResult& result) {
   if (!cli.denoise || result.sppDone <= 0) return 0.0;
   const Stopwatch clock;
-  DenoiseImages in;
-  ResolveHalves(result.film, in.halfA, in.halfB);
+  const DenoiseImages in = DenoiseInputs(result, aov);
   if (cli.aovKinds & kAovNoisy) aov.noisy = result.rgb;
   if (cli.aovKinds & kAovHalves) aov.halfA = in.halfA, aov.halfB = in.halfB;
   if (result.sppDone < 2) {
@@ -128,14 +127,6 @@ double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, AovImag
                    "stopped at 1, so the image is written as rendered\n");
     return 0.0;
   }
-  in.width = result.width;
-  in.height = result.height;
-  in.color = result.rgb;
-  in.albedo = aov.albedo;
-  in.normal = aov.normal;
-  in.position = aov.position;
-  in.depth = aov.depth;
-  in.emission = aov.emission;
   result.rgb = DenoiseOnSelectedBackend(backend, in, cli.denoiseMethod, cli.render.threads);
   return clock.Seconds();
 }

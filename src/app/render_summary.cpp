@@ -40,13 +40,16 @@ void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, dou
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
   if (times.frame > 0.0 && times.command) {
     const double total = times.command->Seconds();
-    const double parts = times.load + times.frame + times.write;  // (the frame holds the set-up ... the resolve)
+    // (the frame holds the set-up ... the resolve)
+    const double parts = times.load + times.frame + times.denoise + times.write;
+    char denoise[48] = "";
+    if (cli.denoise) std::snprintf(denoise, sizeof denoise, ", denoise %.3fs", times.denoise);
     std::fprintf(stderr,
                  "time to image %.2fs: loading and BVH build %.2fs, set-up %.3fs, path pool and film %.3fs, render "
-                 "%.2fs (final film readback %.3fs), resolve %.3fs, write %.2fs, the rest %.2fs (start-up, GPU "
+                 "%.2fs (final film readback %.3fs), resolve %.3fs%s, write %.2fs, the rest %.2fs (start-up, GPU "
                  "context, AOVs)\n",
                  total, times.load, st.setupSeconds, st.allocateSeconds, st.seconds, st.readbackSeconds,
-                 st.resolveSeconds, times.write, std::max(0.0, total - parts));
+                 st.resolveSeconds, denoise, times.write, std::max(0.0, total - parts));
   }
   if (writes.checkpointSaved)
     std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);

@@ -10,6 +10,9 @@
 
 namespace tracer {
 
+struct AovImages;
+struct RenderResult;
+
 // kNfor: the regression (the default); kAtrous: the edge-avoiding a-trous wavelets, its naive twin.
 enum class DenoiseMethod { kNfor, kAtrous };
 const char* DenoiseMethodName(DenoiseMethod m);
@@ -27,6 +30,10 @@ struct DenoiseImages {
 // over theirs, each pixel by its own sample count (pixelSpp under --adaptive, else sppDone). Needs film.odd; a pixel
 // with no odd sample (1 spp) gets its one sample in both halves.
 void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<float>& halfB);
+
+// A finished render's inputs: its image, its half-buffers (ResolveHalves) and the first-hit features in `aov`
+// (ComputeFirstHitAovs with kFirstHitAovs).
+DenoiseImages DenoiseInputs(const RenderResult& result, const AovImages& aov);
 
 // The denoised image (3 floats a pixel) on `threads` host threads (0: every core).
 std::vector<float> DenoiseCpu(const DenoiseImages& in, DenoiseMethod method, int threads = 0,

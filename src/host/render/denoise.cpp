@@ -6,6 +6,8 @@
 
 #include "tracer/core/film.h"
 #include "tracer/core/first_hit.h"
+#include "tracer/host/aov.h"
+#include "tracer/host/render_result.h"
 #include "tracer/host/thread_pool.h"
 
 namespace tracer {
@@ -36,6 +38,20 @@ void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<
     if (even) halfA[i] = static_cast<float>(evenSum / (kFilmScale * even));
     halfB[i] = odd ? static_cast<float>(oddSum / (kFilmScale * odd)) : halfA[i];
   }
+}
+
+DenoiseImages DenoiseInputs(const RenderResult& result, const AovImages& aov) {
+  DenoiseImages in;
+  in.width = result.width;
+  in.height = result.height;
+  in.color = result.rgb;
+  ResolveHalves(result.film, in.halfA, in.halfB);
+  in.albedo = aov.albedo;
+  in.normal = aov.normal;
+  in.position = aov.position;
+  in.depth = aov.depth;
+  in.emission = aov.emission;
+  return in;
 }
 
 namespace {
