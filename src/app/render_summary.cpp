@@ -35,7 +35,7 @@ void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, dou
                result.backend.c_str(), result.sppDone, notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
-  if (cli.denoise)
+  if (times.denoise > 0.0)
     std::fprintf(stderr, "denoised (%s) in %.3fs\n", DenoiseMethodName(cli.denoiseMethod), times.denoise);
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
   if (times.frame > 0.0 && times.command) {
@@ -43,7 +43,7 @@ void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, dou
     // (the frame holds the set-up ... the resolve)
     const double parts = times.load + times.frame + times.denoise + times.write;
     char denoise[48] = "";
-    if (cli.denoise) std::snprintf(denoise, sizeof denoise, ", denoise %.3fs", times.denoise);
+    if (times.denoise > 0.0) std::snprintf(denoise, sizeof denoise, ", denoise %.3fs", times.denoise);
     std::fprintf(stderr,
                  "time to image %.2fs: loading and BVH build %.2fs, set-up %.3fs, path pool and film %.3fs, render "
                  "%.2fs (final film readback %.3fs), resolve %.3fs%s, write %.2fs, the rest %.2fs (start-up, GPU "
@@ -76,7 +76,7 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
   if (writes.aovFiles > 0) also += ", " + std::to_string(writes.aovFiles) + " AOV files beside it";
   if (writes.checkpointSaved) also += " and the checkpoint " + cli.checkpointPath;
   char denoised[64] = "";
-  if (cli.denoise)
+  if (times.denoise > 0.0)
     std::snprintf(denoised, sizeof denoised, "; denoised (%s) in %.2fs", DenoiseMethodName(cli.denoiseMethod),
                   times.denoise);
   std::fprintf(stderr, "rendered on %s: %d spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s%s; wrote %s%s\n",
