@@ -125,6 +125,22 @@ TEST(Mpi, TwoAndThreeRanksRenderTheImageOfOneProcessByteForByte) {
   EXPECT_NE(ReadFile(dir + "/mpi2.pfm"), ReadFile(dir + "/spp14.pfm"));
 }
 
+// --denoise sums the odd samples' half-buffer over the ranks too: the denoised image (and the raw one beside it) is
+// one process's, byte for byte, also when the ranks sum through MPI_Reduce alone (TRACER_MPI_SHARED_FILM=0).
+TEST(Mpi, DenoisedImageIsOneProcessesByteForByte) {
+  const std::string dir = MakeTempDir(), base = Scene("cornell.obj") + kCornellArgs + " --denoise --aov noisy";
+  CommandResult one = test::RunTracer(base + " -o " + dir + "/one.pfm");
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  for (const char* env : {"", "env TRACER_MPI_SHARED_FILM=0 "}) {
+    const std::string out = dir + "/mpi" + (env[0] ? "-reduce" : "") + ".pfm";
+    CommandResult r = RunJob(std::string(env) + Mpi(2, base + " -o " + out));
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(ReadFile(out), ReadFile(dir + "/one.pfm")) << env;
+    EXPECT_EQ(ReadFile(dir + "/mpi" + (env[0] ? "-reduce" : "") + ".noisy.pfm"), ReadFile(dir + "/one.noisy.pfm"));
+  }
+  test::RemoveTree(dir);
+}
+
 // The ranks of a node sum their films in shared memory, each rank one slice of the film (a 321x241 film is 232,083
 // values: slices of 116,041 and 116,042, or 77,361 each, so the slices' rounding is tested); between nodes the sums
 // go through MPI_Reduce 128K values (1 MiB) at a time, a full chunk and a part here. TRACER_MPI_SHARED_FILM=0 makes

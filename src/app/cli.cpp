@@ -157,8 +157,9 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
   groups.Group("Output and AOV (docs/RENDERING.md)")
     ("exposure", "exposure in stops, applied to .png output", cxxopts::value<float>()->default_value("0"), "STOPS")
     ("exr-half", "write .exr output as 16-bit floats instead of 32-bit")
-    ("aov", "extra images: albedo, normal, depth, position, variance, samples", cxxopts::value<std::string>(), "LIST")
-    ("aov-samples", "camera rays per pixel for the first-hit outputs of --aov", cxxopts::value<int>()->default_value("8"), "N");
+    ("aov", "extra images: albedo, normal, depth, position, emission, variance, samples, noisy, halves", cxxopts::value<std::string>(), "LIST")
+    ("aov-samples", "camera rays per pixel for the first-hit outputs of --aov", cxxopts::value<int>()->default_value("8"), "N")
+    ("denoise", "denoise the image: nfor (regression, the default) or atrous (wavelets)", cxxopts::value<std::string>()->implicit_value("nfor"), "FILTER");
   groups.Group("Sampling (docs/RENDERING.md)")
     ("seed", "random seed; the same seed gives the same image", cxxopts::value<uint32_t>()->default_value("1"), "N")
     ("max-depth", "maximum number of bounces", cxxopts::value<int>()->default_value("8"), "N")
@@ -244,6 +245,19 @@ std::vector<char*> ExtractMakeRays(int argc, char** argv, MakeRaysArgs& out) {
   return rest;
 }
 
+// cxxopts never takes a separate word as the value of a flag with an implicit value ("--denoise atrous" would make
+// atrous a second scene), so that word is joined to the flag ("--denoise=atrous") when it names a filter.
+void JoinDenoiseValue(std::vector<char*>& args, std::vector<std::string>& joined) {
+  joined.reserve(args.size());  // (the pointers into it must stay valid)
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    const std::string next = args[i + 1];
+    if (std::string(args[i]) != "--denoise" || (next != "nfor" && next != "atrous")) continue;
+    joined.push_back("--denoise=" + next);
+    args[i] = joined.back().data();
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  }
+}
+
 // The Read* functions below run in this order, so that with several bad flags the same one is reported first
 // as before the split.
 
@@ -264,6 +278,18 @@ void ReadEnvironmentMap(const cxxopts::ParseResult& r, CliOptions& o) {
   }
   o.envMapPath = r["env-map"].as<std::string>();
   if (r.count("env")) throw UsageError("--env and --env-map exclude each other (--env-scale scales the map)");
+}
+
+// --denoise [FILTER], after --spp and --aov. (A value in the next word is joined to the flag by JoinDenoiseValue.)
+void ReadDenoise(const cxxopts::ParseResult& r, CliOptions& o) {
+  o.denoise = r.count("denoise") > 0;
+  o.render.halfBuffers = o.denoise;
+  if (o.denoise && !DenoiseMethodFromName(r["denoise"].as<std::string>(), &o.denoiseMethod))
+    throw UsageError("--denoise must be nfor or atrous, not '" + r["denoise"].as<std::string>() + "'");
+  if ((o.aovKinds & (kAovNoisy | kAovHalves)) && !o.denoise)
+    throw UsageError("--aov noisy and halves go with --denoise");
+  if (o.denoise && o.sppGiven && o.render.spp < 2)
+    throw UsageError("--denoise needs --spp 2 or more (each half of the samples needs one)");
 }
 
 // Image size, samples, seed, depth, exposure, environment, clamp and time limit.
@@ -298,6 +324,7 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   o.aovSamples = r["aov-samples"].as<int>();
   if (o.aovSamples < 1 || o.aovSamples > 4096) throw UsageError("--aov-samples must be between 1 and 4096");
   opt.varianceAov = (o.aovKinds & kAovVariance) != 0;
+  ReadDenoise(r, o);
   o.env = ParseVec3("env", r["env"].as<std::string>());
   o.envGiven = r.count("env") > 0 || r.count("env-map") > 0;
   if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");
@@ -556,7 +583,10 @@ void CheckOutputs(const CliOptions& o) {
                      ": this build has no OpenEXR support (apt-get install libopenexr-dev and rebuild)");
   if (o.exrHalf && (measuring || FormatFromPath(o.outPath) != ImageFormat::kExr))
     throw UsageError("--exr-half applies to .exr output only");
-  if (o.aovKinds && measuring) throw UsageError("--aov does not apply to --profile or --benchmark");
+  if ((o.aovKinds || o.denoise) && measuring)
+    throw UsageError("--aov and --denoise do not apply to --profile or --benchmark");
+  if (o.denoise && !o.resumePath.empty())
+    throw UsageError("--denoise cannot be resumed (a checkpoint keeps the sums, not the two halves of the samples)");
   if (o.render.adaptiveThreshold > 0.0f && measuring)
     throw UsageError("--adaptive does not apply to --profile or --benchmark (they measure fixed work)");
   if (o.render.adaptiveThreshold > 0.0f && (!o.checkpointPath.empty() || !o.resumePath.empty()))
@@ -584,9 +614,11 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
   std::ostream& out = otherRank ? NullStream() : std::cout;
   std::ostream& err = otherRank ? NullStream() : std::cerr;
   std::vector<char*> args;
+  std::vector<std::string> joined;  // what args point into after JoinDenoiseValue
   try {
     MakeRaysArgs makeRays;
     args = ExtractMakeRays(argc, argv, makeRays);
+    JoinDenoiseValue(args, joined);
     auto r = cli.parse(static_cast<int>(args.size()), args.data());
     if (r.count("help")) {
       out << cli.help(groups)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tracer/core/math.h"
+#include "tracer/host/denoise.h"
 #include "tracer/host/exit_code.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/render_options.h"
@@ -32,6 +33,8 @@ struct CliOptions {
   bool exrHalf = false;  // --exr-half
   int aovKinds = 0;      // --aov: AovKind bits (host/aov.h)
   int aovSamples = 8;    // --aov-samples: camera rays per pixel for the first-hit outputs
+  bool denoise = false;  // --denoise [nfor|atrous] (render.halfBuffers goes with it)
+  DenoiseMethod denoiseMethod = DenoiseMethod::kNfor;
   Vec3 env;
   bool envGiven = false;  // --env or --env-map: else a scene file's own environment (pbrt-v4) is used
   // --env-map FILE (host/env_map.h), turned by envRotate degrees about +y, its radiance times envScale.

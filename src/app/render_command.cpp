@@ -112,12 +112,14 @@ RenderResult RenderPasses(const CliOptions& cli, BackendChoice& backend, const S
   }
 }
 
-// --aov's outputs of the finished render: the first-hit ones traced now, the variance and sample map from the render.
+// --aov's outputs of the finished render: the first-hit ones traced now (every one under --denoise, which takes
+// them), the variance and sample map from the render.
 AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const SceneData& data,
                      const RenderResult& result) {
   AovImages aov;
-  if (!cli.aovKinds || result.sppDone <= 0) return aov;
-  ComputeFirstHitAovsOnSelectedBackend(backend, data, cli.render, cli.aovKinds, cli.aovSamples, aov);
+  const int kinds = cli.aovKinds | (cli.denoise ? kFirstHitAovs : 0);
+  if (!kinds || result.sppDone <= 0) return aov;
+  ComputeFirstHitAovsOnSelectedBackend(backend, data, cli.render, kinds, cli.aovSamples, aov);
   aov.variance = result.variance;
   if (cli.aovKinds & kAovSamples) {
     const std::vector<uint32_t>& n = result.film.pixelSpp;
@@ -125,6 +127,25 @@ AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const 
     for (size_t p = 0; p < n.size(); ++p) aov.samples[p] = static_cast<float>(n[p]);
   }
   return aov;
+}
+
+// --denoise: the image becomes the denoised one (the raw one and the halves kept for --aov noisy, halves); returns the
+// seconds it took.
+double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, AovImages& aov, RenderResult& result) {
+  if (!cli.denoise || result.sppDone <= 0) return 0.0;
+  const Stopwatch clock;
+  const DenoiseImages in = DenoiseInputs(result, aov);
+  if (cli.aovKinds & kAovNoisy) aov.noisy = result.rgb;
+  if (cli.aovKinds & kAovHalves) aov.halfA = in.halfA, aov.halfB = in.halfB;
+  if (result.sppDone < 2) {
+    if (!cli.render.quiet)
+      std::fprintf(stderr,
+                   "tracer: warning: --denoise needs 2 samples per pixel, one in each half; the render "
+                   "stopped at 1, so the image is written as rendered\n");
+    return 0.0;
+  }
+  result.rgb = DenoiseOnSelectedBackend(backend, in, cli.denoiseMethod, cli.render.threads);
+  return clock.Seconds();
 }
 
 // Alone, or as a rank of an MPI job (job.h): rank 0 reads the checkpoint and the scene, builds, prints and writes;
@@ -182,7 +203,8 @@ int Render(CliOptions& cli, Job& job) {
   times.frame = frameSeconds;
   int code = 1;
   try {
-    const AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
+    AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
+    times.denoise = DenoiseImage(cli, backend, aov, result);
     code = FinishRender(cli, result, in.settings, startSpp, schedule ? job.Signal() : StopSignal(), times,
                         in.loaded.camera, aov);
   } catch (const std::bad_alloc&) {

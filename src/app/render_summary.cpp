@@ -44,16 +44,21 @@ void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, dou
                result.backend.c_str(), spp.c_str(), notes.c_str(), st.seconds, frame, samples / st.seconds / 1e6,
                (st.extensionRays + st.shadowRays) / st.seconds / 1e6, st.extensionRays / st.seconds / 1e6,
                st.shadowRays / st.seconds / 1e6);
+  if (times.denoise > 0.0)
+    std::fprintf(stderr, "denoised (%s) in %.3fs\n", DenoiseMethodName(cli.denoiseMethod), times.denoise);
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
   if (times.frame > 0.0 && times.command) {
     const double total = times.command->Seconds();
-    const double parts = times.load + times.frame + times.write;  // (the frame holds the set-up ... the resolve)
+    // (the frame holds the set-up ... the resolve)
+    const double parts = times.load + times.frame + times.denoise + times.write;
+    char denoise[48] = "";
+    if (times.denoise > 0.0) std::snprintf(denoise, sizeof denoise, ", denoise %.3fs", times.denoise);
     std::fprintf(stderr,
                  "time to image %.2fs: loading and BVH build %.2fs, set-up %.3fs, path pool and film %.3fs, render "
-                 "%.2fs (final film readback %.3fs), resolve %.3fs, write %.2fs, the rest %.2fs (start-up, GPU "
+                 "%.2fs (final film readback %.3fs), resolve %.3fs%s, write %.2fs, the rest %.2fs (start-up, GPU "
                  "context, AOVs)\n",
                  total, times.load, st.setupSeconds, st.allocateSeconds, st.seconds, st.readbackSeconds,
-                 st.resolveSeconds, times.write, std::max(0.0, total - parts));
+                 st.resolveSeconds, denoise, times.write, std::max(0.0, total - parts));
   }
   if (writes.checkpointSaved)
     std::fprintf(stderr, "saved checkpoint %s (%d spp)\n", cli.checkpointPath.c_str(), result.sppDone);
@@ -81,9 +86,13 @@ void PrintSummary(const CliOptions& cli, const RenderResult& result, int startSp
   std::string also;
   if (writes.aovFiles > 0) also += ", " + std::to_string(writes.aovFiles) + " AOV files beside it";
   if (writes.checkpointSaved) also += " and the checkpoint " + cli.checkpointPath;
-  std::fprintf(stderr, "rendered on %s: %s spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s; wrote %s%s\n",
+  char denoised[64] = "";
+  if (times.denoise > 0.0)
+    std::snprintf(denoised, sizeof denoised, "; denoised (%s) in %.2fs", DenoiseMethodName(cli.denoiseMethod),
+                  times.denoise);
+  std::fprintf(stderr, "rendered on %s: %s spp%s in %.2fs, %.2f M samples/s, %.1f M rays/s%s; wrote %s%s\n",
                result.backend.c_str(), spp.c_str(), notes.c_str(), st.seconds, samples / st.seconds / 1e6,
-               (st.extensionRays + st.shadowRays) / st.seconds / 1e6, cli.outPath.c_str(), also.c_str());
+               (st.extensionRays + st.shadowRays) / st.seconds / 1e6, denoised, cli.outPath.c_str(), also.c_str());
 }
 
 }  // namespace tracer

@@ -17,7 +17,8 @@ struct RenderTimes {
   // > 0: the time from the end of the build to the film on the host (the renderer's set-up and the scene's upload
   // included), which an MPI job's summary gives for the whole job instead.
   double frame = 0.0;
-  double write = 0.0;  // the image file (and the AOV files beside it)
+  double write = 0.0;    // the image file (and the AOV files beside it)
+  double denoise = 0.0;  // --denoise (its half-buffers resolved, the filter run); 0: not denoised
 };
 
 // What the render wrote besides the image.

@@ -195,6 +195,23 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
   ComputeFirstHitAovs(data, options, kinds, samples, out);
 }
 
+std::vector<float> DenoiseOnSelectedBackend(const BackendChoice& choice, const DenoiseImages& images,
+                                            DenoiseMethod method, int threads) {
+#if defined(TRACER_HAVE_CUDA)
+  if (choice.useCuda) {
+    try {
+      return DenoiseCuda(images, method);
+    } catch (const DeviceError& e) {
+      if (e.sticky || !e.outOfMemory) throw;
+      std::cerr << "tracer: " << e.what() << "\ntracer: denoising on the CPU\n";
+    }
+  }
+#else
+  (void)choice;
+#endif
+  return DenoiseCpu(images, method, threads);
+}
+
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
                                            const std::vector<RayRecord>& rays, const TraceRaysOptions& options) {
 #if defined(TRACER_HAVE_CUDA)

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/host/denoise.h"
 #include "tracer/host/render_options.h"
 #include "tracer/host/render_result.h"
 #include "tracer/host/scene_data.h"
@@ -70,6 +71,11 @@ int RunGpuProfiler(bool benchmark, const BackendChoice& choice, const SceneData&
 // the host rather than lose the finished render. Any other device error propagates.
 void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
                                           const RenderOptions& options, int kinds, int samples, AovImages& out);
+
+// --denoise: the denoised image, on the GPU when the render ran there (choice.useCuda), else on `threads` host
+// threads; a GPU out of memory hands it to the host. Any other device error propagates.
+std::vector<float> DenoiseOnSelectedBackend(const BackendChoice& choice, const DenoiseImages& images,
+                                            DenoiseMethod method, int threads);
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,

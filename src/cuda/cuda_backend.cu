@@ -157,12 +157,14 @@ class CudaBackend final : public Backend, public SceneUploader {
       if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
       wave_->view.collectStats = opt_.collectStats ? 1 : 0;
       film_.Allocate(filmValues, "film");
+      if (opt_.halfBuffers) oddFilm_.Allocate(filmValues, "the film's odd samples (--denoise)");
       // The film is read back through a pinned staging buffer, allocated once, unless the naive twin asks for
       // a copy straight into pageable memory.
       if (!opt_.pageableReadback) pinnedFilm_.Allocate(filmValues);
       sort_.reset();
     }
     film_.Zero(stream_.Get());
+    if (opt_.halfBuffers) oddFilm_.Zero(stream_.Get());
     if (opt_.resume) film_.Upload(opt_.resume->sum.data(), opt_.resume->sum.size(), stream_.Get());
     totals_ = pinnedTotals_.Get();
     *totals_ = WaveCounters{};
@@ -202,7 +204,8 @@ class CudaBackend final : public Backend, public SceneUploader {
     const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;
     CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get(), sort_.get());
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
-    const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad, opt_.width, opt_.height};
+    const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad,
+                        opt_.width,  opt_.height,         opt_.halfBuffers ? oddFilm_.Get() : nullptr};
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
     bo.singleShadeKernel = opt_.singleShadeKernel;
@@ -231,6 +234,11 @@ class CudaBackend final : public Backend, public SceneUploader {
     if (!copyPool_) copyPool_ = std::make_unique<ThreadPool>(std::clamp(ThreadPool::CoresAvailable(), 1, 8));
     copyPool_->ParallelFor(film_.Size(), size_t(1) << 16,
                            [&](size_t b, size_t e) { std::copy(dst + b, dst + e, sum + b); });
+  }
+
+  // Only at the end of a --denoise render: straight into pageable memory.
+  void ReadOddFilm(unsigned long long* sum) override {
+    TRACER_CUDA_CHECK(cudaMemcpy(sum, oddFilm_.Get(), oddFilm_.Bytes(), cudaMemcpyDeviceToHost));
   }
 
   void AddStats(RenderStats& st) override {
@@ -271,6 +279,7 @@ class CudaBackend final : public Backend, public SceneUploader {
   std::unique_ptr<DeviceTileGuide> guide_;
   std::unique_ptr<DeviceWave<L>> wave_;
   DeviceBuffer<unsigned long long> film_;
+  DeviceBuffer<unsigned long long> oddFilm_;  // options.halfBuffers: the odd-numbered samples' sums
   PinnedBuffer<unsigned long long> pinnedFilm_;
   std::unique_ptr<ThreadPool> copyPool_;  // ReadFilm's copy out of pinnedFilm_
   PinnedBuffer<WaveCounters> pinnedTotals_;

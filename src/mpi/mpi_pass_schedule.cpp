@@ -114,6 +114,10 @@ bool MpiPassSchedule::CombineFilm(Backend& backend, HostFilm& film) {
   job_.record.readSeconds = clock.Seconds();
   clock.Restart();
   sum.Sum(film.sum.data(), root);
+  if (!film.odd.empty()) {  // --denoise's odd samples, through the same window (every rank sized it alike)
+    backend.ReadOddFilm(sum.Mine());
+    sum.Sum(film.odd.data(), root);
+  }
   ReduceSum(&film.dropped, 1, root, job_.together);
   film.sppDone = sppDone_;
   job_.record.reduceSeconds = clock.Seconds();

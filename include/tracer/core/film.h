@@ -18,8 +18,17 @@ struct FilmView {
   unsigned long long* dropped;   // count of non-finite samples dropped
   unsigned long long* firstBad;  // smallest (pixel << 32 | depth) of a non-finite sample; ~0 when none
   int32_t width, height;
+  // --denoise: the sums of the odd-numbered samples alone (3 per pixel; the even ones' are sum - odd, so the film
+  // itself is summed as without it); null otherwise.
+  unsigned long long* odd;
 };
 constexpr unsigned long long kNoBadSample = ~0ull;
+
+// What FilmAdd is told of a contribution besides its pixel: the depth of the path vertex that made it (for
+// --check-nan's report) and, in the top bit, whether its sample index is odd (--denoise's half-buffers). A shadow
+// ray carries it in place of its depth, so the half it lands in is its path's.
+constexpr uint32_t kOddSampleBit = 1u << 31;
+TRACER_HD uint32_t FilmTag(uint32_t depth, uint32_t sample) { return depth | (sample & 1u) << 31; }
 
 TRACER_HD unsigned long long ToFixed(float v) {
   if (!(v > 0.0f)) return 0ull;
@@ -27,12 +36,13 @@ TRACER_HD unsigned long long ToFixed(float v) {
   return static_cast<unsigned long long>(static_cast<double>(v) * kFilmScale + 0.5);
 }
 
-// Adds one contribution of a path at `depth`; a non-finite one is counted, remembered (the smallest pixel,
+// Adds one contribution of a path, `tag` its FilmTag; a non-finite one is counted, remembered (the smallest pixel,
 // so that the report does not depend on thread order) and dropped. clamp > 0 caps its max component.
-TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pixel, uint32_t depth, Vec3 c) {
+TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pixel, uint32_t tag, Vec3 c) {
   if (!IsFinite(c)) {
     AtomicAddU64(film.dropped, 1ull);
-    if (film.firstBad) AtomicMinU64(film.firstBad, (static_cast<unsigned long long>(pixel) << 32) | depth);
+    if (film.firstBad)
+      AtomicMinU64(film.firstBad, (static_cast<unsigned long long>(pixel) << 32) | (tag & ~kOddSampleBit));
     return;
   }
   if (rp.clamp > 0.0f) {
@@ -45,6 +55,11 @@ TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pi
   if (r) AtomicAddU64(s + 0, r);
   if (g) AtomicAddU64(s + 1, g);
   if (b) AtomicAddU64(s + 2, b);
+  if (!film.odd || !(tag & kOddSampleBit)) return;
+  unsigned long long* o = film.odd + 3ull * pixel;
+  if (r) AtomicAddU64(o + 0, r);
+  if (g) AtomicAddU64(o + 1, g);
+  if (b) AtomicAddU64(o + 2, b);
 }
 
 }  // namespace tracer

@@ -41,7 +41,7 @@ TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmVi
   const float envPick = EnvPick(s, rp, GuideTile(s, rp, ps.pixel));
   float w = 1.0f;
   if (!(ps.flags & kPathSpecular) && envPick > 0.0f) w = PowerHeuristic(ps.bsdfPdf, envPick * pdfEnv);
-  FilmAdd(film, rp, ps.pixel, ps.depth, ps.throughput * le * w);
+  FilmAdd(film, rp, ps.pixel, FilmTag(ps.depth, ps.sample), ps.throughput * le * w);
 }
 
 // ---- shade ----------------------------------------------------------------------------------------------
@@ -162,7 +162,7 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   }
   sr.index = static_cast<int32_t>(ps.pixel);
   out.shadow.contribution = c;
-  out.shadow.depth = d;
+  out.shadow.depth = FilmTag(d, ps.sample);  // (FilmAdd's tag)
 }
 
 // Samples the BSDF for the continuation, with Russian roulette on the throughput; fills out.next and out.nextState

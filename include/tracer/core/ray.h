@@ -73,7 +73,7 @@ static_assert(sizeof(NaivePath) == 28 && alignof(NaivePath) == 4, "naive path: 2
 // A shadow ray carries the radiance it delivers if unoccluded; ray.index = pixel.
 struct alignas(32) ShadowItem {
   RayState ray;
-  Float4 contribution;  // (rgb, depth of the path vertex as int bits)
+  Float4 contribution;  // (rgb, Shadow::depth, the FilmTag, as int bits)
 };
 static_assert(sizeof(ShadowItem) == 64, "shadow item: three 16-byte loads and one spare");
 struct NaiveShadow {  // 48 bytes, 4-byte aligned
@@ -84,7 +84,7 @@ struct NaiveShadow {  // 48 bytes, 4-byte aligned
 struct Shadow {
   Ray ray;
   Vec3 contribution;
-  uint32_t depth;  // of the vertex it was sampled from (for --check-nan reports)
+  uint32_t depth;  // FilmTag (core/film.h): the depth of the vertex it was sampled from and its sample's parity
 };
 
 // ---- layout policies: the kernels are templates on one of these -----------------------------------

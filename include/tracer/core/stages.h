@@ -211,7 +211,7 @@ struct ShadeStage {
     const HitRecord h = L::LoadHit(w.hits, i);
     const PathState ps = L::LoadPath(w.paths[b], r.index);
     ShadeOutput out = ShadeItem<kLdg>(s, rp, r, h, ps);
-    if (!IsBlack(out.emitted)) FilmAdd(film, rp, ps.pixel, ps.depth, out.emitted);
+    if (!IsBlack(out.emitted)) FilmAdd(film, rp, ps.pixel, FilmTag(ps.depth, ps.sample), out.emitted);
 
     if (C == Compaction::kNone) {
       // In place: the slot keeps its shadow ray and its continuation, or dies.

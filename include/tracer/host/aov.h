@@ -25,9 +25,12 @@ enum AovKind : int {
   kAovDepth = 4,      // the distance from the camera to the first hit; kAovMissDepth where every ray leaves
   kAovPosition = 8,   // the world position of the first hit; 0 where every ray leaves
   kAovVariance = 16,  // the variance of each pixel's mean, per channel
-  kAovSamples = 32    // the samples each pixel received (--adaptive's sample map; the same everywhere without it)
+  kAovSamples = 32,   // the samples each pixel received (--adaptive's sample map; the same everywhere without it)
+  kAovNoisy = 64,     // --denoise: the image before denoising
+  kAovHalves = 128,   // --denoise: the half-buffers, the means of the even- and of the odd-numbered samples
+  kAovEmission = 256  // the emitted radiance seen at the first hit (a front-facing emitter's; 0 elsewhere)
 };
-constexpr int kFirstHitAovs = kAovAlbedo | kAovNormal | kAovDepth | kAovPosition;
+constexpr int kFirstHitAovs = kAovAlbedo | kAovNormal | kAovDepth | kAovPosition | kAovEmission;
 
 // The kinds named in a comma-separated list ("albedo,normal"); throws std::invalid_argument naming a bad name.
 int ParseAovList(const std::string& list);
@@ -35,9 +38,12 @@ int ParseAovList(const std::string& list);
 struct AovImages {
   int width = 0, height = 0;
   std::vector<float> albedo, normal, position;  // 3 floats per pixel, row 0 at the top
+  std::vector<float> emission;                  // 3 floats per pixel
   std::vector<float> depth;                     // 1 float per pixel
   std::vector<float> variance;                  // 3 floats per pixel
   std::vector<float> samples;                   // 1 float per pixel
+  std::vector<float> noisy;                     // 3 floats per pixel
+  std::vector<float> halfA, halfB;              // 3 floats per pixel
 };
 
 // The first-hit outputs of `kinds` (variance aside) at `samples` rays per pixel, on options.threads host threads
@@ -52,7 +58,8 @@ void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& option
 void SizeFirstHitAovs(int width, int height, int kinds, AovImages& out);
 void StoreFirstHit(const FirstHitOutputs& f, size_t p, AovImages& out);
 
-// The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance, samples).
+// The layers of `kinds` that `images` holds, in a fixed order (albedo, normal, depth, position, variance, samples,
+// noisy, halfA, halfB, emission).
 std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds);
 
 // The file beside `outPath` that holds one layer when the image format has no layers: out.png -> out.albedo.pfm.

@@ -63,6 +63,8 @@ class Backend {
   virtual PassTotals Totals() const = 0;
   // Copies the film's fixed-point sums (width x height x 3 values) to `sum`.
   virtual void ReadFilm(unsigned long long* sum) = 0;
+  // With options.halfBuffers: the same of the odd-numbered samples' sums (HostFilm::odd).
+  virtual void ReadOddFilm(unsigned long long* sum) = 0;
   // At the end: what only this backend measures (per-stage ms, lanes per warp, live paths, peak memory).
   virtual void AddStats(RenderStats& stats) = 0;
 };
@@ -102,7 +104,7 @@ class PassSchedule {
   // Reads the backend's film and sums it (sums and dropped samples, film.dropped holding this process's) over
   // every process into `film` on the process that writes files, sets film.sppDone to the samples per pixel it
   // holds, and returns true there; false on the others, whose `film` it may leave empty. `film` comes sized for the
-  // image (HostFilm::Reset).
+  // image (HostFilm::Reset), and with film.odd sized too where the odd samples' sums are wanted as well.
   virtual bool CombineFilm(Backend& backend, HostFilm& film) = 0;
   // At the end, after CombineFilm: the statistics of every process summed (rays, dropped samples) and the
   // first non-finite sample (the smallest packed value), on the process that writes.

@@ -34,6 +34,8 @@ struct RenderOptions {
   // --aov variance: passes of at most max(1, spp / kVarianceBatches) samples, whose means give
   // RenderResult::variance
   bool varianceAov = false;
+  // --denoise: the film also sums the odd-numbered samples apart (HostFilm::odd), the denoiser's half-buffers
+  bool halfBuffers = false;
   // --adaptive: after adaptiveMinSpp samples, a tile of 8x8 pixels stops sampling once its pixels' relative standard
   // error (pixel_batches.h) is at most adaptiveThreshold; 0: off. Passes of at most max(1, min / 8) samples
   // until the minimum, then at most an eighth of the samples so far: the batches behind each pixel's error.

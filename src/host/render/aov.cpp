@@ -15,7 +15,8 @@ struct AovName {
   int kind;
 };
 constexpr AovName kAovNames[] = {{"albedo", kAovAlbedo},     {"normal", kAovNormal},     {"depth", kAovDepth},
-                                 {"position", kAovPosition}, {"variance", kAovVariance}, {"samples", kAovSamples}};
+                                 {"position", kAovPosition}, {"variance", kAovVariance}, {"samples", kAovSamples},
+                                 {"noisy", kAovNoisy},       {"halves", kAovHalves},     {"emission", kAovEmission}};
 }  // namespace
 
 int ParseAovList(const std::string& list) {
@@ -28,9 +29,9 @@ int ParseAovList(const std::string& list) {
     for (const AovName& a : kAovNames)
       if (name == a.name) kind = a.kind;
     if (!kind)
-      throw std::invalid_argument(
-          "--aov: unknown output '" + name +
-          "' (expected a comma-separated list of albedo, normal, depth, position, variance, samples)");
+      throw std::invalid_argument("--aov: unknown output '" + name +
+                                  "' (expected a comma-separated list of albedo, normal, depth, position, variance, "
+                                  "samples, noisy, halves, emission)");
     kinds |= kind;
     if (end == std::string::npos) return kinds;
     begin = end + 1;
@@ -45,6 +46,7 @@ void SizeFirstHitAovs(int width, int height, int kinds, AovImages& out) {
   out.normal.assign(kinds & kAovNormal ? pixels * 3 : 0, 0.0f);
   out.depth.assign(kinds & kAovDepth ? pixels : 0, 0.0f);
   out.position.assign(kinds & kAovPosition ? pixels * 3 : 0, 0.0f);
+  out.emission.assign(kinds & kAovEmission ? pixels * 3 : 0, 0.0f);
 }
 
 void StoreFirstHit(const FirstHitOutputs& f, size_t p, AovImages& out) {
@@ -52,6 +54,7 @@ void StoreFirstHit(const FirstHitOutputs& f, size_t p, AovImages& out) {
     if (!out.albedo.empty()) out.albedo[p * 3 + c] = Axis(f.albedo, c);
     if (!out.normal.empty()) out.normal[p * 3 + c] = Axis(f.normal, c);
     if (!out.position.empty()) out.position[p * 3 + c] = Axis(f.position, c);
+    if (!out.emission.empty()) out.emission[p * 3 + c] = Axis(f.emission, c);
   }
   if (!out.depth.empty()) out.depth[p] = f.depth;
 }
@@ -81,6 +84,12 @@ std::vector<ImageLayer> AovLayers(const AovImages& images, int kinds) {
   if (kinds & kAovPosition) layers.push_back({"position", {"X", "Y", "Z"}, &images.position});
   if (kinds & kAovVariance) layers.push_back({"variance", {"R", "G", "B"}, &images.variance});
   if (kinds & kAovSamples) layers.push_back({"samples", {"Y"}, &images.samples});
+  if (kinds & kAovNoisy) layers.push_back({"noisy", {"R", "G", "B"}, &images.noisy});
+  if (kinds & kAovHalves) {
+    layers.push_back({"halfA", {"R", "G", "B"}, &images.halfA});
+    layers.push_back({"halfB", {"R", "G", "B"}, &images.halfB});
+  }
+  if (kinds & kAovEmission) layers.push_back({"emission", {"R", "G", "B"}, &images.emission});
   return layers;
 }
 

@@ -179,6 +179,7 @@ class CpuBackend final : public Backend {
     view_.pool = static_cast<int32_t>(n);
     view_.collectStats = 0;  // lane statistics are the GPU's
     film_.assign(static_cast<size_t>(opt_.width) * opt_.height * 3, 0ull);
+    oddFilm_.assign(opt_.halfBuffers ? film_.size() : 0, 0ull);
     counters_ = WaveCounters{};
     counters_.firstBad = kNoBadSample;
     if (opt_.resume) {
@@ -205,7 +206,8 @@ class CpuBackend final : public Backend {
       throw std::runtime_error("the CPU backend failed its second pass (injected by TRACER_FAULT_INJECT=cpu-pass)");
     // Fresh queue counters for the pass; the running totals stay.
     StartPass(counters_, PassPixels(rp) * static_cast<unsigned long long>(spp));
-    const FilmView film{film_.data(), &counters_.dropped, &counters_.firstBad, opt_.width, opt_.height};
+    const FilmView film{film_.data(), &counters_.dropped, &counters_.firstBad,
+                        opt_.width,   opt_.height,        oddFilm_.empty() ? nullptr : oddFilm_.data()};
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
     CpuExecutor ex(pool_, counters_);
@@ -225,6 +227,7 @@ class CpuBackend final : public Backend {
     return PassTotals{counters_.extensionRays, counters_.shadowRays, counters_.dropped, counters_.firstBad};
   }
   void ReadFilm(unsigned long long* sum) override { std::copy(film_.begin(), film_.end(), sum); }
+  void ReadOddFilm(unsigned long long* sum) override { std::copy(oddFilm_.begin(), oddFilm_.end(), sum); }
   void SetDump(RayDumpWriter* dump) { dump_ = dump; }
   void AddStats(RenderStats& st) override {
     st.livePerBounce.clear();
@@ -247,6 +250,7 @@ class CpuBackend final : public Backend {
   std::vector<int32_t> queues_;
   std::vector<int8_t> hitClass_;
   std::vector<unsigned long long> film_;
+  std::vector<unsigned long long> oddFilm_;  // options.halfBuffers: the odd-numbered samples' sums; else empty
   WaveCounters counters_{};
   unsigned long long live_[kMaxStatBounces] = {};
   WaveView<L> view_{};

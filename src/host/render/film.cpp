@@ -13,6 +13,7 @@ void HostFilm::Reset(int w, int h) {
   dropped = 0;
   sppDone = 0;
   pixelSpp.clear();
+  odd.clear();
 }
 
 // Over every core from 1M values on (an 8K frame's 100M take a few tenths of a second on one thread); each

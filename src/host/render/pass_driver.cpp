@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <future>
 #include <memory>
+#include <stdexcept>
 
 #include "tracer/core/film.h"
 #include "tracer/host/pixel_batches.h"
@@ -96,6 +97,7 @@ PassStep LocalPassSchedule::Next(const PassReport& last) {
 
 bool LocalPassSchedule::CombineFilm(Backend& backend, HostFilm& film) {
   backend.ReadFilm(film.sum.data());
+  if (!film.odd.empty()) backend.ReadOddFilm(film.odd.data());
   film.sppDone = sppDone_;
   return true;
 }
@@ -167,6 +169,8 @@ class PassStatistics {
 }  // namespace
 
 RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule& schedule) {
+  if (opt.halfBuffers && opt.resume)  // (a checkpoint keeps no half-buffers)
+    throw std::invalid_argument("RunPasses: half-buffers (--denoise) cannot continue a resumed film");
   const long long pool = PoolSizeFor(opt, backend.Pool());
   schedule.Prepare(backend, pool);
   const Stopwatch allocateClock;
@@ -191,7 +195,10 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   // The final film's memory, zeroed while the first passes render: a big film's fresh pages would otherwise fault
   // after the last pass (docs/PERFORMANCE.md).
   HostFilm film;
-  std::future<void> filmReady = std::async(std::launch::async, [&] { film.Reset(opt.width, opt.height); });
+  std::future<void> filmReady = std::async(std::launch::async, [&] {
+    film.Reset(opt.width, opt.height);
+    if (opt.halfBuffers) film.odd.assign(film.sum.size(), 0ull);
+  });
   Stopwatch clock;
   for (;;) {
     const PassStep step = schedule.Next(last);

@@ -1,0 +1,47 @@
+// @file denoise_gpu_test.cu: --denoise on the GPU against the CPU (label "gpu"; skips without a device): the same
+// per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), and the GPU film's
+// half-buffers are the CPU's bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "denoise_frames.h"
+#include "gpu_test_util.h"
+#include "test_util.h"
+#include "tracer/host/aov.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/denoise.h"
+
+using namespace tracer;
+
+namespace {
+
+TEST(DenoiseGpu, FiltersGiveTheCpusImage) {
+  TRACER_REQUIRE_GPU();
+  test::FrameLayout layout;
+  layout.box = layout.background = true;
+  auto albedo = [](int x, int y) { return Vec3(0.3f + 0.02f * static_cast<float>((x / 5 + y / 7) % 20), 0.5f, 0.4f); };
+  DenoiseImages in = test::MakeFrame(layout, albedo, [&](int x, int y) { return albedo(x, y) * 1.3f; });
+  test::AddNoise(in, 0.7f, 21);
+  for (DenoiseMethod m : {DenoiseMethod::kNfor, DenoiseMethod::kAtrous}) {
+    const std::vector<float> cpu = DenoiseCpu(in, m), gpu = DenoiseCuda(in, m);
+    ASSERT_EQ(gpu.size(), cpu.size());
+    float worst = 0.0f;
+    for (size_t i = 0; i < cpu.size(); ++i) worst = std::max(worst, std::fabs(gpu[i] - cpu[i]) / (cpu[i] + 0.01f));
+    EXPECT_LT(worst, 1e-3f) << DenoiseMethodName(m);
+  }
+}
+
+TEST(DenoiseGpu, HalfBuffersAreTheCpusBitForBit) {
+  TRACER_REQUIRE_GPU();
+  const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 32, 32);
+  RenderOptions opt = test::QuietRender(32, 32, 7, 6);
+  opt.halfBuffers = true;
+  const RenderResult cpu = RenderCpu(d, opt), gpu = RenderCuda(d, opt);
+  EXPECT_EQ(gpu.film.sum, cpu.film.sum);
+  EXPECT_EQ(gpu.film.odd, cpu.film.odd);
+  ASSERT_FALSE(gpu.film.odd.empty());
+}
+
+}  // namespace
