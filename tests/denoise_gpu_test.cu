@@ -33,15 +33,27 @@ TEST(DenoiseGpu, FiltersGiveTheCpusImage) {
   }
 }
 
-TEST(DenoiseGpu, HalfBuffersAreTheCpusBitForBit) {
+// The GPU's odd half is a part of its film, holding about the odd samples' share, and keeping it changes nothing in
+// the film itself. (The GPU's film is not the CPU's bit for bit: the two round differently, so they agree in
+// distribution, which GpuAgreement checks.)
+TEST(DenoiseGpu, HalfBuffersSplitTheGpusFilmAndLeaveItAsItWas) {
   TRACER_REQUIRE_GPU();
   const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 32, 32);
   RenderOptions opt = test::QuietRender(32, 32, 7, 6);
+  const RenderResult plain = RenderCuda(d, opt);
   opt.halfBuffers = true;
-  const RenderResult cpu = RenderCpu(d, opt), gpu = RenderCuda(d, opt);
-  EXPECT_EQ(gpu.film.sum, cpu.film.sum);
-  EXPECT_EQ(gpu.film.odd, cpu.film.odd);
-  ASSERT_FALSE(gpu.film.odd.empty());
+  const RenderResult gpu = RenderCuda(d, opt);
+  EXPECT_EQ(gpu.film.sum, plain.film.sum);
+  ASSERT_EQ(gpu.film.odd.size(), gpu.film.sum.size());
+  double odd = 0.0, all = 0.0;
+  for (size_t i = 0; i < gpu.film.sum.size(); ++i) {
+    ASSERT_LE(gpu.film.odd[i], gpu.film.sum[i]) << "value " << i;
+    odd += static_cast<double>(gpu.film.odd[i]);
+    all += static_cast<double>(gpu.film.sum[i]);
+  }
+  // Samples 1, 3 and 5 of 0..6: 3/7 of the light, within the noise of 7 samples of 1024 pixels.
+  ASSERT_GT(all, 0.0);
+  EXPECT_NEAR(odd / all, 3.0 / 7.0, 0.05);
 }
 
 }  // namespace
