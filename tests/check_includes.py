@@ -22,11 +22,11 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_rules import report, sources  # noqa: E402
+
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 CUDA_SYSTEM = {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h"}
-SOURCE_EXT = (".h", ".cuh", ".hpp", ".cpp", ".cu")
-SCAN_DIRS = ("include", "src", "kernels", "tests")
-SKIP_DIRS = {os.path.join("tests", "fuzz", "corpus")}
 
 CLI_FACING = ["render_options.h", "render_result.h", "film.h", "pass_driver.h", "backends.h",
               "checkpoint.h", "device_error.h", "file_util.h", "timing.h", "image_io.h"]
@@ -69,17 +69,6 @@ def layer(name):
 
 def is_cuda_system(delim, name):
   return delim == "<" and name in CUDA_SYSTEM
-
-
-def sources(root):
-  for top in SCAN_DIRS:
-    base = os.path.join(root, top)
-    for dirpath, dirnames, filenames in os.walk(base):
-      rel_dir = os.path.relpath(dirpath, root)
-      dirnames[:] = sorted(d for d in dirnames if os.path.join(rel_dir, d) not in SKIP_DIRS)
-      for fn in sorted(filenames):
-        if fn.endswith(SOURCE_EXT):
-          yield os.path.relpath(os.path.join(dirpath, fn), root).replace(os.sep, "/")
 
 
 def check_file(rel, incs):
@@ -186,13 +175,7 @@ def main():
       violations.append(f"{rel}: implements no include/tracer/*/{stem}.h (nor {stem.split('_')[0]}_*): name a "
                         "source after the header it implements, or list it in NO_HEADER with the reason")
 
-  for v in violations:
-    print(v)
-  if violations:
-    print(f"check_includes: {len(violations)} violation(s) of the include rules (docs/ARCHITECTURE.md)")
-    return 1
-  print(f"check_includes: {len(files)} files, include rules hold")
-  return 0
+  return report("check_includes", violations, len(files), "include rules", "docs/ARCHITECTURE.md")
 
 
 if __name__ == "__main__":

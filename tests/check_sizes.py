@@ -12,9 +12,9 @@ import os
 import re
 import sys
 
-SOURCE_EXT = (".h", ".cuh", ".hpp", ".cpp", ".cu")
-SCAN_DIRS = ("include", "src", "kernels", "tests")
-SKIP_DIRS = {os.path.join("tests", "fuzz", "corpus")}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_rules import report, sources  # noqa: E402
+
 MAX_FILE_LINES = 800
 MAX_FUNCTION_LINES = 100
 # Generated data, not code.
@@ -90,16 +90,6 @@ def functions(lines):
   return found
 
 
-def sources(root):
-  for top in SCAN_DIRS:
-    for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
-      rel_dir = os.path.relpath(dirpath, root)
-      dirnames[:] = sorted(d for d in dirnames if os.path.join(rel_dir, d) not in SKIP_DIRS)
-      for fn in sorted(filenames):
-        if fn.endswith(SOURCE_EXT):
-          yield os.path.relpath(os.path.join(dirpath, fn), root).replace(os.sep, "/")
-
-
 def main():
   root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
   violations = []
@@ -115,13 +105,7 @@ def main():
     for name, line, length in functions(lines):
       if length > MAX_FUNCTION_LINES and f"{rel}:{name}" not in LONG_ALLOWED:
         violations.append(f"{rel}:{line}: {name} is {length} lines (at most {MAX_FUNCTION_LINES})")
-  for v in violations:
-    print(v)
-  if violations:
-    print(f"check_sizes: {len(violations)} violation(s) of the size rules (docs/TESTING.md)")
-    return 1
-  print(f"check_sizes: {count} files, size rules hold")
-  return 0
+  return report("check_sizes", violations, count, "size rules", "docs/TESTING.md")
 
 
 if __name__ == "__main__":
