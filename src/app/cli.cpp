@@ -124,15 +124,16 @@ class HelpGroups {
 
 // One short line per option; what needs more words is in docs/RENDERING.md, docs/FORMATS.md and docs/PERFORMANCE.md.
 cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
-  cxxopts::Options cli("tracer",
-                       "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
-                       "Renders an OBJ+MTL scene (emitters from MTL Ke) to .png, .hdr, .pfm or .exr.\n");
-  cli.positional_help("SCENE.obj").show_positional_help();
+  cxxopts::Options cli(
+      "tracer",
+      "tracer: a wavefront path tracer for NVIDIA GPUs, with a CPU reference renderer.\n"
+      "Renders an OBJ+MTL scene (emitters from MTL Ke) or a pbrt-v4 scene to .png, .hdr, .pfm or .exr.\n");
+  cli.positional_help("SCENE.obj|SCENE.pbrt").show_positional_help();
   cli.set_width(100);
   HelpGroups groups(cli);
   // clang-format off
   groups.Group("Common")
-    ("scene", "OBJ scene to render; a SCENE.camera file beside it sets the camera", cxxopts::value<std::string>(), "SCENE.obj")
+    ("scene", "OBJ or pbrt-v4 scene; a SCENE.camera file beside an OBJ sets the camera", cxxopts::value<std::string>(), "SCENE")
     ("o,output", "image file: .png, .hdr, .pfm or .exr", cxxopts::value<std::string>()->default_value("output/render.png"), "FILE")
     ("width", "image width in pixels", cxxopts::value<int>()->default_value("512"), "N")
     ("height", "image height in pixels", cxxopts::value<int>()->default_value("512"), "N")
