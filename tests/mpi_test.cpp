@@ -146,6 +146,31 @@ TEST(Mpi, DenoisedImageIsOneProcessesByteForByte) {
 // go through MPI_Reduce 128K values (1 MiB) at a time, a full chunk and a part here. TRACER_MPI_SHARED_FILM=0 makes
 // every rank a node of its own, so that the second way runs on one machine too, and =2 with 5 ranks makes groups
 // {0, 1}, {2, 3}, {4}: both ways in one job, as on several nodes of several ranks.
+// A pbrt-v4 scene's render settings are rank 0's to read: every rank renders the size and samples its file asks
+// for, and the image is one process's.
+TEST(Mpi, PbrtSceneDefaultsReachEveryRank) {
+  const std::string dir = MakeTempDir(), scene = dir + "/sky.pbrt";
+  {
+    std::ofstream f(scene);
+    f << "LookAt 0 2 6  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" [40]\n"
+         "Film \"rgb\" \"integer xresolution\" [40] \"integer yresolution\" [30]\n"
+         "Sampler \"independent\" \"integer pixelsamples\" [4]\nWorldBegin\n"
+         "LightSource \"infinite\" \"rgb L\" [0.5 0.6 0.7]\n"
+         "Shape \"trianglemesh\" \"point3 P\" [-5 0 -5  5 0 -5  5 0 5  -5 0 5] \"integer indices\" [0 1 2 0 2 3]\n";
+  }
+  const std::string base = "'" + scene + "' --backend cpu -q";
+  CommandResult one = test::RunTracer(base + " -o " + dir + "/one.pfm");
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  CommandResult r = RunJob(Mpi(2, base + " -o " + dir + "/two.pfm"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(ReadFile(dir + "/two.pfm"), ReadFile(dir + "/one.pfm"));
+  int w = 0, h = 0;
+  ReadPfm(dir + "/two.pfm", w, h);
+  EXPECT_EQ(w, 40);
+  EXPECT_EQ(h, 30);
+  test::RemoveTree(dir);
+}
+
 TEST(Mpi, FilmsAreSummedByteForByteInSharedMemoryAndAcrossNodes) {
   const std::string dir = MakeTempDir();
   const std::string base =

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,32 @@ TEST(PbrtCli, TheFieldOfViewFollowsTheShorterAxisAtAnotherSize) {
   const size_t at = tall.output.find("\nfov ");
   ASSERT_NE(at, std::string::npos) << tall.output;
   EXPECT_NEAR(std::stod(tall.output.substr(at + 5)), expected, 0.01) << tall.output;
+  RemoveTree(dir);
+}
+
+TEST(PbrtCli, DenoisingAOneSampleFileIsAUsageErrorAndRayFilesKeepTheirSize) {
+  const std::string dir = MakeTempDir();
+  std::string scene = WriteSkyScene(dir, "LightSource \"infinite\" \"rgb L\" [1 1 1]\n");
+  {
+    // The same scene asking for one sample a pixel (a later Sampler replaces an earlier one, as in pbrt-v4).
+    std::ofstream f(dir + "/one.pbrt");
+    f << "Include \"sky.pbrt\"\n";
+  }
+  {
+    std::ifstream in(scene);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find("WorldBegin"), 0, "Sampler \"independent\" \"integer pixelsamples\" [1]\n");
+    std::ofstream(dir + "/sky.pbrt") << text;
+  }
+  const test::CommandResult r = RunTracer("'" + dir + "/one.pbrt' --backend cpu --denoise -o '" + dir + "/x.png'");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("--denoise needs two halves"), std::string::npos) << r.output;
+  // --make-rays keeps its documented 1920x1080 camera rays whatever the file's film says.
+  const test::CommandResult m =
+      RunTracer("'" + scene + "' --backend cpu --make-rays primary '" + dir + "/p.rays' --seed 1");
+  ASSERT_EQ(m.exitCode, 0) << m.output;
+  std::ifstream rays(dir + "/p.rays", std::ios::binary | std::ios::ate);
+  EXPECT_EQ(static_cast<long long>(rays.tellg()), 1920LL * 1080 * 32);
   RemoveTree(dir);
 }
 

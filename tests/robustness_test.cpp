@@ -265,8 +265,9 @@ TEST(RobustGpu, HiddenDevicesFallBackToTheCpuUnderAuto) {
   CommandResult r =
       RunTracer(Cornell() + " --width 8 --height 8 --spp 1 -o " + dir + "/a.png", 120, "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  // The fallback is announced, with the reason (a build without CUDA gives it in the line that opens the render).
-  EXPECT_TRUE(Contains(r.output, "rendering on the CPU") || Contains(r.output, "on the CPU (this build has no CUDA)"))
+  // The fallback is announced with its reason, in the line that opens the render.
+  EXPECT_TRUE(Contains(r.output, "on the CPU (no usable GPU: ") ||
+              Contains(r.output, "on the CPU (this build has no CUDA)"))
       << "the fallback is announced:\n"
       << r.output;
   EXPECT_TRUE(Contains(r.output, "rendered on cpu")) << r.output;

@@ -101,14 +101,15 @@ CameraDiagnosis DiagnoseCamera(const CliOptions& cli, const Scene& scene, const 
                                const CameraSpec& spec) {
   CameraDiagnosis d;
   d.emitters = !data.emitterTri.empty();
-  d.environment = !cli.envMapPath.empty() || !IsBlack(cli.env);
+  d.environment = data.env.params.width > 0 || !IsBlack(data.environment);  // flags' or the scene file's
   // Only an environment lights a scene without emitters; it cannot where every ray from the eye hits the scene.
   if (!d.emitters && d.environment) {
     const PrimaryRayProbe around = ProbeAround(data, data.camera.eye);
     d.enclosed = around.hits == around.rays;
   }
   d.probe = ProbePrimaryRays(data);
-  d.backFaces = MostlyBackFaces(d.probe);
+  // pbrt-v4 scenes' triangles face either way (their surfaces are two-sided), so seeing their backs says nothing.
+  d.backFaces = !scene.defaults.valid && MostlyBackFaces(d.probe);
   if (!d.backFaces) return d;
   for (const auto& [eye, lookAt] : CandidateCameras(scene, spec)) {
     const Vec3 forward = Normalize(lookAt - eye);

@@ -32,7 +32,7 @@ struct CameraDiagnosis {
   // empty when none of those tried did (`why` says so).
   std::string suggestion, why;
   bool emitters = false;     // the scene has emitter triangles
-  bool environment = false;  // --env is not black, or --env-map is given
+  bool environment = false;  // an environment lights the scene (--env, --env-map or the scene file's)
   bool enclosed = false;     // every ray from the eye hits the scene: no environment reaches the camera's room
 };
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -531,7 +532,10 @@ void ReadCamera(const cxxopts::ParseResult& r, CliOptions& o) {
 // Every rank reads them, so that each makes a film of the same size. Returns 1 (said on err) for a file that does not
 // parse.
 int ApplySceneDefaults(const cxxopts::ParseResult& r, CliOptions& o, std::ostream& err) {
-  if (o.command != CliCommand::kRender) return kContinue;
+  // The other ranks of an MPI job take rank 0's (Render shares them): a node may lack the file. The ray-file
+  // commands keep their own documented sizes.
+  if (o.command != CliCommand::kRender || o.otherRank || !o.makeRaysPath.empty() || !o.traceRaysPath.empty())
+    return kContinue;
   SceneDefaults d;
   try {
     d = ReadSceneDefaults(o.scenePath);
@@ -550,11 +554,20 @@ int ApplySceneDefaults(const cxxopts::ParseResult& r, CliOptions& o, std::ostrea
   if (!o.sppGiven) {
     opt.spp = d.spp;
     o.sppGiven = true;
+    if (o.denoise && opt.spp < 2)
+      throw UsageError(o.scenePath + " asks for " + std::to_string(opt.spp) +
+                       " sample a pixel, and --denoise needs two halves: pass --spp 2 or more");
   }
-  if (!r.count("max-depth")) opt.maxDepth = d.maxDepth;
+  if (!r.count("max-depth")) opt.maxDepth = std::min(d.maxDepth, 1000);  // as --max-depth allows
   if (!r.count("output") && !d.output.empty()) {
     // The file's name in the default output folder; a format this build cannot write becomes .pfm (linear too).
     std::string name = d.output.substr(d.output.find_last_of('/') + 1);
+    // A file without a name of its own (pbrt-v4's default "pbrt.exr", or a folder) is named after the scene.
+    if (name.empty() || d.output == "pbrt.exr") {
+      std::string stem = o.scenePath.substr(o.scenePath.find_last_of('/') + 1);
+      stem = stem.substr(0, stem.find('.'));
+      name = (stem.empty() ? std::string("render") : stem) + ".exr";
+    }
     const ImageFormat format = FormatFromPath(name);
     if (format == ImageFormat::kUnknown || (format == ImageFormat::kExr && !ExrSupported()))
       name = name.substr(0, name.find_last_of('.')) + ".pfm";

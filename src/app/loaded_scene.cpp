@@ -113,8 +113,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   clock.total = loadClock.Seconds();
   loaded.loadSeconds = clock.total;
   ReportBuilt(cli, loaded.scene, loaded.data, clock);
-  // pbrt-v4 scenes' triangles face either way (their surfaces are two-sided), so seeing their backs says nothing.
-  if (cli.command == CliCommand::kRender && !cli.render.quiet && !loaded.scene.defaults.valid) {
+  if (cli.command == CliCommand::kRender && !cli.render.quiet) {
     loaded.camera = DiagnoseCamera(cli, loaded.scene, loaded.data, c);
     WarnAboutTheCamera(cli, loaded.camera);
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -144,7 +145,14 @@ double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, AovImag
                    "stopped at 1, so the image is written as rendered\n");
     return 0.0;
   }
-  result.rgb = DenoiseOnSelectedBackend(backend, in, cli.denoiseMethod, cli.render.threads);
+  // A denoiser that fails (out of memory, a GPU error) costs the denoised image, not the render: the raw image and
+  // the final checkpoint are still written.
+  try {
+    result.rgb = DenoiseOnSelectedBackend(backend, in, cli.denoiseMethod, cli.render.threads);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tracer: warning: the denoiser failed (%s); the image is written as rendered\n", e.what());
+    return 0.0;
+  }
   return clock.Seconds();
 }
 
@@ -160,6 +168,11 @@ int Render(CliOptions& cli, Job& job) {
     PrepareRankDevice(backend);  // while rank 0 loads, so that a rank renders as soon as it has the scene
   }
   RenderOptions& opt = cli.render;
+  // Only rank 0 read the scene file's render defaults (ParseCli): every rank makes the film and passes it says.
+  std::vector<int> settings = {opt.width, opt.height, opt.spp, opt.maxDepth, cli.sppGiven ? 1 : 0};
+  job.ShareInts(settings);
+  opt.width = settings[0], opt.height = settings[1], opt.spp = settings[2], opt.maxDepth = settings[3];
+  cli.sppGiven = settings[4] != 0;
   if (!cli.sppGiven) opt.spp = backend.DefaultSpp();
   if (int code = CheckRenderable(cli, job); code != kContinue) return code;
   job.PrepareFilm(opt.width, opt.height);  // (collective: before the ranks part, rank 0 to load, the others to wait)

@@ -154,6 +154,10 @@ std::vector<std::string> MpiJob::Names() const {
   return names;
 }
 
+void MpiJob::ShareInts(std::vector<int>& values) {
+  TRACER_MPI_CHECK(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_INT, 0, together));
+}
+
 int MpiJob::Agree(int code) {
   std::vector<int> codes(IsRoot() ? static_cast<size_t>(ranks_) : 1);
   TRACER_MPI_CHECK(MPI_Gather(&code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, together));

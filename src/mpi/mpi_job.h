@@ -43,6 +43,7 @@ class MpiJob final : public Job {
   std::vector<std::string> Names() const;
 
   int Agree(int code) override;
+  void ShareInts(std::vector<int>& values) override;
   int CheckSameInputs(const std::string& scenePath, int argc, char** argv) override;
 
   // Rank 0 returns as soon as it starts sending, and renders while its thread sends (SceneSent waits for it).

@@ -28,6 +28,8 @@ class Job {
   // get the root's code when it is not kContinue, else the code of the first rank that failed (the root
   // names it), else kContinue.
   virtual int Agree(int code) { return code; }
+  // Every rank gets the root's values (settings only the root read, such as a scene file's render defaults).
+  virtual void ShareInts(std::vector<int>& values) { (void)values; }
   // Refuses (exit code 1 on every rank, after the root said which rank differs and how) inputs that differ
   // between the ranks: the scene file where a rank can read it, the tracer build, the command line.
   virtual int CheckSameInputs(const std::string& scenePath, int argc, char** argv) {
