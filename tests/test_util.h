@@ -12,7 +12,7 @@
 
 namespace tracer::test {
 
-// ../shared/scenes, or $TRACER_SHARED_SCENES; empty when it does not exist.
+// the shared scenes folder beside the checkout, or $TRACER_SHARED_SCENES; empty when it does not exist.
 std::string SharedScenesDir();
 // The project's tests/ and scenes/ folders.
 std::string TestDir();
@@ -78,9 +78,10 @@ int SppFromMessage(const std::string& output, const std::string& prefix);
 
 }  // namespace tracer::test
 
-// Skips the current test when ../shared/scenes (or the named file in it) is absent.
-#define TRACER_SHARED_SCENE_OR_SKIP(var, relpath)                                              \
-  std::string var = ::tracer::test::SharedScenesDir();                                         \
-  if (var.empty() || !::tracer::test::FileExists(var + "/" + (relpath)))                       \
-    GTEST_SKIP() << "shared scene " << (relpath) << " not found (../shared/scenes is absent)"; \
+// Skips the current test when the shared scenes folder (or the named file in it) is absent.
+#define TRACER_SHARED_SCENE_OR_SKIP(var, relpath)                                                \
+  std::string var = ::tracer::test::SharedScenesDir();                                           \
+  if (var.empty() || !::tracer::test::FileExists(var + "/" + (relpath)))                         \
+    GTEST_SKIP() << "shared scene " << (relpath)                                                 \
+                 << " not found (the shared scenes folder is absent; set TRACER_SHARED_SCENES)"; \
   var += std::string("/") + (relpath)
