@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -19,14 +18,16 @@ using test::MakeTempDir;
 using test::RemoveTree;
 using test::RunTracer;
 
-// A grey floor under a constant sky, 40x30 by the file, 2 samples, depth 3, written as "sky.pfm".
-std::string WriteSkyScene(const std::string& dir, const std::string& light) {
+// A grey floor under a constant sky, 40x30 by the file, `spp` samples, depth 3, written as "sky.pfm".
+std::string WriteSkyScene(const std::string& dir, const std::string& light, int spp = 2) {
   const std::string path = dir + "/sky.pbrt";
   std::ofstream f(path);
   f << "LookAt 0 2 6  0 0 0  0 1 0\n"
        "Camera \"perspective\" \"float fov\" [40]\n"
        "Film \"rgb\" \"integer xresolution\" [40] \"integer yresolution\" [30] \"string filename\" \"sky.pfm\"\n"
-       "Sampler \"independent\" \"integer pixelsamples\" [2]\n"
+       "Sampler \"independent\" \"integer pixelsamples\" ["
+    << spp
+    << "]\n"
        "Integrator \"path\" \"integer maxdepth\" [3]\n"
        "WorldBegin\n"
     << light
@@ -88,19 +89,8 @@ TEST(PbrtCli, TheFieldOfViewFollowsTheShorterAxisAtAnotherSize) {
 
 TEST(PbrtCli, DenoisingAOneSampleFileIsAUsageErrorAndRayFilesKeepTheirSize) {
   const std::string dir = MakeTempDir();
-  std::string scene = WriteSkyScene(dir, "LightSource \"infinite\" \"rgb L\" [1 1 1]\n");
-  {
-    // The same scene asking for one sample a pixel (a later Sampler replaces an earlier one, as in pbrt-v4).
-    std::ofstream f(dir + "/one.pbrt");
-    f << "Include \"sky.pbrt\"\n";
-  }
-  {
-    std::ifstream in(scene);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    text.replace(text.find("WorldBegin"), 0, "Sampler \"independent\" \"integer pixelsamples\" [1]\n");
-    std::ofstream(dir + "/sky.pbrt") << text;
-  }
-  const test::CommandResult r = RunTracer("'" + dir + "/one.pbrt' --backend cpu --denoise -o '" + dir + "/x.png'");
+  const std::string scene = WriteSkyScene(dir, "LightSource \"infinite\" \"rgb L\" [1 1 1]\n", 1);
+  const test::CommandResult r = RunTracer("'" + scene + "' --backend cpu --denoise -o '" + dir + "/x.png'");
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("--denoise needs two halves"), std::string::npos) << r.output;
   // --make-rays keeps its documented 1920x1080 camera rays whatever the file's film says.
