@@ -1,15 +1,25 @@
-// @file denoise.cu: --denoise on the GPU (DenoiseCuda, host/denoise.h): one thread per pixel runs core/denoise.h's
-// per-pixel code, the CPU's, pass after pass: the variance, then five a-trous levels or the regression.
+// @file denoise.cu: --denoise on the GPU (host/denoise.h): one thread per pixel runs core/denoise.h's per-pixel code,
+// the CPU's, pass after pass: the variance, then five a-trous levels or the regression. After a render on the GPU
+// (DenoiseFrameCuda) the first-hit features are traced into device memory and read there: only the half-buffers go
+// up and the image comes back.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "tracer/core/denoise.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
+#include "tracer/cuda/device_scene.h"
+#include "tracer/cuda/event_timer.h"
+#include "tracer/cuda/first_hit_launch.h"
 #include "tracer/cuda/kernel_common.cuh"
+#include "tracer/host/aov.h"
+#include "tracer/host/backends.h"
 #include "tracer/host/denoise.h"
+#include "tracer/host/timing.h"
 
 namespace tracer {
 namespace {
@@ -30,11 +40,88 @@ __global__ void NforKernel(DenoiseView v, float* out, int pixels) {
   if (p < pixels) StoreRgb(out, p, NforPixel(v, p));
 }
 
+// The filter's own buffers, and its kernels over a view whose images are on the device.
+class DeviceFilter {
+ public:
+  explicit DeviceFilter(int pixels)
+      : pixels_(pixels),
+        var3_(static_cast<size_t>(pixels) * 3, "denoiser variance"),
+        varA_(pixels, "denoiser variance"),
+        varB_(pixels, "denoiser variance"),
+        out_(static_cast<size_t>(pixels) * 3, "denoiser output"),
+        tmp_(static_cast<size_t>(pixels) * 3, "denoiser output") {}
+
+  // Runs the filter on `v` (its variance set here; `v.color`, the raw image, read by a-trous only); returns the
+  // device image holding the result, which lives as long as this filter.
+  const float* Run(DenoiseView v, DenoiseMethod method) {
+    v.variance = var3_.Get();
+    const unsigned grid = GridFor(static_cast<size_t>(pixels_), kBlock);
+    DenoiseVarianceKernel<<<grid, kBlock>>>(v, var3_.Get(), varA_.Get(), pixels_);
+    TRACER_CHECK_LAUNCH("denoise_variance");
+    if (method == DenoiseMethod::kNfor) {
+      NforKernel<<<grid, kBlock>>>(v, out_.Get(), pixels_);
+      TRACER_CHECK_LAUNCH("denoise_nfor");
+      return out_.Get();
+    }
+    // Ping-pong: level 0 reads the image, each next level the one before.
+    const float* src = v.color;
+    float* colors[2] = {out_.Get(), tmp_.Get()};
+    float* vars[2] = {varB_.Get(), varA_.Get()};
+    const float* srcVar = varA_.Get();
+    for (int level = 0; level < kAtrousLevels; ++level) {
+      float* dst = colors[level & 1];
+      float* dstVar = vars[level & 1];
+      AtrousKernel<<<grid, kBlock>>>(v, src, srcVar, level, dst, dstVar, pixels_);
+      TRACER_CHECK_LAUNCH("denoise_atrous");
+      src = dst;
+      srcVar = dstVar;
+    }
+    return src;
+  }
+
+ private:
+  int pixels_;
+  DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_;
+};
+
+// Copies between `host` and `device` (cudaMemcpyHostToDevice or DeviceToHost), the host's pages locked for the copy
+// where the driver allows: a 1080p image (25 MB) moves several times faster than through the driver's pageable
+// staging, and locking pages already touched costs less than that. Pageable where locking fails.
+void CopyLocked(float* host, float* device, size_t values, cudaMemcpyKind kind) {
+  const size_t bytes = values * sizeof(float);
+  const bool locked = cudaHostRegister(host, bytes, cudaHostRegisterDefault) == cudaSuccess;
+  if (!locked) (void)cudaGetLastError();  // (not sticky: the copy below goes pageable)
+  const cudaError_t copied =
+      kind == cudaMemcpyHostToDevice ? cudaMemcpy(device, host, bytes, kind) : cudaMemcpy(host, device, bytes, kind);
+  if (locked) (void)cudaHostUnregister(host);
+  TRACER_CUDA_CHECK(copied);
+}
+
+std::vector<float> ReadBack(const float* image, size_t values) {
+  std::vector<float> host(values);
+  CopyLocked(host.data(), const_cast<float*>(image), values, cudaMemcpyDeviceToHost);
+  return host;
+}
+
+// `v` in a new device buffer, through locked pages.
+void UploadLocked(std::vector<float>& v, DeviceBuffer<float>& d, const char* what) {
+  d.Allocate(v.size(), what);
+  CopyLocked(v.data(), d.Get(), v.size(), cudaMemcpyHostToDevice);
+}
+
+void CheckSize(const std::vector<float>& v, size_t values) {
+  if (v.size() != values) throw std::invalid_argument("Denoise: an input image has the wrong size");
+}
+
 }  // namespace
 
 std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings) {
   const int pixels = in.width * in.height;
   const size_t n3 = static_cast<size_t>(pixels) * 3;
+  for (const std::vector<float>* v :
+       {&in.color, &in.halfA, &in.halfB, &in.albedo, &in.normal, &in.position, &in.emission})
+    CheckSize(*v, n3);
+  CheckSize(in.depth, static_cast<size_t>(pixels));
   DeviceBuffer<float> color, halfA, halfB, albedo, normal, position, depth, emission;
   color.Upload(in.color, "denoiser input");
   halfA.Upload(in.halfA, "denoiser input");
@@ -44,39 +131,124 @@ std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, co
   position.Upload(in.position, "denoiser input");
   depth.Upload(in.depth, "denoiser input");
   emission.Upload(in.emission, "denoiser input");
-  if (color.Size() != n3 || halfA.Size() != n3 || halfB.Size() != n3 || albedo.Size() != n3 || normal.Size() != n3 ||
-      position.Size() != n3 || emission.Size() != n3 || depth.Size() != static_cast<size_t>(pixels))
-    throw std::invalid_argument("Denoise: an input image has the wrong size");
-  DeviceBuffer<float> var3(n3, "denoiser variance"), varA(pixels, "denoiser variance"),
-      varB(pixels, "denoiser variance"), out(n3, "denoiser output"), tmp(n3, "denoiser output");
   const DenoiseView v{in.width,     in.height,      color.Get(), halfA.Get(),    halfB.Get(), albedo.Get(),
-                      normal.Get(), position.Get(), depth.Get(), emission.Get(), var3.Get(),  settings};
-  const unsigned grid = GridFor(static_cast<size_t>(pixels), kBlock);
-  DenoiseVarianceKernel<<<grid, kBlock>>>(v, var3.Get(), varA.Get(), pixels);
-  TRACER_CHECK_LAUNCH("denoise_variance");
-  const float* result = out.Get();
-  if (method == DenoiseMethod::kNfor) {
-    NforKernel<<<grid, kBlock>>>(v, out.Get(), pixels);
-    TRACER_CHECK_LAUNCH("denoise_nfor");
-  } else {
-    // Ping-pong: level 0 reads the image, each next level the one before.
-    const float* src = color.Get();
-    float* colors[2] = {out.Get(), tmp.Get()};
-    float* vars[2] = {varB.Get(), varA.Get()};
-    const float* srcVar = varA.Get();
-    for (int level = 0; level < kAtrousLevels; ++level) {
-      float* dst = colors[level & 1];
-      float* dstVar = vars[level & 1];
-      AtrousKernel<<<grid, kBlock>>>(v, src, srcVar, level, dst, dstVar, pixels);
-      TRACER_CHECK_LAUNCH("denoise_atrous");
-      src = dst;
-      srcVar = dstVar;
-    }
-    result = src;
+                      normal.Get(), position.Get(), depth.Get(), emission.Get(), nullptr,     settings};
+  DeviceFilter filter(pixels);
+  return ReadBack(filter.Run(v, method), n3);
+}
+
+std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const RenderOptions& options,
+                                    int featureSamples, DenoiseImages& in, DenoiseMethod method, int aovKinds,
+                                    AovImages& aov, DenoiseTiming* timing) {
+  const int pixels = options.width * options.height;
+  const size_t n3 = static_cast<size_t>(pixels) * 3;
+  CheckSize(in.halfA, n3);
+  CheckSize(in.halfB, n3);
+  if (method == DenoiseMethod::kAtrous) CheckSize(in.color, n3);
+  DenoiseTiming t;
+  Stopwatch clock;
+  DeviceFirstHit features(static_cast<size_t>(pixels));
+  {
+    std::unique_ptr<DeviceScene> uploaded;
+    if (!resident) resident = (uploaded = std::make_unique<DeviceScene>(scene)).get();
+    TraceFirstHit(resident->view, options, featureSamples, features);
+    TRACER_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  std::vector<float> host(n3);
-  TRACER_CUDA_CHECK(cudaMemcpy(host.data(), result, n3 * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
+  t.features = clock.Ms();
+  clock.Restart();
+  DeviceBuffer<float> color, halfA, halfB;
+  UploadLocked(in.halfA, halfA, "denoiser input");
+  UploadLocked(in.halfB, halfB, "denoiser input");
+  if (method == DenoiseMethod::kAtrous) UploadLocked(in.color, color, "denoiser input");
+  t.inputs = clock.Ms();
+  clock.Restart();
+  const DenoiseView v{options.width,
+                      options.height,
+                      color.Get(),
+                      halfA.Get(),
+                      halfB.Get(),
+                      features.albedo.Get(),
+                      features.normal.Get(),
+                      features.position.Get(),
+                      features.depth.Get(),
+                      features.emission.Get(),
+                      nullptr,
+                      DenoiseSettings{}};
+  DeviceFilter filter(pixels);
+  const float* result = filter.Run(v, method);
+  TRACER_CUDA_CHECK(cudaDeviceSynchronize());
+  t.filter = clock.Ms();
+  clock.Restart();
+  std::vector<float> image = ReadBack(result, n3);
+  t.readback = clock.Ms();
+  features.CopyTo(options.width, options.height, aovKinds & kFirstHitAovs, aov);
+  if (timing) *timing = t;
+  return image;
+}
+
+namespace {
+
+// relMSE of `image` against `ref`: (x - r)^2 / (r^2 + 0.01), averaged over pixels and channels.
+double RelMse(const std::vector<float>& image, const std::vector<float>& ref) {
+  double sum = 0.0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = static_cast<double>(image[i]) - ref[i];
+    sum += d * d / (static_cast<double>(ref[i]) * ref[i] + 0.01);
+  }
+  return ref.empty() ? 0.0 : sum / static_cast<double>(ref.size());
+}
+
+}  // namespace
+
+DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& options, int featureSamples,
+                                  int refFactor, int repeats) {
+  RenderOptions o = options;
+  o.quiet = true;
+  o.collectStats = false;
+  o.halfBuffers = true;
+  o.spp = std::max(2, o.spp);
+  RenderOptions ref = o;
+  ref.halfBuffers = false;
+  ref.spp = o.spp * refFactor;
+  ref.seed = 987654u;
+  const std::vector<float> reference = RenderCuda(data, ref).rgb;
+  const RenderResult r = RenderCuda(data, o);
+  DenoiseImages in;
+  in.width = o.width;
+  in.height = o.height;
+  ResolveHalves(r.film, in.halfA, in.halfB, o.threads);
+  const int pixels = o.width * o.height;
+  const DeviceScene scene(data);
+  DeviceFirstHit features(static_cast<size_t>(pixels));
+  DeviceBuffer<float> color, halfA, halfB;
+  color.Upload(r.rgb, "denoiser input");
+  halfA.Upload(in.halfA, "denoiser input");
+  halfB.Upload(in.halfB, "denoiser input");
+  DenoiseProfile p;
+  p.spp = o.spp;
+  p.relMseRaw = RelMse(r.rgb, reference);
+  p.featuresMs = MedianLaunchMs(0, 1, repeats, [&] { TraceFirstHit(scene.view, o, featureSamples, features); });
+  const DenoiseView v{o.width,
+                      o.height,
+                      color.Get(),
+                      halfA.Get(),
+                      halfB.Get(),
+                      features.albedo.Get(),
+                      features.normal.Get(),
+                      features.position.Get(),
+                      features.depth.Get(),
+                      features.emission.Get(),
+                      nullptr,
+                      DenoiseSettings{}};
+  DeviceFilter filter(pixels);
+  for (const DenoiseMethod m : {DenoiseMethod::kNfor, DenoiseMethod::kAtrous}) {
+    const float* out = nullptr;
+    const double ms = MedianLaunchMs(0, 1, repeats, [&] { out = filter.Run(v, m); });
+    const double err = RelMse(ReadBack(out, static_cast<size_t>(pixels) * 3), reference);
+    (m == DenoiseMethod::kNfor ? p.nforMs : p.atrousMs) = ms;
+    (m == DenoiseMethod::kNfor ? p.relMseNfor : p.relMseAtrous) = err;
+  }
+  return p;
 }
 
 }  // namespace tracer

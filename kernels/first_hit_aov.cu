@@ -1,13 +1,15 @@
 // @file first_hit_aov.cu: --aov's first-hit outputs on the GPU: one thread per pixel runs FirstHitPixel
-// (core/first_hit.h), the CPU's per-pixel code, over the scene uploaded again.
+// (core/first_hit.h), the CPU's per-pixel code, over a device scene (the render's, or the scene uploaded again).
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <vector>
 
+#include "tracer/core/denoise.h"
 #include "tracer/core/first_hit.h"
 #include "tracer/cuda/cuda_check.h"
-#include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/device_scene.h"
+#include "tracer/cuda/first_hit_launch.h"
 #include "tracer/cuda/kernel_common.cuh"
 #include "tracer/host/aov.h"
 #include "tracer/host/pass_driver.h"
@@ -15,46 +17,71 @@
 namespace tracer {
 namespace {
 
-// Pixel p's outputs as 13 floats: albedo, normal and position (3 each), depth, then emission (3).
+struct FirstHitPointers {
+  float *albedo, *normal, *position, *depth, *emission;
+};
+
 template <class Traversal>
-__global__ void FirstHitKernel(SceneView view, RenderParams rp, int samples, float* out, size_t pixels) {
-  const size_t p = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+__global__ void FirstHitKernel(SceneView view, RenderParams rp, int samples, FirstHitPointers out, int pixels) {
+  const int p = ThreadIndex();
   if (p >= pixels) return;
-  const FirstHitOutputs f = FirstHitPixel<Traversal, true>(view, rp, p, samples);
-  float* o = out + p * 13;
-  for (int c = 0; c < 3; ++c) {
-    o[c] = Axis(f.albedo, c);
-    o[3 + c] = Axis(f.normal, c);
-    o[6 + c] = Axis(f.position, c);
-    o[10 + c] = Axis(f.emission, c);
-  }
-  o[9] = f.depth;
+  const FirstHitOutputs f = FirstHitPixel<Traversal, true>(view, rp, static_cast<uint64_t>(p), samples);
+  StoreRgb(out.albedo, p, f.albedo);
+  StoreRgb(out.normal, p, f.normal);
+  StoreRgb(out.position, p, f.position);
+  StoreRgb(out.emission, p, f.emission);
+  out.depth[p] = f.depth;
+}
+
+void CopyOut(const DeviceBuffer<float>& from, bool wanted, std::vector<float>& to) {
+  if (!wanted) return;
+  to.resize(from.Size());
+  TRACER_CUDA_CHECK(cudaMemcpy(to.data(), from.Get(), from.Bytes(), cudaMemcpyDeviceToHost));
 }
 
 }  // namespace
 
-void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
-                             AovImages& out) {
-  SizeFirstHitAovs(options.width, options.height, kinds, out);
-  if (!(kinds & kFirstHitAovs) || samples <= 0) return;
-  const size_t pixels = static_cast<size_t>(options.width) * static_cast<size_t>(options.height);
-  DeviceScene deviceScene(scene);
-  DeviceBuffer<float> dOut(pixels * 13, "first-hit outputs (--aov)");
+DeviceFirstHit::DeviceFirstHit(size_t pixels)
+    : albedo(pixels * 3, "first-hit albedo"),
+      normal(pixels * 3, "first-hit normals"),
+      position(pixels * 3, "first-hit positions"),
+      depth(pixels, "first-hit depth"),
+      emission(pixels * 3, "first-hit emission") {}
+
+void DeviceFirstHit::CopyTo(int width, int height, int kinds, AovImages& out) const {
+  out.width = width;
+  out.height = height;
+  CopyOut(albedo, kinds & kAovAlbedo, out.albedo);
+  CopyOut(normal, kinds & kAovNormal, out.normal);
+  CopyOut(position, kinds & kAovPosition, out.position);
+  CopyOut(depth, kinds & kAovDepth, out.depth);
+  CopyOut(emission, kinds & kAovEmission, out.emission);
+}
+
+void TraceFirstHit(const SceneView& view, const RenderOptions& options, int samples, DeviceFirstHit& out,
+                   cudaStream_t stream) {
+  const int pixels = options.width * options.height;
   RenderParams rp = MakeRenderParams(options);
   rp.sampleBase = 0;
-  const bool binary = options.binaryBvh || deviceScene.view.wide.nodes == nullptr;
+  const FirstHitPointers ptrs{out.albedo.Get(), out.normal.Get(), out.position.Get(), out.depth.Get(),
+                              out.emission.Get()};
+  const bool binary = options.binaryBvh || view.wide.nodes == nullptr;
   DispatchBvh(binary, [&](auto t) {
-    FirstHitKernel<decltype(t)><<<GridFor(pixels, kBlock), kBlock>>>(deviceScene.view, rp, samples, dOut.Get(), pixels);
+    FirstHitKernel<decltype(t)>
+        <<<GridFor(static_cast<size_t>(pixels), kBlock), kBlock, 0, stream>>>(view, rp, samples, ptrs, pixels);
   });
   TRACER_CHECK_LAUNCH("first_hit_aov");
-  std::vector<float> host(pixels * 13);
-  TRACER_CUDA_CHECK(cudaMemcpy(host.data(), dOut.Get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (size_t p = 0; p < pixels; ++p) {
-    const float* o = &host[p * 13];
-    StoreFirstHit(FirstHitOutputs{Vec3(o[0], o[1], o[2]), Vec3(o[3], o[4], o[5]), Vec3(o[6], o[7], o[8]), o[9],
-                                  Vec3(o[10], o[11], o[12])},
-                  p, out);
-  }
+}
+
+void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
+                             AovImages& out, const DeviceScene* resident) {
+  SizeFirstHitAovs(options.width, options.height, kinds, out);
+  if (!(kinds & kFirstHitAovs) || samples <= 0) return;
+  std::unique_ptr<DeviceScene> uploaded;
+  if (!resident) resident = (uploaded = std::make_unique<DeviceScene>(scene)).get();
+  DeviceFirstHit dOut(static_cast<size_t>(options.width) * options.height);
+  TraceFirstHit(resident->view, options, samples, dOut);
+  dOut.CopyTo(options.width, options.height, kinds, out);
 }
 
 }  // namespace tracer

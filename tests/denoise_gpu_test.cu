@@ -1,6 +1,7 @@
 // @file denoise_gpu_test.cu: --denoise on the GPU against the CPU (label "gpu"; skips without a device): the same
-// per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), and the GPU film's
-// half-buffers are the CPU's bit for bit.
+// per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), the GPU film's
+// half-buffers split its film, and the path after a GPU render (features kept on the device, over the render's own
+// device scene) gives the image and features of the host-fed path bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/denoise.h"
+#include "tracer/host/pass_driver.h"
 
 using namespace tracer;
 
@@ -54,6 +56,61 @@ TEST(DenoiseGpu, HalfBuffersSplitTheGpusFilmAndLeaveItAsItWas) {
   // Samples 1, 3 and 5 of 0..6: 3/7 of the light, within the noise of 7 samples of 1024 pixels.
   ASSERT_GT(all, 0.0);
   EXPECT_NEAR(odd / all, 3.0 / 7.0, 0.05);
+}
+
+// DenoiseFrameCuda traces the features into device memory and filters there: the same kernels on the same inputs as
+// ComputeFirstHitAovsCuda's features handed to DenoiseCuda, so the same bits; over the render's resident scene
+// (DeviceSceneOf) as over the scene uploaded again; and only the asked-for features come back for --aov.
+TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
+  TRACER_REQUIRE_GPU();
+  const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 48, 40);
+  RenderOptions opt = test::QuietRender(48, 40, 8, 6);
+  opt.halfBuffers = true;
+  std::unique_ptr<Backend> backend = MakeCudaBackend(d, opt);
+  const RenderResult r = RunPasses(opt, *backend, {});
+  const std::shared_ptr<DeviceScene> resident = DeviceSceneOf(*backend);
+  ASSERT_NE(resident, nullptr);
+  DenoiseImages in;
+  in.width = opt.width;
+  in.height = opt.height;
+  in.color = r.rgb;
+  ResolveHalves(r.film, in.halfA, in.halfB);
+  AovImages features;
+  ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, 4, features);
+  in.albedo = features.albedo, in.normal = features.normal, in.position = features.position;
+  in.depth = features.depth, in.emission = features.emission;
+  for (DenoiseMethod m : {DenoiseMethod::kNfor, DenoiseMethod::kAtrous}) {
+    const std::vector<float> hostFed = DenoiseCuda(in, m);
+    AovImages aov;
+    DenoiseTiming t;
+    const std::vector<float> uploaded = DenoiseFrameCuda(d, nullptr, opt, 4, in, m, kAovAlbedo | kAovDepth, aov, &t);
+    EXPECT_EQ(uploaded, hostFed) << DenoiseMethodName(m);
+    EXPECT_EQ(aov.albedo, features.albedo);
+    EXPECT_EQ(aov.depth, features.depth);
+    EXPECT_TRUE(aov.normal.empty());
+    EXPECT_GT(t.filter, 0.0);
+    backend.reset();  // the resident scene outlives its renderer
+    AovImages none;
+    EXPECT_EQ(DenoiseFrameCuda(d, resident.get(), opt, 4, in, m, 0, none, nullptr), hostFed) << DenoiseMethodName(m);
+  }
+}
+
+// The command line on the GPU: --aov's first-hit outputs under --denoise (traced with the denoiser's features) are
+// those of a render without it, byte for byte.
+TEST(DenoiseGpu, CommandLineFeaturesAreTheAovs) {
+  TRACER_REQUIRE_GPU();
+  const std::string dir = test::MakeTempDir();
+  const std::string args = test::ProjectScenesDir() +
+                           "/cornell.obj --backend cuda --width 40 --height 32 --spp 8 --seed 3 -q --aov albedo,depth ";
+  ASSERT_EQ(test::RunTracer(args + "-o " + dir + "/plain.pfm").exitCode, 0);
+  const test::CommandResult dn = test::RunTracer(args + "--denoise -o " + dir + "/dn.pfm");
+  ASSERT_EQ(dn.exitCode, 0) << dn.output;
+  for (const char* layer : {"albedo", "depth"}) {
+    const std::string a = test::ReadFile(dir + "/plain." + layer + ".pfm");
+    EXPECT_FALSE(a.empty()) << layer;
+    EXPECT_EQ(test::ReadFile(dir + "/dn." + layer + ".pfm"), a) << layer;
+  }
+  test::RemoveTree(dir);
 }
 
 }  // namespace

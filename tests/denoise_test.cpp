@@ -222,4 +222,27 @@ TEST(Denoise, CommandLine) {
   test::RemoveTree(dir);
 }
 
+// --adaptive and --denoise together: each pixel's halves are resolved with its own sample count, and the film is
+// the adaptive render's own: --aov noisy and the sample map are a render's without --denoise byte for byte, while the
+// pixels did stop at different counts.
+TEST(Denoise, WithAdaptiveSampling) {
+  const std::string dir = test::MakeTempDir();
+  const std::string args = test::ProjectScenesDir() +
+                           "/cornell.obj --backend cpu --width 24 --height 24 --spp 64 --adaptive 0.3 "
+                           "--adaptive-min-spp 8 --seed 5 ";
+  const test::CommandResult plain = test::RunTracer(args + "--aov samples -o " + dir + "/plain.pfm");
+  ASSERT_EQ(plain.exitCode, 0) << plain.output;
+  const size_t at = plain.output.find("spp on average (from ");
+  ASSERT_NE(at, std::string::npos) << plain.output;
+  int lo = 0, hi = 0;
+  ASSERT_EQ(std::sscanf(plain.output.c_str() + at, "spp on average (from %d to %d)", &lo, &hi), 2) << plain.output;
+  EXPECT_LT(lo, hi) << "no pixel stopped early: the test does not exercise per-pixel counts";
+  const test::CommandResult dn = test::RunTracer(args + "-q --denoise --aov noisy,samples -o " + dir + "/dn.pfm");
+  ASSERT_EQ(dn.exitCode, 0) << dn.output;
+  EXPECT_EQ(test::ReadFile(dir + "/dn.noisy.pfm"), test::ReadFile(dir + "/plain.pfm"));
+  EXPECT_EQ(test::ReadFile(dir + "/dn.samples.pfm"), test::ReadFile(dir + "/plain.samples.pfm"));
+  EXPECT_NE(test::ReadFile(dir + "/dn.pfm"), test::ReadFile(dir + "/plain.pfm"));
+  test::RemoveTree(dir);
+}
+
 }  // namespace

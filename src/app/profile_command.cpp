@@ -41,6 +41,7 @@ int Profile(CliOptions& cli, Job& job) {
   ps.sceneName = cli.scenePath.substr(cli.scenePath.find_last_of('/') + 1);
   ps.jsonPath = RankReportPath(cli.reportPath, job);
   ps.repeats = cli.repeats;
+  ps.featureSamples = cli.aovSamples;
   double samplesPerSecond = 0.0;
   ps.samplesPerSecond = &samplesPerSecond;
   const int code = RunGpuProfiler(cli.command == CliCommand::kBenchmark, backend, loaded.data, opt, ps);

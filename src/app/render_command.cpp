@@ -113,12 +113,17 @@ RenderResult RenderPasses(const CliOptions& cli, BackendChoice& backend, const S
   }
 }
 
-// --aov's outputs of the finished render: the first-hit ones traced now (every one under --denoise, which takes
-// them), the variance and sample map from the render.
+// Whether --denoise runs on this render: it needs a sample in each half.
+bool Denoising(const CliOptions& cli, const RenderResult& result) { return cli.denoise && result.sppDone >= 2; }
+
+// --aov's outputs of the finished render: the first-hit ones traced now (unless the denoiser traces them with its
+// features), the variance and sample map from the render.
 AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const SceneData& data,
                      const RenderResult& result) {
   AovImages aov;
-  const int kinds = cli.aovKinds | (cli.denoise ? kFirstHitAovs : 0);
+  aov.width = result.width;
+  aov.height = result.height;
+  const int kinds = Denoising(cli, result) ? cli.aovKinds & ~kFirstHitAovs : cli.aovKinds;
   if (!kinds || result.sppDone <= 0) return aov;
   ComputeFirstHitAovsOnSelectedBackend(backend, data, cli.render, kinds, cli.aovSamples, aov);
   aov.variance = result.variance;
@@ -130,27 +135,36 @@ AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const 
   return aov;
 }
 
-// --denoise: the image becomes the denoised one (the raw one and the halves kept for --aov noisy, halves); returns the
-// seconds it took.
-double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, AovImages& aov, RenderResult& result) {
+// --denoise: the image becomes the denoised one (the raw one and the halves kept for --aov noisy, halves; the
+// first-hit features for --aov's first-hit kinds); returns the seconds it took, where they went in `timing`.
+double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, const SceneData& data, AovImages& aov,
+                    RenderResult& result, DenoiseTiming& timing) {
   if (!cli.denoise || result.sppDone <= 0) return 0.0;
   const Stopwatch clock;
-  const DenoiseImages in = DenoiseInputs(result, aov);
-  if (cli.aovKinds & kAovNoisy) aov.noisy = result.rgb;
+  DenoiseImages in;
+  in.width = result.width;
+  in.height = result.height;
+  ResolveHalves(result.film, in.halfA, in.halfB, cli.render.threads);
   if (cli.aovKinds & kAovHalves) aov.halfA = in.halfA, aov.halfB = in.halfB;
-  if (result.sppDone < 2) {
+  if (cli.aovKinds & kAovNoisy) aov.noisy = result.rgb;
+  if (!Denoising(cli, result)) {
     if (!cli.render.quiet)
       std::fprintf(stderr,
                    "tracer: warning: --denoise needs 2 samples per pixel, one in each half; the render "
                    "stopped at 1, so the image is written as rendered\n");
     return 0.0;
   }
+  timing.inputs = clock.Ms();
   // A denoiser that fails (out of memory, a GPU error) costs the denoised image, not the render: the raw image and
-  // the final checkpoint are still written.
+  // the final checkpoint are still written (and --aov's first-hit outputs, traced on the host).
+  in.color = std::move(result.rgb);
   try {
-    result.rgb = DenoiseOnSelectedBackend(backend, in, cli.denoiseMethod, cli.render.threads);
+    result.rgb = DenoiseFrameOnSelectedBackend(backend, data, cli.render, cli.aovSamples, in, cli.denoiseMethod,
+                                               cli.aovKinds, aov, &timing);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tracer: warning: the denoiser failed (%s); the image is written as rendered\n", e.what());
+    result.rgb = std::move(in.color);
+    if (cli.aovKinds & kFirstHitAovs) ComputeFirstHitAovs(data, cli.render, cli.aovKinds, cli.aovSamples, aov);
     return 0.0;
   }
   return clock.Seconds();
@@ -217,7 +231,7 @@ int Render(CliOptions& cli, Job& job) {
   int code = 1;
   try {
     AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
-    times.denoise = DenoiseImage(cli, backend, aov, result);
+    times.denoise = DenoiseImage(cli, backend, in.loaded.data, aov, result, times.denoiseParts);
     code = FinishRender(cli, result, in.settings, startSpp, schedule ? job.Signal() : StopSignal(), times,
                         in.loaded.camera, aov);
   } catch (const std::bad_alloc&) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/cli.h"
+#include "tracer/host/denoise.h"
 #include "tracer/host/render_result.h"
 #include "tracer/host/timing.h"
 
@@ -18,7 +19,8 @@ struct RenderTimes {
   // included), which an MPI job's summary gives for the whole job instead.
   double frame = 0.0;
   double write = 0.0;    // the image file (and the AOV files beside it)
-  double denoise = 0.0;  // --denoise (its half-buffers resolved, the filter run); 0: not denoised
+  double denoise = 0.0;  // --denoise (its half-buffers resolved, the features traced, the filter run); 0: not denoised
+  DenoiseTiming denoiseParts;  // where the denoiser's time went (--verbose)
 };
 
 // What the render wrote besides the image.

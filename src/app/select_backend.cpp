@@ -12,6 +12,7 @@
 #include "tracer/host/job.h"
 #include "tracer/host/pass_driver.h"
 #include "tracer/host/profile.h"
+#include "tracer/host/timing.h"
 #if defined(TRACER_HAVE_CUDA)
 #include "tracer/host/bvh_build_gpu.h"
 #endif
@@ -139,12 +140,16 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
       if (choice.rankDevice >= 0) UseCudaDevice(choice.rankDevice);
       if (std::shared_ptr<Backend> prepared = std::move(choice.prepared)) {
         TakeScene(*prepared, data, job);
-        return run(*prepared);
+        RenderResult result = run(*prepared);
+        choice.renderedScene = DeviceSceneOf(*prepared);
+        return result;
       }
       if (job) job->WaitForScene();
       std::unique_ptr<Backend> cuda = MakeCudaBackend(data, options);
       if (job && job->IsRoot() && job->Ranks() > 1) OfferScene(*cuda, *job);
-      return run(*cuda);
+      RenderResult result = run(*cuda);
+      choice.renderedScene = DeviceSceneOf(*cuda);
+      return result;
     } catch (const DeviceError& e) {
       // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
       // Any other CUDA error (a sticky one above all: illegal address, launch timeout) ends the run here,
@@ -182,7 +187,7 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
 #if defined(TRACER_HAVE_CUDA)
   if (choice.useCuda) {
     try {
-      ComputeFirstHitAovsCuda(data, options, kinds, samples, out);
+      ComputeFirstHitAovsCuda(data, options, kinds, samples, out, choice.renderedScene.get());
       return;
     } catch (const DeviceError& e) {
       if (e.sticky || !e.outOfMemory) throw;
@@ -195,12 +200,15 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
   ComputeFirstHitAovs(data, options, kinds, samples, out);
 }
 
-std::vector<float> DenoiseOnSelectedBackend(const BackendChoice& choice, const DenoiseImages& images,
-                                            DenoiseMethod method, int threads) {
+std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
+                                                 const RenderOptions& options, int featureSamples, DenoiseImages& in,
+                                                 DenoiseMethod method, int aovKinds, AovImages& aov,
+                                                 DenoiseTiming* timing) {
 #if defined(TRACER_HAVE_CUDA)
   if (choice.useCuda) {
     try {
-      return DenoiseCuda(images, method);
+      return DenoiseFrameCuda(data, choice.renderedScene.get(), options, featureSamples, in, method, aovKinds, aov,
+                              timing);
     } catch (const DeviceError& e) {
       if (e.sticky || !e.outOfMemory) throw;
       std::cerr << "tracer: " << e.what() << "\ntracer: denoising on the CPU\n";
@@ -209,7 +217,24 @@ std::vector<float> DenoiseOnSelectedBackend(const BackendChoice& choice, const D
 #else
   (void)choice;
 #endif
-  return DenoiseCpu(images, method, threads);
+  Stopwatch clock;
+  AovImages features;
+  ComputeFirstHitAovs(data, options, kFirstHitAovs, featureSamples, features);
+  in.albedo = std::move(features.albedo);
+  in.normal = std::move(features.normal);
+  in.position = std::move(features.position);
+  in.depth = std::move(features.depth);
+  in.emission = std::move(features.emission);
+  const double featureMs = clock.Ms();
+  clock.Restart();
+  std::vector<float> image = DenoiseCpu(in, method, options.threads);
+  if (timing) timing->features = featureMs, timing->filter = clock.Ms();
+  if (aovKinds & kAovAlbedo) aov.albedo = in.albedo;
+  if (aovKinds & kAovNormal) aov.normal = in.normal;
+  if (aovKinds & kAovPosition) aov.position = in.position;
+  if (aovKinds & kAovDepth) aov.depth = in.depth;
+  if (aovKinds & kAovEmission) aov.emission = in.emission;
+  return image;
 }
 
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,

@@ -27,6 +27,9 @@ struct BackendChoice {
   int rankDevice = -1;
   // PrepareRankRenderer's GPU renderer (its path pool and film allocated), which the render then uses; null when none.
   std::shared_ptr<Backend> prepared;
+  // After a render on the GPU: its device scene, kept for what traces rays after the render (--aov's first-hit
+  // outputs, --denoise's features) instead of uploading the scene again; null otherwise.
+  std::shared_ptr<DeviceScene> renderedScene;
   // Why --backend auto renders on the CPU, for the render's first line: "this build has no CUDA", "no usable GPU:
   // no NVIDIA GPU found"; empty when the CPU was asked for or the GPU renders.
   std::string cpuBecause;
@@ -67,15 +70,19 @@ int RunGpuProfiler(bool benchmark, const BackendChoice& choice, const SceneData&
                    const ProfileSettings& settings);
 
 // --aov's first-hit outputs of `kinds` at `samples` rays per pixel: on the GPU when the render ran there
-// (choice.useCuda), on the host's threads otherwise; a GPU out of memory (the scene is uploaded again) hands them to
-// the host rather than lose the finished render. Any other device error propagates.
+// (choice.useCuda; over choice.renderedScene, or the scene uploaded again), on the host's threads otherwise; a GPU
+// out of memory hands them to the host rather than lose the finished render. Any other device error propagates.
 void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
                                           const RenderOptions& options, int kinds, int samples, AovImages& out);
 
-// --denoise: the denoised image, on the GPU when the render ran there (choice.useCuda), else on `threads` host
-// threads; a GPU out of memory hands it to the host. Any other device error propagates.
-std::vector<float> DenoiseOnSelectedBackend(const BackendChoice& choice, const DenoiseImages& images,
-                                            DenoiseMethod method, int threads);
+// --denoise after the render: the first-hit features at `featureSamples` rays per pixel and the filter over the
+// half-buffers in `in`, on the GPU when the render ran there (choice.useCuda: DenoiseFrameCuda, the features never
+// leaving the device), else on options.threads host threads (the features traced into `in`); a GPU out of memory
+// hands both to the host. The features of `aovKinds` go to `aov` as well. Any other device error propagates.
+std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
+                                                 const RenderOptions& options, int featureSamples, DenoiseImages& in,
+                                                 DenoiseMethod method, int aovKinds, AovImages& aov,
+                                                 DenoiseTiming* timing);
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,

@@ -93,6 +93,7 @@ class SceneUploader {
   virtual void UploadScene(const SceneData& data) = 0;
   virtual void ImportScene(const std::vector<unsigned char>& exported) = 0;
   virtual DeviceSceneOffer ExportScene() const = 0;
+  virtual std::shared_ptr<DeviceScene> Scene() const = 0;
 };
 
 template <class L>
@@ -138,6 +139,7 @@ class CudaBackend final : public Backend, public SceneUploader {
     if (!scene_) throw std::logic_error("ExportScene before the scene was uploaded");
     return DeviceSceneOffer{scene_->Export(), scene_};
   }
+  std::shared_ptr<DeviceScene> Scene() const override { return scene_; }
 
   std::string Name() const override { return name_; }
   PoolPolicy Pool() const override { return PoolPolicy{1LL << 21, true, 32}; }
@@ -324,6 +326,11 @@ void ImportDeviceScene(Backend& backend, const std::vector<unsigned char>& expor
 }
 
 DeviceSceneOffer ExportDeviceScene(Backend& backend) { return Uploader(backend, "ExportDeviceScene").ExportScene(); }
+
+std::shared_ptr<DeviceScene> DeviceSceneOf(Backend& backend) {
+  const SceneUploader* uploader = dynamic_cast<const SceneUploader*>(&backend);
+  return uploader ? uploader->Scene() : nullptr;
+}
 
 RenderResult RenderCuda(const SceneData& data, const RenderOptions& opt, const ProgressFn& progress) {
   std::unique_ptr<Backend> backend = MakeCudaBackend(data, opt);

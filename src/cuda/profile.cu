@@ -18,6 +18,7 @@
 #include "tracer/host/backends.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/bvh_build_gpu.h"
+#include "tracer/host/denoise.h"
 #include "tracer/host/file_util.h"
 #include "tracer/host/json_writer.h"
 #include "tracer/host/make_rays.h"
@@ -451,6 +452,20 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
   }
 }
 
+// The denoiser's row: its kernels against its naive twin's (time), and what each leaves of the noise (evidence).
+DenoiseProfile MeasureDenoiser(const SceneData& data, const RenderOptions& o, const ProfileSettings& ps) {
+  std::fprintf(stderr, "  measuring the denoiser (regression vs a-trous, reference at 16x spp)\n");
+  return ProfileDenoiseCuda(data, o, ps.featureSamples, 16, ps.repeats);
+}
+void AddDenoiseRow(const DenoiseProfile& d, std::vector<ProfileRow>& rows) {
+  char ev[256];
+  std::snprintf(ev, sizeof ev,
+                "%d spp; relMSE vs 16x spp: raw %.4g, a-trous %.4g, regression %.4g; + first-hit features %.2f ms",
+                d.spp, d.relMseRaw, d.relMseAtrous, d.relMseNfor, d.featuresMs);
+  rows.push_back(
+      {"denoiser (regression vs a-trous; time, relMSE in evidence)", "denoise", nullptr, d.atrousMs, d.nforMs, ev});
+}
+
 void PrintProfileTable(const std::vector<ProfileRow>& rows, const Measurement& opt) {
   std::printf("\n%-52s | %-9s | %10s | %10s | %7s | %s\n", "optimization", "stage", "naive ms", "optim. ms", "speedup",
               "evidence");
@@ -614,6 +629,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   std::vector<ProfileRow> rows;
   AddTwinRows(data, m, base, rows);
   AddKernelRows(data, base, o, ps, rows);
+  AddDenoiseRow(MeasureDenoiser(data, o, ps), rows);
   PrintProfileTable(rows, m.opt);
 
   ProfileRowsJson(j, rows);
@@ -645,6 +661,19 @@ void LightSamplingJson(JsonWriter& j, const QualityPair& q) {
   j.Field("rmse_ratio_equal_time", q.EqualTimeRatio());
   j.Field("ms_power", q.msNaive);
   j.Field("ms_tiles", q.msOpt);
+  j.EndObject();
+}
+
+// "denoiser": its kernels' times and the images' relMSE.
+void DenoiseJson(JsonWriter& j, const DenoiseProfile& d) {
+  j.BeginObject("denoiser");
+  j.Field("spp", d.spp);
+  j.Field("features_ms", d.featuresMs);
+  j.Field("nfor_ms", d.nforMs);
+  j.Field("atrous_ms", d.atrousMs);
+  j.Field("relmse_raw", d.relMseRaw);
+  j.Field("relmse_nfor", d.relMseNfor);
+  j.Field("relmse_atrous", d.relMseAtrous);
   j.EndObject();
 }
 
@@ -697,6 +726,7 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
   const RayRates& binaryRr = o.binaryBvh ? rr : rrOther;
   QualityPair q;
   if (data.clusters.Count() > 0) q = MeasureLightQuality(data, o, 16, std::max(2, ps.repeats / 2));
+  const DenoiseProfile dn = MeasureDenoiser(data, o, ps);
 
   const double sec = opt.renderMs * 1e-3;
   std::printf("\n%s (%zu triangles, %zu emitters) %dx%d, %d spp, depth %d, on %s\n", ps.sceneName.c_str(),
@@ -730,6 +760,12 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
         o.spp, q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio(), q.msNaive, q.msOpt);
     LightSamplingJson(j, q);
   }
+  std::printf(
+      "  denoiser at %dx%d, %d spp: first-hit features %.2f ms, regression %.2f ms, a-trous %.2f ms (kernels); "
+      "relMSE raw %.4g, regression %.4g, a-trous %.4g\n",
+      base.width, base.height, dn.spp, dn.featuresMs, dn.nforMs, dn.atrousMs, dn.relMseRaw, dn.relMseNfor,
+      dn.relMseAtrous);
+  DenoiseJson(j, dn);
   j.Field("samples_per_s", opt.SamplesPerSecond());
   if (ps.samplesPerSecond) *ps.samplesPerSecond = opt.SamplesPerSecond();
   j.Field("extension_rays_per_s", opt.stats.extensionRays / sec);

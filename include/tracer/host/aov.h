@@ -50,9 +50,11 @@ struct AovImages {
 // (0: all).
 void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out);
 #if defined(TRACER_HAVE_CUDA)
-// The same on the current CUDA device (the scene uploaded again; one thread per pixel). Throws DeviceError.
+// The same on the current CUDA device, one thread per pixel, over `resident` (the render's device scene, kept by
+// the backend choice) or, when null, over the scene uploaded again. Throws DeviceError.
+struct DeviceScene;
 void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
-                             AovImages& out);
+                             AovImages& out, const DeviceScene* resident = nullptr);
 #endif
 // Sizes out's first-hit images for `kinds` at width x height (zeros), and stores one pixel's outputs in them.
 void SizeFirstHitAovs(int width, int height, int kinds, AovImages& out);

@@ -9,6 +9,7 @@
 
 namespace tracer {
 
+struct DeviceScene;
 struct SceneData;
 
 // A GPU renderer's scene as another process of its node can copy it, device to device (CUDA IPC: an MPI job's
@@ -45,6 +46,10 @@ DeviceSceneOffer ExportDeviceScene(Backend& backend);
 // whose guide is built from the host's arrays. Throws DeviceError where the driver cannot map the other process's
 // memory (no peer access between the two GPUs): UploadScene still works then.
 void ImportDeviceScene(Backend& backend, const std::vector<unsigned char>& exported);
+// The device scene of a CUDA backend (MakeCudaBackend's, or after UploadScene or ImportDeviceScene), which the
+// pointer keeps after the backend is gone: what traces rays after a render (--aov's first-hit outputs, --denoise's
+// features) uses it instead of uploading the scene again. Null on other backends or before the scene came.
+std::shared_ptr<DeviceScene> DeviceSceneOf(Backend& backend);
 RenderResult RenderCuda(const SceneData& scene, const RenderOptions& options, const ProgressFn& progress = {});
 #endif
 

@@ -7,11 +7,14 @@
 
 #include "tracer/core/denoise.h"
 #include "tracer/host/film.h"
+#include "tracer/host/render_options.h"
 
 namespace tracer {
 
 struct AovImages;
+struct DeviceScene;
 struct RenderResult;
+struct SceneData;
 
 // kNfor: the regression (the default); kAtrous: the edge-avoiding a-trous wavelets, its naive twin.
 enum class DenoiseMethod { kNfor, kAtrous };
@@ -28,12 +31,19 @@ struct DenoiseImages {
 
 // The film's half-buffers as colours: the even-numbered samples' sums (sum - odd) over their count and the odd ones'
 // over theirs, each pixel by its own sample count (pixelSpp under --adaptive, else sppDone). Needs film.odd; a pixel
-// with no odd sample (1 spp) gets its one sample in both halves.
-void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<float>& halfB);
+// with no odd sample (1 spp) gets its one sample in both halves. On `threads` host threads (0: every core).
+void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<float>& halfB, int threads = 1);
 
 // A finished render's inputs: its image, its half-buffers (ResolveHalves) and the first-hit features in `aov`
 // (ComputeFirstHitAovs with kFirstHitAovs).
 DenoiseImages DenoiseInputs(const RenderResult& result, const AovImages& aov);
+
+// Where --denoise's time went, in ms: the first-hit features traced (with the scene's upload where it was not
+// resident), the inputs (the half-buffers resolved and, on the GPU, uploaded), the filter, the image read back.
+struct DenoiseTiming {
+  double features = 0.0, inputs = 0.0, filter = 0.0, readback = 0.0;
+  double Total() const { return features + inputs + filter + readback; }
+};
 
 // The denoised image (3 floats a pixel) on `threads` host threads (0: every core).
 std::vector<float> DenoiseCpu(const DenoiseImages& in, DenoiseMethod method, int threads = 0,
@@ -41,6 +51,25 @@ std::vector<float> DenoiseCpu(const DenoiseImages& in, DenoiseMethod method, int
 #if defined(TRACER_HAVE_CUDA)
 // The same on the current CUDA device, one thread per pixel. Throws DeviceError.
 std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings = {});
+// --denoise after a render on the GPU, the features never leaving it: the first-hit features (`featureSamples` rays
+// a pixel) traced over `resident` (the render's device scene) or, when null, over `scene` uploaded again; the
+// half-buffers in.halfA, in.halfB (and in.color for a-trous) uploaded, their pages locked for the copy (so `in` is not
+// const; its values stay as they are); the filter run; the image read back. in's features are not read. The features of
+// `aovKinds` are copied into `aov` as well (--aov asked for them). Throws DeviceError.
+std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const RenderOptions& options,
+                                    int featureSamples, DenoiseImages& in, DenoiseMethod method, int aovKinds,
+                                    AovImages& aov, DenoiseTiming* timing);
+// --profile's and --benchmark's denoiser row: a render of `data` at options' image and spp (2 at least), the
+// first-hit features (`featureSamples` rays a pixel) and each filter's kernels timed on the device (the median of
+// `repeats` after a warm-up, CUDA events; uploads and read-backs left out), and each image's relMSE against a render at
+// refFactor times the spp.
+struct DenoiseProfile {
+  int spp = 0;
+  double featuresMs = 0.0, nforMs = 0.0, atrousMs = 0.0;
+  double relMseRaw = 0.0, relMseNfor = 0.0, relMseAtrous = 0.0;
+};
+DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& options, int featureSamples,
+                                  int refFactor, int repeats);
 #endif
 
 }  // namespace tracer

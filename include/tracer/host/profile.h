@@ -9,8 +9,9 @@ namespace tracer {
 
 struct ProfileSettings {
   std::string sceneName;
-  std::string jsonPath;  // where the report goes
-  int repeats = 5;       // timed repeats after one warm-up; the median is reported
+  std::string jsonPath;    // where the report goes
+  int repeats = 5;         // timed repeats after one warm-up; the median is reported
+  int featureSamples = 8;  // the denoiser's first-hit features: camera rays per pixel (--aov-samples)
   // When set, receives the optimised render's samples/s (an MPI job adds every rank's; mpi_driver.h).
   double* samplesPerSecond = nullptr;
 };

@@ -26,18 +26,21 @@ bool DenoiseMethodFromName(const std::string& name, DenoiseMethod* m) {
   return true;
 }
 
-void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<float>& halfB) {
+void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<float>& halfB, int threads) {
   if (film.odd.size() != film.sum.size()) throw std::logic_error("ResolveHalves: the film kept no half-buffers");
   halfA.assign(film.sum.size(), 0.0f);
   halfB.assign(film.sum.size(), 0.0f);
-  for (size_t i = 0; i < film.sum.size(); ++i) {
-    const unsigned n = film.pixelSpp.empty() ? static_cast<unsigned>(film.sppDone) : film.pixelSpp[i / 3];
-    const unsigned odd = n / 2, even = n - odd;  // samples 0, 2, 4, ... are even
-    const double evenSum = static_cast<double>(film.sum[i] - film.odd[i]);
-    const double oddSum = static_cast<double>(film.odd[i]);
-    if (even) halfA[i] = static_cast<float>(evenSum / (kFilmScale * even));
-    halfB[i] = odd ? static_cast<float>(oddSum / (kFilmScale * odd)) : halfA[i];
-  }
+  ThreadPool pool(ThreadPool::ThreadsFor(threads));
+  pool.ParallelFor(film.sum.size(), size_t(1) << 15, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const unsigned n = film.pixelSpp.empty() ? static_cast<unsigned>(film.sppDone) : film.pixelSpp[i / 3];
+      const unsigned odd = n / 2, even = n - odd;  // samples 0, 2, 4, ... are even
+      const double evenSum = static_cast<double>(film.sum[i] - film.odd[i]);
+      const double oddSum = static_cast<double>(film.odd[i]);
+      if (even) halfA[i] = static_cast<float>(evenSum / (kFilmScale * even));
+      halfB[i] = odd ? static_cast<float>(oddSum / (kFilmScale * odd)) : halfA[i];
+    }
+  });
 }
 
 DenoiseImages DenoiseInputs(const RenderResult& result, const AovImages& aov) {
