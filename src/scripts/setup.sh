@@ -7,8 +7,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${TRACER_BUILD_DIR:-$root/build}
 jobs=${TRACER_JOBS:-2}
 # libopenmpi-dev and openmpi-bin: the MPI driver (mpirun -np N tracer) and its tests. libopenexr-dev: .exr output.
+# python3-numpy: the scripts that compare images (pbrt-compare, denoise-report) and their tests.
 packages=(cmake g++ make libglm-dev libcxxopts-dev libstb-dev libtinyobjloader-dev libgtest-dev libembree-dev zlib1g-dev xz-utils
-  libopenmpi-dev openmpi-bin libopenexr-dev)
+  libopenmpi-dev openmpi-bin libopenexr-dev python3-numpy)
 
 source "$root/src/scripts/lib/deps.sh"
 tracer_apt_install "${packages[@]}"
