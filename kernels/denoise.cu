@@ -19,6 +19,7 @@
 #include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/denoise.h"
+#include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 
 namespace tracer {
@@ -84,29 +85,31 @@ class DeviceFilter {
   DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_;
 };
 
-// Copies between `host` and `device` (cudaMemcpyHostToDevice or DeviceToHost), the host's pages locked for the copy
-// where the driver allows: a 1080p image (25 MB) moves several times faster than through the driver's pageable
-// staging, and locking pages already touched costs less than that. Pageable where locking fails.
-void CopyLocked(float* host, float* device, size_t values, cudaMemcpyKind kind) {
-  const size_t bytes = values * sizeof(float);
-  const bool locked = cudaHostRegister(host, bytes, cudaHostRegisterDefault) == cudaSuccess;
-  if (!locked) (void)cudaGetLastError();  // (not sticky: the copy below goes pageable)
-  const cudaError_t copied =
-      kind == cudaMemcpyHostToDevice ? cudaMemcpy(device, host, bytes, kind) : cudaMemcpy(host, device, bytes, kind);
-  if (locked) (void)cudaHostUnregister(host);
-  TRACER_CUDA_CHECK(copied);
-}
-
 std::vector<float> ReadBack(const float* image, size_t values) {
   std::vector<float> host(values);
-  CopyLocked(host.data(), const_cast<float*>(image), values, cudaMemcpyDeviceToHost);
+  TRACER_CUDA_CHECK(cudaMemcpy(host.data(), image, values * sizeof(float), cudaMemcpyDeviceToHost));
   return host;
 }
 
-// `v` in a new device buffer, through locked pages.
-void UploadLocked(std::vector<float>& v, DeviceBuffer<float>& d, const char* what) {
-  d.Allocate(v.size(), what);
-  CopyLocked(v.data(), d.Get(), v.size(), cudaMemcpyHostToDevice);
+// The same through `staging` (pinned, at least values floats): the device writes it at full speed, and host threads
+// copy it out, each value once.
+std::vector<float> ReadBackStaged(const float* image, size_t values, float* staging) {
+  TRACER_CUDA_CHECK(cudaMemcpy(staging, image, values * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<float> host(values);
+  ThreadPool pool(ThreadPool::ThreadsFor(8));
+  pool.ParallelFor(values, size_t(1) << 18,
+                   [&](size_t begin, size_t end) { std::copy(staging + begin, staging + end, host.data() + begin); });
+  return host;
+}
+
+// The raw image and the half-buffers from a film on the device, as the host resolves them (HostFilm::Resolve and
+// ResolveHalves: the same double arithmetic, so the same floats), n samples in every pixel.
+__global__ void ResolveFilmKernel(const unsigned long long* sum, const unsigned long long* odd, unsigned n,
+                                  float* color, float* halfA, float* halfB, int values) {
+  const int i = ThreadIndex();
+  if (i >= values) return;
+  color[i] = static_cast<float>(static_cast<double>(sum[i]) * (1.0 / (kFilmScale * n)));
+  HalfBufferValues(sum[i], odd[i], n, halfA[i], halfB[i]);
 }
 
 void CheckSize(const std::vector<float>& v, size_t values) {
@@ -137,14 +140,19 @@ std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, co
   return ReadBack(filter.Run(v, method), n3);
 }
 
-std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const RenderOptions& options,
-                                    int featureSamples, DenoiseImages& in, DenoiseMethod method, int aovKinds,
-                                    AovImages& aov, DenoiseTiming* timing) {
+std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
+                                    const RenderOptions& options, int featureSamples, int sppDone,
+                                    const DenoiseImages& in, DenoiseMethod method, int aovKinds, AovImages& aov,
+                                    DenoiseTiming* timing) {
   const int pixels = options.width * options.height;
   const size_t n3 = static_cast<size_t>(pixels) * 3;
-  CheckSize(in.halfA, n3);
-  CheckSize(in.halfB, n3);
-  if (method == DenoiseMethod::kAtrous) CheckSize(in.color, n3);
+  const bool onDevice =
+      film && film->sum && film->odd && film->width == options.width && film->height == options.height && sppDone > 0;
+  if (!onDevice) {
+    CheckSize(in.halfA, n3);
+    CheckSize(in.halfB, n3);
+    if (method == DenoiseMethod::kAtrous) CheckSize(in.color, n3);
+  }
   DenoiseTiming t;
   Stopwatch clock;
   DeviceFirstHit features(static_cast<size_t>(pixels));
@@ -157,9 +165,19 @@ std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* r
   t.features = clock.Ms();
   clock.Restart();
   DeviceBuffer<float> color, halfA, halfB;
-  UploadLocked(in.halfA, halfA, "denoiser input");
-  UploadLocked(in.halfB, halfB, "denoiser input");
-  if (method == DenoiseMethod::kAtrous) UploadLocked(in.color, color, "denoiser input");
+  if (onDevice) {
+    color.Allocate(n3, "denoiser input");
+    halfA.Allocate(n3, "denoiser input");
+    halfB.Allocate(n3, "denoiser input");
+    ResolveFilmKernel<<<GridFor(n3, kBlock), kBlock>>>(film->sum, film->odd, static_cast<unsigned>(sppDone),
+                                                       color.Get(), halfA.Get(), halfB.Get(), static_cast<int>(n3));
+    TRACER_CHECK_LAUNCH("denoise_resolve_film");
+    TRACER_CUDA_CHECK(cudaDeviceSynchronize());
+  } else {
+    halfA.Upload(in.halfA, "denoiser input");
+    halfB.Upload(in.halfB, "denoiser input");
+    if (method == DenoiseMethod::kAtrous) color.Upload(in.color, "denoiser input");
+  }
   t.inputs = clock.Ms();
   clock.Restart();
   const DenoiseView v{options.width,
@@ -179,7 +197,9 @@ std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* r
   TRACER_CUDA_CHECK(cudaDeviceSynchronize());
   t.filter = clock.Ms();
   clock.Restart();
-  std::vector<float> image = ReadBack(result, n3);
+  const bool staged = onDevice && film->staging && film->stagingBytes >= n3 * sizeof(float);
+  std::vector<float> image =
+      staged ? ReadBackStaged(result, n3, static_cast<float*>(film->staging)) : ReadBack(result, n3);
   t.readback = clock.Ms();
   features.CopyTo(options.width, options.height, aovKinds & kFirstHitAovs, aov);
   if (timing) *timing = t;

@@ -73,7 +73,9 @@ TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecor
   const SceneView view = deviceScene.view;
   const unsigned grid = GridFor(traced.size(), kBlock);
   // Persistent threads: as many blocks as are resident at once, and the shared ray counter.
-  const int refill = options.persistentRefill < 0 ? 0 : (options.persistentRefill > 32 ? 32 : options.persistentRefill);
+  int refill = options.persistentRefill < 0 ? 0 : (options.persistentRefill > 32 ? 32 : options.persistentRefill);
+  const double coherence = refill > 0 && options.modeByCoherence ? RayCoherence(traced) : 0.0;
+  if (coherence >= kCoherentRays) refill = 0;  // coherent rays: one thread per ray
   DeviceBuffer<int> dNext(1, "trace-rays ray counter");
   int perSm = 0, device = 0;
   cudaDeviceProp prop;
@@ -110,6 +112,8 @@ TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecor
   result.device = std::string("cuda (") + prop.name + ")";
   if (refill > 0 && !options.binaryBvh)
     result.device += ", persistent threads refilling below " + std::to_string(refill) + " lanes";
+  else if (coherence >= kCoherentRays)
+    result.device += ", one thread per ray (coherent rays: " + std::to_string(coherence).substr(0, 5) + ")";
   FinishTraceRays(scene, bvhHits, result);
   return result;
 }

@@ -59,8 +59,9 @@ TEST(DenoiseGpu, HalfBuffersSplitTheGpusFilmAndLeaveItAsItWas) {
 }
 
 // DenoiseFrameCuda traces the features into device memory and filters there: the same kernels on the same inputs as
-// ComputeFirstHitAovsCuda's features handed to DenoiseCuda, so the same bits; over the render's resident scene
-// (DeviceSceneOf) as over the scene uploaded again; and only the asked-for features come back for --aov.
+// ComputeFirstHitAovsCuda's features handed to DenoiseCuda, so the same bits; with the half-buffers uploaded or
+// resolved from the renderer's film on the device (DeviceFilmOf); over the render's resident scene (DeviceSceneOf),
+// which outlives the renderer, as over the scene uploaded again; and only the asked-for features come back for --aov.
 TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
   TRACER_REQUIRE_GPU();
   const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 48, 40);
@@ -83,16 +84,26 @@ TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
     const std::vector<float> hostFed = DenoiseCuda(in, m);
     AovImages aov;
     DenoiseTiming t;
-    const std::vector<float> uploaded = DenoiseFrameCuda(d, nullptr, opt, 4, in, m, kAovAlbedo | kAovDepth, aov, &t);
+    const std::vector<float> uploaded =
+        DenoiseFrameCuda(d, nullptr, nullptr, opt, 4, r.sppDone, in, m, kAovAlbedo | kAovDepth, aov, &t);
     EXPECT_EQ(uploaded, hostFed) << DenoiseMethodName(m);
     EXPECT_EQ(aov.albedo, features.albedo);
     EXPECT_EQ(aov.depth, features.depth);
     EXPECT_TRUE(aov.normal.empty());
     EXPECT_GT(t.filter, 0.0);
-    backend.reset();  // the resident scene outlives its renderer
-    AovImages none;
-    EXPECT_EQ(DenoiseFrameCuda(d, resident.get(), opt, 4, in, m, 0, none, nullptr), hostFed) << DenoiseMethodName(m);
+    // The halves and the raw image resolved on the device from the renderer's own film: the host's floats.
+    const DeviceFilmView film = DeviceFilmOf(*backend);
+    ASSERT_NE(film.odd, nullptr);
+    const DenoiseImages none{};
+    AovImages unused;
+    EXPECT_EQ(DenoiseFrameCuda(d, resident.get(), &film, opt, 4, r.sppDone, none, m, 0, unused, nullptr), hostFed)
+        << DenoiseMethodName(m);
   }
+  backend.reset();  // the resident scene outlives its renderer
+  AovImages unused;
+  EXPECT_EQ(DenoiseFrameCuda(d, resident.get(), nullptr, opt, 4, r.sppDone, in, DenoiseMethod::kNfor, 0, unused,
+                             nullptr),
+            DenoiseCuda(in, DenoiseMethod::kNfor));
 }
 
 // The command line on the GPU: --aov's first-hit outputs under --denoise (traced with the denoiser's features) are

@@ -16,6 +16,7 @@
 #include "tracer/core/bvh.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
+#include "tracer/host/trace_rays.h"
 
 using namespace tracer;
 using namespace tracer::test;
@@ -204,6 +205,23 @@ TEST(MakeRays, DiffuseRaysLeaveThePrimaryHitsCosineDistributed) {
     CheckDiffuseRays(ReversedCornellData(), &turned);
   }
   EXPECT_GT(turned, 64u * 48u * 9 / 10) << "every hit face should face away from the camera";
+}
+
+// RayCoherence, which picks the GPU's traversal mode for a ray file: parallel rays 1, opposite pairs 0, a camera's rays
+// (in pixel order) above kCoherentRays, and the diffuse bounce's far below it.
+TEST(MakeRays, CoherenceTellsCameraRaysFromDiffuseOnes) {
+  std::vector<RayRecord> rays(64);
+  for (size_t i = 0; i < rays.size(); ++i) rays[i] = RayRecord{{0, 0, 0}, {0.0f, 2.0f, 0.0f}, 1.0f, 0};
+  EXPECT_DOUBLE_EQ(RayCoherence(rays), 1.0);
+  for (size_t i = 0; i < rays.size(); i += 2) rays[i].d[1] = -1.0f;
+  EXPECT_NEAR(RayCoherence(rays), 0.0, 1e-12);
+  EXPECT_EQ(RayCoherence(std::vector<RayRecord>(31)), 0.0);  // (no whole warp)
+  const SceneData data = CornellData();
+  const double camera = RayCoherence(MakeBenchmarkRays(data, RayKind::kPrimary, 320, 240, 1, 0));
+  const double diffuse = RayCoherence(MakeBenchmarkRays(data, RayKind::kDiffuse, 320, 240, 1, 0));
+  EXPECT_GT(camera, kCoherentRays);
+  EXPECT_GT(camera, 0.99);
+  EXPECT_LT(diffuse, 0.6);
 }
 
 TEST(MakeRays, AoRaysAreTheDiffuseRaysWithAShortTmax) {

@@ -11,6 +11,7 @@
 
 #include "gpu_test_util.h"
 #include "test_util.h"
+#include "tracer/host/make_rays.h"
 #include "tracer/host/ray_file.h"
 #include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
@@ -130,5 +131,31 @@ TEST(RayFileGpu, PersistentThreadsTraceEveryRayOnce) {
       EXPECT_EQ(differ, 0) << "refill " << refill;
       EXPECT_EQ(persistent.hitCount, perRay.hitCount) << "refill " << refill;
     }
+  }
+}
+
+// Without an explicit --persistent N the mode follows the rays (RayCoherence): a camera's go one thread per ray, random
+// ones persistent; either way the same hits as one thread per ray.
+TEST(RayFileGpu, TheModeFollowsTheRaysCoherence) {
+  TRACER_REQUIRE_GPU();
+  Scene scene;
+  const SceneData data = CornellData(scene);
+  const std::vector<RayRecord> camera = MakeBenchmarkRays(data, RayKind::kPrimary, 256, 192, 1, 0);
+  const std::vector<RayRecord> random = RandomBoxRays(20000, 7, 3, 150.0f);
+  for (const std::vector<RayRecord>* rays : {&camera, &random}) {
+    TraceRaysOptions opt;
+    opt.repeats = 1;
+    const TraceRaysResult perRay = TraceRaysCuda(data, *rays, opt);
+    opt.persistentRefill = 24;
+    opt.modeByCoherence = true;
+    const TraceRaysResult chosen = TraceRaysCuda(data, *rays, opt);
+    const bool isCamera = rays == &camera;
+    EXPECT_NE(chosen.device.find(isCamera ? "one thread per ray (coherent" : "persistent threads"), std::string::npos)
+        << chosen.device;
+    ASSERT_EQ(chosen.hits.size(), perRay.hits.size());
+    int differ = 0;
+    for (size_t i = 0; i < rays->size(); ++i)
+      differ += !(chosen.hits[i].tri == perRay.hits[i].tri || chosen.hits[i].t == perRay.hits[i].t);
+    EXPECT_EQ(differ, 0) << (isCamera ? "camera rays" : "random rays");
   }
 }

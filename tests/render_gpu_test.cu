@@ -542,6 +542,9 @@ TEST(GpuVariants, NaiveTwinsRenderTheSameImage) {
     nearlySame(o, refill == 0 ? "--one-thread-per-ray" : refill == 1 ? "--persistent 1" : "--persistent 32");
   }
   o = base;
+  o.perRayCameraBounce = !base.perRayCameraBounce;
+  nearlySame(o, "the camera's bounce persistent too (--persistent 24)");
+  o = base;
   o.binaryBvh = true;
   nearlySame(o, "--bvh binary");
   // Sorting only changes which lane traces which ray (and so, with postponed triangle tests, the order of ties).

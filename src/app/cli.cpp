@@ -200,7 +200,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
     ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")
     ("no-spatial-splits", "object splits only in the wide BVH: the naive twin of SBVH")
-    ("persistent", "refill a warp once fewer than N of 32 lanes trace (0: off)", cxxopts::value<int>()->default_value("24"), "N")
+    ("persistent", "refill a warp once fewer than N of 32 lanes trace, every bounce (default 24 after the camera's bounce, which goes one thread per ray; 0: off)", cxxopts::value<int>()->default_value("24"), "N")
     ("sort-rays", "sort extension rays by direction and origin (GPU)");
   groups.Group("Profiling (GPU)")
     ("profile", "time each optimisation against its naive twin; write --report")
@@ -403,6 +403,9 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
       throw UsageError("--one-thread-per-ray and --persistent N exclude each other");
     opt.persistentRefill = 0;
   }
+  // By default the camera's bounce (and a coherent ray file) one thread per ray, the rest persistent; an explicit
+  // --persistent N makes every bounce persistent, --one-thread-per-ray none.
+  opt.perRayCameraBounce = r.count("persistent") == 0 && r.count("one-thread-per-ray") == 0;
   opt.sortRays = r.count("sort-rays") > 0;
 }
 

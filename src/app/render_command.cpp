@@ -136,16 +136,13 @@ AovImages RenderAovs(const CliOptions& cli, const BackendChoice& backend, const 
 }
 
 // --denoise: the image becomes the denoised one (the raw one and the halves kept for --aov noisy, halves; the
-// first-hit features for --aov's first-hit kinds); returns the seconds it took, where they went in `timing`.
-double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, const SceneData& data, AovImages& aov,
-                    RenderResult& result, DenoiseTiming& timing) {
+// first-hit features for --aov's first-hit kinds); returns the seconds it took, where they went in `timing`. `alone`:
+// one process rendered (its GPU's film is the whole film).
+double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, const SceneData& data, bool alone,
+                    AovImages& aov, RenderResult& result, DenoiseTiming& timing) {
   if (!cli.denoise || result.sppDone <= 0) return 0.0;
   const Stopwatch clock;
-  DenoiseImages in;
-  in.width = result.width;
-  in.height = result.height;
-  ResolveHalves(result.film, in.halfA, in.halfB, cli.render.threads);
-  if (cli.aovKinds & kAovHalves) aov.halfA = in.halfA, aov.halfB = in.halfB;
+  if (cli.aovKinds & kAovHalves) ResolveHalves(result.film, aov.halfA, aov.halfB, cli.render.threads);
   if (cli.aovKinds & kAovNoisy) aov.noisy = result.rgb;
   if (!Denoising(cli, result)) {
     if (!cli.render.quiet)
@@ -154,16 +151,14 @@ double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, const S
                    "stopped at 1, so the image is written as rendered\n");
     return 0.0;
   }
-  timing.inputs = clock.Ms();
   // A denoiser that fails (out of memory, a GPU error) costs the denoised image, not the render: the raw image and
   // the final checkpoint are still written (and --aov's first-hit outputs, traced on the host).
-  in.color = std::move(result.rgb);
+  const bool filmOnDevice = alone && result.film.pixelSpp.empty();
   try {
-    result.rgb = DenoiseFrameOnSelectedBackend(backend, data, cli.render, cli.aovSamples, in, cli.denoiseMethod,
-                                               cli.aovKinds, aov, &timing);
+    result.rgb = DenoiseFrameOnSelectedBackend(backend, data, cli.render, cli.aovSamples, result.film, filmOnDevice,
+                                               result.rgb, cli.denoiseMethod, cli.aovKinds, aov, &timing);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tracer: warning: the denoiser failed (%s); the image is written as rendered\n", e.what());
-    result.rgb = std::move(in.color);
     if (cli.aovKinds & kFirstHitAovs) ComputeFirstHitAovs(data, cli.render, cli.aovKinds, cli.aovSamples, aov);
     return 0.0;
   }
@@ -231,7 +226,7 @@ int Render(CliOptions& cli, Job& job) {
   int code = 1;
   try {
     AovImages aov = RenderAovs(cli, backend, in.loaded.data, result);
-    times.denoise = DenoiseImage(cli, backend, in.loaded.data, aov, result, times.denoiseParts);
+    times.denoise = DenoiseImage(cli, backend, in.loaded.data, schedule == nullptr, aov, result, times.denoiseParts);
     code = FinishRender(cli, result, in.settings, startSpp, schedule ? job.Signal() : StopSignal(), times,
                         in.loaded.camera, aov);
   } catch (const std::bad_alloc&) {

@@ -141,14 +141,14 @@ RenderResult RenderOnSelectedBackend(BackendChoice& choice, const SceneData& dat
       if (std::shared_ptr<Backend> prepared = std::move(choice.prepared)) {
         TakeScene(*prepared, data, job);
         RenderResult result = run(*prepared);
-        choice.renderedScene = DeviceSceneOf(*prepared);
+        choice.rendered = prepared;
         return result;
       }
       if (job) job->WaitForScene();
-      std::unique_ptr<Backend> cuda = MakeCudaBackend(data, options);
+      std::shared_ptr<Backend> cuda = MakeCudaBackend(data, options);
       if (job && job->IsRoot() && job->Ranks() > 1) OfferScene(*cuda, *job);
       RenderResult result = run(*cuda);
-      choice.renderedScene = DeviceSceneOf(*cuda);
+      choice.rendered = cuda;
       return result;
     } catch (const DeviceError& e) {
       // Out of device memory leaves the context usable: under --backend auto, render on the CPU instead.
@@ -187,7 +187,8 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
 #if defined(TRACER_HAVE_CUDA)
   if (choice.useCuda) {
     try {
-      ComputeFirstHitAovsCuda(data, options, kinds, samples, out, choice.renderedScene.get());
+      const std::shared_ptr<DeviceScene> resident = choice.rendered ? DeviceSceneOf(*choice.rendered) : nullptr;
+      ComputeFirstHitAovsCuda(data, options, kinds, samples, out, resident.get());
       return;
     } catch (const DeviceError& e) {
       if (e.sticky || !e.outOfMemory) throw;
@@ -201,22 +202,44 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
 }
 
 std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                                 const RenderOptions& options, int featureSamples, DenoiseImages& in,
-                                                 DenoiseMethod method, int aovKinds, AovImages& aov,
-                                                 DenoiseTiming* timing) {
+                                                 const RenderOptions& options, int featureSamples, const HostFilm& film,
+                                                 bool filmOnDevice, const std::vector<float>& raw, DenoiseMethod method,
+                                                 int aovKinds, AovImages& aov, DenoiseTiming* timing) {
+  DenoiseImages in;
+  in.width = film.width;
+  in.height = film.height;
+  // (the raw image is read by a-trous only, and the CPU's filter checks every input's size)
+  auto resolveOnHost = [&](bool withColor) {
+    const Stopwatch clock;
+    ResolveHalves(film, in.halfA, in.halfB, options.threads);
+    if (withColor) in.color = raw;
+    if (timing) timing->inputs = clock.Ms();
+  };
 #if defined(TRACER_HAVE_CUDA)
   if (choice.useCuda) {
     try {
-      return DenoiseFrameCuda(data, choice.renderedScene.get(), options, featureSamples, in, method, aovKinds, aov,
-                              timing);
+      const std::shared_ptr<DeviceScene> resident = choice.rendered ? DeviceSceneOf(*choice.rendered) : nullptr;
+      DeviceFilmView deviceFilm;
+      if (filmOnDevice && choice.rendered) deviceFilm = DeviceFilmOf(*choice.rendered);
+      if (!deviceFilm.odd) resolveOnHost(method == DenoiseMethod::kAtrous);
+      DenoiseTiming t;
+      std::vector<float> image = DenoiseFrameCuda(data, resident.get(), deviceFilm.odd ? &deviceFilm : nullptr, options,
+                                                  featureSamples, film.sppDone, in, method, aovKinds, aov, &t);
+      if (timing) {
+        t.inputs += timing->inputs;  // (the host's share: the halves resolved there)
+        *timing = t;
+      }
+      return image;
     } catch (const DeviceError& e) {
       if (e.sticky || !e.outOfMemory) throw;
       std::cerr << "tracer: " << e.what() << "\ntracer: denoising on the CPU\n";
     }
   }
 #else
-  (void)choice;
+  (void)choice, (void)filmOnDevice;
 #endif
+  if (in.halfA.empty()) resolveOnHost(true);
+  if (in.color.empty()) in.color = raw;
   Stopwatch clock;
   AovImages features;
   ComputeFirstHitAovs(data, options, kFirstHitAovs, featureSamples, features);

@@ -27,9 +27,9 @@ struct BackendChoice {
   int rankDevice = -1;
   // PrepareRankRenderer's GPU renderer (its path pool and film allocated), which the render then uses; null when none.
   std::shared_ptr<Backend> prepared;
-  // After a render on the GPU: its device scene, kept for what traces rays after the render (--aov's first-hit
-  // outputs, --denoise's features) instead of uploading the scene again; null otherwise.
-  std::shared_ptr<DeviceScene> renderedScene;
+  // After a render on the GPU: its renderer, kept (with its device scene and film) for what works on them after the
+  // render (--aov's first-hit outputs, --denoise) instead of uploading them again; null otherwise.
+  std::shared_ptr<Backend> rendered;
   // Why --backend auto renders on the CPU, for the render's first line: "this build has no CUDA", "no usable GPU:
   // no NVIDIA GPU found"; empty when the CPU was asked for or the GPU renders.
   std::string cpuBecause;
@@ -76,13 +76,15 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
                                           const RenderOptions& options, int kinds, int samples, AovImages& out);
 
 // --denoise after the render: the first-hit features at `featureSamples` rays per pixel and the filter over the
-// half-buffers in `in`, on the GPU when the render ran there (choice.useCuda: DenoiseFrameCuda, the features never
-// leaving the device), else on options.threads host threads (the features traced into `in`); a GPU out of memory
-// hands both to the host. The features of `aovKinds` go to `aov` as well. Any other device error propagates.
+// half-buffers of `film`, on the GPU when the render ran there (choice.useCuda: DenoiseFrameCuda, the features never
+// leaving the device, and the half-buffers resolved there from the renderer's own film when `filmOnDevice`: one
+// process, every pixel at film.sppDone), else on options.threads host threads; a GPU out of memory hands both to
+// the host. `raw` is the render's image (a-trous filters it). The features of `aovKinds` go to `aov` as well. Any
+// other device error propagates.
 std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                                 const RenderOptions& options, int featureSamples, DenoiseImages& in,
-                                                 DenoiseMethod method, int aovKinds, AovImages& aov,
-                                                 DenoiseTiming* timing);
+                                                 const RenderOptions& options, int featureSamples, const HostFilm& film,
+                                                 bool filmOnDevice, const std::vector<float>& raw, DenoiseMethod method,
+                                                 int aovKinds, AovImages& aov, DenoiseTiming* timing);
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,

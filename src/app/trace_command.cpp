@@ -39,6 +39,7 @@ int TraceRays(CliOptions& cli) {
   options.anyHit = cli.anyHit;
   options.binaryBvh = cli.render.binaryBvh;
   options.persistentRefill = cli.render.persistentRefill;
+  options.modeByCoherence = cli.render.perRayCameraBounce;
   options.repeats = cli.repeats;
   options.threads = cli.render.threads;
   const TraceRaysResult result = TraceRaysOnSelectedBackend(backend, data, rays, options);

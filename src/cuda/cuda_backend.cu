@@ -94,6 +94,7 @@ class SceneUploader {
   virtual void ImportScene(const std::vector<unsigned char>& exported) = 0;
   virtual DeviceSceneOffer ExportScene() const = 0;
   virtual std::shared_ptr<DeviceScene> Scene() const = 0;
+  virtual DeviceFilmView Film() const = 0;
 };
 
 template <class L>
@@ -140,6 +141,14 @@ class CudaBackend final : public Backend, public SceneUploader {
     return DeviceSceneOffer{scene_->Export(), scene_};
   }
   std::shared_ptr<DeviceScene> Scene() const override { return scene_; }
+  DeviceFilmView Film() const override {
+    return DeviceFilmView{opt_.width,
+                          opt_.height,
+                          film_.Get(),
+                          opt_.halfBuffers ? oddFilm_.Get() : nullptr,
+                          pinnedFilm_.Get(),
+                          pinnedFilm_.Size() * sizeof(unsigned long long)};
+  }
 
   std::string Name() const override { return name_; }
   PoolPolicy Pool() const override { return PoolPolicy{1LL << 21, true, 32}; }
@@ -213,6 +222,7 @@ class CudaBackend final : public Backend, public SceneUploader {
     bo.singleShadeKernel = opt_.singleShadeKernel;
     bo.timePerBounce = opt_.timePerBounce;
     bo.binaryBvh = opt_.binaryBvh;
+    bo.perRayCameraBounce = opt_.perRayCameraBounce;
     bo.sortRays = sort_ != nullptr;
     RunCudaBounces<L>(ex, wave_->view, sceneView_, rp, film, bo, opt_.compaction, !opt_.plainLoads);
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -330,6 +340,11 @@ DeviceSceneOffer ExportDeviceScene(Backend& backend) { return Uploader(backend, 
 std::shared_ptr<DeviceScene> DeviceSceneOf(Backend& backend) {
   const SceneUploader* uploader = dynamic_cast<const SceneUploader*>(&backend);
   return uploader ? uploader->Scene() : nullptr;
+}
+
+DeviceFilmView DeviceFilmOf(Backend& backend) {
+  const SceneUploader* uploader = dynamic_cast<const SceneUploader*>(&backend);
+  return uploader ? uploader->Film() : DeviceFilmView{};
 }
 
 RenderResult RenderCuda(const SceneData& data, const RenderOptions& opt, const ProgressFn& progress) {

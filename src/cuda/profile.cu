@@ -255,7 +255,8 @@ struct ProfileRow {
 
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
-  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay, sorted, spatialSplits, objectSplits;
+  Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay, allPersistent, sorted, spatialSplits,
+      objectSplits;
   // The spatial-splits row's two wide BVHs (both from the host builder): the split tree's references per triangle,
   // and the SAH costs with and without spatial splits.
   double refsPerTriangle = 1.0, sahSpatialSplits = 0.0, sahObjectSplits = 0.0;
@@ -344,6 +345,11 @@ void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderO
                   static_cast<double>(opt.stats.extensionRays) / (om * 1e3));
     rows.push_back(
         {"traversal threads (persistent with dynamic fetch vs one per ray)", "intersect", &perRay, nm, om, ev});
+    const Measurement& ap = m.allPersistent;
+    std::snprintf(ev, sizeof ev, "camera rays are coherent: refills gain nothing there; render %.2f vs %.2f ms",
+                  ap.renderMs, opt.renderMs);
+    rows.push_back({"per-bounce mode (camera bounce one per ray vs all persistent)", "intersect", &ap,
+                    ap.Kernel("intersect"), om, ev});
   }
   {
     // Off by default (the optimised render does not sort): this row's "optimised" side is the sorted render, and
@@ -549,6 +555,7 @@ void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int re
   TraceRaysOptions to;
   to.repeats = repeats;
   to.persistentRefill = base.persistentRefill;
+  to.modeByCoherence = base.perRayCameraBounce;
   for (int k = 0; k < 2; ++k) {
     const std::vector<RayRecord> rays =
         MakeBenchmarkRays(data, k == 0 ? RayKind::kPrimary : RayKind::kDiffuse, base.width, base.height, 1, 0);
@@ -607,6 +614,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   m.pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
   m.binary = variant("binary BVH", [](RenderOptions& v) { v.binaryBvh = true; });
   m.perRay = variant("one thread per ray", [](RenderOptions& v) { v.persistentRefill = 0; });
+  m.allPersistent = variant("persistent every bounce", [](RenderOptions& v) { v.perRayCameraBounce = false; });
   m.sorted = variant("sorted rays", [](RenderOptions& v) { v.sortRays = true; });
   {
     // Spatial splits and their twin: the scene's wide BVH rebuilt by the host builder with and without them.
@@ -635,7 +643,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   ProfileRowsJson(j, rows);
   j.BeginArray("measurements");
   for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary,
-                               &m.perRay, &m.sorted, &m.spatialSplits, &m.objectSplits})
+                               &m.perRay, &m.allPersistent, &m.sorted, &m.spatialSplits, &m.objectSplits})
     MeasurementJson(j, *x);
   j.EndArray();
   LiveDecayJson(j, data, o);

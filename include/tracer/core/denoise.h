@@ -15,6 +15,7 @@
 //     Rousselle, Moon, Iglesias-Guitian, Adler, Mitchell, Jarosz and Novak 2016). What it leaves out of the paper is
 //     listed in docs/RENDERING.md (Denoising).
 #pragma once
+#include "tracer/core/film.h"
 #include "tracer/core/math.h"
 
 namespace tracer {
@@ -64,6 +65,16 @@ TRACER_HD void StoreRgb(float* image, int p, Vec3 c) {
 TRACER_HD float Sum3(Vec3 c) { return c.x + c.y + c.z; }
 TRACER_HD int ClampInt(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 TRACER_HD bool SeesSurface(const DenoiseView& v, int p) { return v.depth[p] < kDenoiseMissDepth; }
+
+// ---- 0. the inputs, from the film ----------------------------------------------------------------------------------
+// One value of the half-buffers from the film's fixed-point sums (core/film.h) of n samples: the even-numbered
+// samples' sum (sum - odd) over their count, and the odd ones' over theirs; with no odd sample (n = 1) its one sample
+// is in both halves. The host (host/denoise.h's ResolveHalves) and the GPU resolve a film with it.
+TRACER_HD void HalfBufferValues(unsigned long long sum, unsigned long long odd, unsigned n, float& a, float& b) {
+  const unsigned oddCount = n / 2, evenCount = n - oddCount;  // samples 0, 2, 4, ... are even
+  a = evenCount ? static_cast<float>(static_cast<double>(sum - odd) / (kFilmScale * evenCount)) : 0.0f;
+  b = oddCount ? static_cast<float>(static_cast<double>(odd) / (kFilmScale * oddCount)) : a;
+}
 
 // ---- 1. the noise of each pixel --------------------------------------------------------------------------------
 // var3: the variance of a half's mean per channel; varMean: the variance of the image's mean (half a half's: it

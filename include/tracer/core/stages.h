@@ -319,10 +319,11 @@ TRACER_HD bool PassDrained(const WaveCounters& c, int cur) {
 struct BounceOptions {
   bool regenerate = true;  // refill the pool with new paths as old ones end (off: one generation per pass)
   bool singleShadeKernel = false;
-  bool timePerBounce = false;  // name intersect "intersect#K" so that each bounce is timed on its own
-  bool binaryBvh = false;      // traverse the binary BVH (--bvh binary), not the wide one
-  int persistentRefill = 0;    // GPU: persistent threads refill a warp's lanes below this many (0: one per item)
-  bool sortRays = false;       // GPU, compacted: sort extension rays after the first bounce (core/ray_sort.h)
+  bool timePerBounce = false;       // name intersect "intersect#K" so that each bounce is timed on its own
+  bool binaryBvh = false;           // traverse the binary BVH (--bvh binary), not the wide one
+  int persistentRefill = 0;         // GPU: persistent threads refill a warp's lanes below this many (0: one per item)
+  bool perRayCameraBounce = false;  // GPU: the first bounce one thread per ray even with persistentRefill > 0
+  bool sortRays = false;            // GPU, compacted: sort extension rays after the first bounce (core/ray_sort.h)
 };
 
 // An executor may sort the rays about to enter intersect (the GPU's --sort-rays) by having a member
@@ -332,6 +333,13 @@ struct SortsRays : std::false_type {};
 template <class Exec, class W>
 struct SortsRays<Exec, W, std::void_t<decltype(std::declval<Exec&>().SortRays(std::declval<const W&>()))>>
     : std::true_type {};
+
+// An executor may trace a bounce's rays in a mode chosen per bounce (the GPU's persistent threads or one thread per
+// ray: member TraceOnePerRay(bool)); the others ignore it.
+template <class Exec, class = void>
+struct ChoosesTraceMode : std::false_type {};
+template <class Exec>
+struct ChoosesTraceMode<Exec, std::void_t<decltype(std::declval<Exec&>().TraceOnePerRay(true))>> : std::true_type {};
 
 // An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a
 // member DumpRays(w, bounce, shadow, inPlace) (inPlace: no compaction, so the buffer is the whole pool with dead
@@ -381,6 +389,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
         ex.End();
       }
     }
+    if constexpr (ChoosesTraceMode<Exec>::value) ex.TraceOnePerRay(bo.perRayCameraBounce && iter == 0);
     ex.Begin("intersect", bo.timePerBounce ? w.bounce : -1);
     ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{wi, s});
     ex.End();

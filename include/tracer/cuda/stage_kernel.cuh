@@ -167,10 +167,12 @@ class CudaExecutor {
                                                       stream_));
     return b.index[1].Get();
   }
+  // The next resumable stages one thread per item even with persistent threads (RunBounces: the camera's bounce).
+  void TraceOnePerRay(bool onePerRay) { onePerRay_ = onePerRay; }
   template <class Body>
   void Run(const Body& body) {
     if constexpr (IsResumable<Body>::value) {
-      if (refill_ > 0) {
+      if (refill_ > 0 && !onePerRay_) {
         TRACER_CUDA_CHECK(cudaMemsetAsync(dNext_, 0, sizeof(int), stream_));
         PersistentStageKernel<Body><<<blocks_, kStageBlock, 0, stream_>>>(body, dNext_, refill_);
         TRACER_CHECK_LAUNCH("persistent stage");
@@ -203,6 +205,7 @@ class CudaExecutor {
   const WaveCounters* dCounters_;
   CounterSnapshots& snapshots_;
   int refill_;
+  bool onePerRay_ = false;
   int* dNext_;
   RaySortBuffers* sort_;
 };

@@ -50,6 +50,18 @@ void ImportDeviceScene(Backend& backend, const std::vector<unsigned char>& expor
 // pointer keeps after the backend is gone: what traces rays after a render (--aov's first-hit outputs, --denoise's
 // features) uses it instead of uploading the scene again. Null on other backends or before the scene came.
 std::shared_ptr<DeviceScene> DeviceSceneOf(Backend& backend);
+// A CUDA backend's film as it stays on the device after the render, for what reads it there (--denoise resolves its
+// half-buffers and raw image on the GPU instead of uploading them).
+struct DeviceFilmView {
+  int width = 0, height = 0;
+  const unsigned long long* sum = nullptr;  // width x height x 3 fixed-point sums (core/film.h); null: none
+  const unsigned long long* odd = nullptr;  // the odd-numbered samples' sums (RenderOptions::halfBuffers), else null
+  void* staging = nullptr;                  // the backend's pinned read-back buffer (null under --pageable-readback)
+  size_t stagingBytes = 0;
+};
+// The film of a CUDA backend after its passes (null pointers for any other backend), valid while the backend lives.
+// Only this process's samples: an MPI job's summed film is on rank 0's host, not here.
+DeviceFilmView DeviceFilmOf(Backend& backend);
 RenderResult RenderCuda(const SceneData& scene, const RenderOptions& options, const ProgressFn& progress = {});
 #endif
 

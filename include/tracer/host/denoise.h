@@ -52,13 +52,16 @@ std::vector<float> DenoiseCpu(const DenoiseImages& in, DenoiseMethod method, int
 // The same on the current CUDA device, one thread per pixel. Throws DeviceError.
 std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings = {});
 // --denoise after a render on the GPU, the features never leaving it: the first-hit features (`featureSamples` rays
-// a pixel) traced over `resident` (the render's device scene) or, when null, over `scene` uploaded again; the
-// half-buffers in.halfA, in.halfB (and in.color for a-trous) uploaded, their pages locked for the copy (so `in` is not
-// const; its values stay as they are); the filter run; the image read back. in's features are not read. The features of
-// `aovKinds` are copied into `aov` as well (--aov asked for them). Throws DeviceError.
-std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const RenderOptions& options,
-                                    int featureSamples, DenoiseImages& in, DenoiseMethod method, int aovKinds,
-                                    AovImages& aov, DenoiseTiming* timing);
+// a pixel) traced over `resident` (the render's device scene) or, when null, over `scene` uploaded again; the raw
+// image and the half-buffers resolved on the device from `film` (the render's film, still there, of sppDone samples in
+// every pixel) or, when null, uploaded from in.halfA, in.halfB (and in.color for a-trous); the filter run; the image
+// read back (through the film's pinned staging buffer where there is one). in's features are not read. The features
+// of `aovKinds` are copied into `aov` as well (--aov asked for them). Throws DeviceError.
+struct DeviceFilmView;
+std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
+                                    const RenderOptions& options, int featureSamples, int sppDone,
+                                    const DenoiseImages& in, DenoiseMethod method, int aovKinds, AovImages& aov,
+                                    DenoiseTiming* timing);
 // --profile's and --benchmark's denoiser row: a render of `data` at options' image and spp (2 at least), the
 // first-hit features (`featureSamples` rays a pixel) and each filter's kernels timed on the device (the median of
 // `repeats` after a warm-up, CUDA events; uploads and read-backs left out), and each image's relMSE against a render at

@@ -52,6 +52,10 @@ struct RenderOptions {
   // GPU, wide BVH: the intersect stage (and --trace-rays) on persistent threads that hand a warp's idle lanes new rays
   // whenever fewer than this many of its 32 lanes still trace; 0 (--one-thread-per-ray, the naive twin): one per ray.
   int persistentRefill = 24;
+  // GPU, wide BVH, with persistentRefill > 0: the first bounce (the camera's rays, in pixel order: coherent, so a
+  // warp's lanes finish together and refills gain nothing) traced one thread per ray, the later ones persistent.
+  // Off (an explicit --persistent N, the naive twin): every bounce persistent.
+  bool perRayCameraBounce = true;
   // GPU, compacted: sort extension rays after the first bounce by direction octant and origin (core/ray_sort.h).
   bool sortRays = false;
   // light sampling

@@ -18,7 +18,16 @@ struct TraceRaysOptions {
   // GPU, wide BVH: persistent threads that fetch rays whenever fewer than this many lanes of a warp still trace
   // (1..32); 0: one thread per ray (RenderOptions::persistentRefill).
   int persistentRefill = 0;
+  // GPU, wide BVH, with persistentRefill > 0: one thread per ray instead where the rays are coherent (RayCoherence at
+  // least kCoherentRays: a camera's, in pixel order). Off (an explicit --persistent N): persistent for any rays.
+  bool modeByCoherence = false;
 };
+
+// How alike the directions of neighbouring rays are, as a warp sees them: the mean, over groups of 32 consecutive
+// rays (up to 4096 groups spread over the file), of the length of the group's mean unit direction: 1 for parallel
+// rays, about 1/sqrt(32) = 0.18 for uniformly random ones.
+double RayCoherence(const std::vector<RayRecord>& rays);
+constexpr double kCoherentRays = 0.9;  // a camera's rays at any common field of view and resolution: above 0.99
 
 struct TraceRaysResult {
   std::vector<HitFileRecord> hits;  // in ray order; OBJ triangle indices; misses as MissHitRecord()

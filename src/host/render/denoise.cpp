@@ -34,11 +34,7 @@ void ResolveHalves(const HostFilm& film, std::vector<float>& halfA, std::vector<
   pool.ParallelFor(film.sum.size(), size_t(1) << 15, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const unsigned n = film.pixelSpp.empty() ? static_cast<unsigned>(film.sppDone) : film.pixelSpp[i / 3];
-      const unsigned odd = n / 2, even = n - odd;  // samples 0, 2, 4, ... are even
-      const double evenSum = static_cast<double>(film.sum[i] - film.odd[i]);
-      const double oddSum = static_cast<double>(film.odd[i]);
-      if (even) halfA[i] = static_cast<float>(evenSum / (kFilmScale * even));
-      halfB[i] = odd ? static_cast<float>(oddSum / (kFilmScale * odd)) : halfA[i];
+      HalfBufferValues(film.sum[i], film.odd[i], n, halfA[i], halfB[i]);
     }
   });
 }

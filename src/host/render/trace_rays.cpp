@@ -3,6 +3,7 @@
 #include "tracer/host/trace_rays.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "tracer/core/bvh.h"
 #include "tracer/core/ray.h"
@@ -42,6 +43,27 @@ void FinishTraceRays(const SceneData& scene, const std::vector<HitFileRecord>& b
       ++result.missCount;
     }
   }
+}
+
+double RayCoherence(const std::vector<RayRecord>& rays) {
+  constexpr size_t kWarp = 32, kMaxGroups = 4096;
+  const size_t groups = rays.size() / kWarp;
+  if (groups == 0) return 0.0;
+  const size_t step = groups > kMaxGroups ? groups / kMaxGroups : 1;
+  double sum = 0.0;
+  size_t counted = 0;
+  for (size_t g = 0; g < groups; g += step) {
+    double m[3] = {0.0, 0.0, 0.0};
+    for (size_t k = g * kWarp; k < (g + 1) * kWarp; ++k) {
+      const float* d = rays[k].d;
+      const double len = std::sqrt(double(d[0]) * d[0] + double(d[1]) * d[1] + double(d[2]) * d[2]);
+      if (!(len > 0.0) || !std::isfinite(len)) continue;  // (an invalid ray adds nothing)
+      for (int c = 0; c < 3; ++c) m[c] += d[c] / len;
+    }
+    sum += std::sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]) / kWarp;
+    ++counted;
+  }
+  return sum / static_cast<double>(counted);
 }
 
 TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord>& rays,
