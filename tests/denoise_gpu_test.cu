@@ -101,9 +101,9 @@ TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
   }
   backend.reset();  // the resident scene outlives its renderer
   AovImages unused;
-  EXPECT_EQ(DenoiseFrameCuda(d, resident.get(), nullptr, opt, 4, r.sppDone, in, DenoiseMethod::kNfor, 0, unused,
-                             nullptr),
-            DenoiseCuda(in, DenoiseMethod::kNfor));
+  EXPECT_EQ(
+      DenoiseFrameCuda(d, resident.get(), nullptr, opt, 4, r.sppDone, in, DenoiseMethod::kNfor, 0, unused, nullptr),
+      DenoiseCuda(in, DenoiseMethod::kNfor));
 }
 
 // The command line on the GPU: --aov's first-hit outputs under --denoise (traced with the denoiser's features) are

@@ -142,12 +142,9 @@ class CudaBackend final : public Backend, public SceneUploader {
   }
   std::shared_ptr<DeviceScene> Scene() const override { return scene_; }
   DeviceFilmView Film() const override {
-    return DeviceFilmView{opt_.width,
-                          opt_.height,
-                          film_.Get(),
-                          opt_.halfBuffers ? oddFilm_.Get() : nullptr,
-                          pinnedFilm_.Get(),
-                          pinnedFilm_.Size() * sizeof(unsigned long long)};
+    return DeviceFilmView{opt_.width,        opt_.height,
+                          film_.Get(),       opt_.halfBuffers ? oddFilm_.Get() : nullptr,
+                          pinnedFilm_.Get(), pinnedFilm_.Size() * sizeof(unsigned long long)};
   }
 
   std::string Name() const override { return name_; }
