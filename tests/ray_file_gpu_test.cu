@@ -57,8 +57,8 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
     opt.anyHit = anyHit;
     opt.binaryBvh = binary;
     opt.repeats = 1;
-    const TraceRaysResult cpu = TraceRaysCpu(data, fromFile, opt);
-    const TraceRaysResult gpu = TraceRaysCuda(data, fromFile, opt);
+    const TraceRaysResult cpu = TraceRaysCpu(data, scene.triangleNumbers, fromFile, opt);
+    const TraceRaysResult gpu = TraceRaysCuda(data, scene.triangleNumbers, fromFile, opt);
     ASSERT_EQ(cpu.hits.size(), gpu.hits.size());
     EXPECT_NEAR(static_cast<double>(cpu.hitCount), static_cast<double>(gpu.hitCount), 5.0);
     // nvcc contracts multiply-adds into FMAs and g++ does not, so t and the barycentrics may differ in the last
@@ -78,7 +78,9 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
         ++otherOccluder;
         const RayRecord& r = fromFile[i];
         const Ray ray{Vec3(r.o[0], r.o[1], r.o[2]), Vec3(r.d[0], r.d[1], r.d[2]), r.tmax, 0};
-        const Vec3* v = &scene.positions[3 * static_cast<size_t>(g.tri)];
+        const int64_t tri = scene.triangleNumbers.SceneTriangle(g.tri);  // the hit names the OBJ's number
+        ASSERT_GE(tri, 0) << "ray " << i << " hit dropped triangle " << g.tri;
+        const Vec3* v = &scene.positions[3 * static_cast<size_t>(tri)];
         float t, b1, b2;
         ASSERT_TRUE(IntersectTriangle(PrepareRay(ray.d), ray.o, v[0], v[1], v[2], kInf, t, b1, b2)) << "ray " << i;
         EXPECT_NEAR(t, g.t, 1e-4f * t + kCoordinateError / Length(ray.d)) << "ray " << i;
@@ -113,10 +115,10 @@ TEST(RayFileGpu, PersistentThreadsTraceEveryRayOnce) {
     TraceRaysOptions opt;
     opt.anyHit = anyHit;
     opt.repeats = 2;
-    const TraceRaysResult perRay = TraceRaysCuda(data, rays, opt);
+    const TraceRaysResult perRay = TraceRaysCuda(data, scene.triangleNumbers, rays, opt);
     for (int refill : {1, 16, 32}) {
       opt.persistentRefill = refill;
-      const TraceRaysResult persistent = TraceRaysCuda(data, rays, opt);
+      const TraceRaysResult persistent = TraceRaysCuda(data, scene.triangleNumbers, rays, opt);
       EXPECT_NE(persistent.device.find("persistent"), std::string::npos) << persistent.device;
       ASSERT_EQ(persistent.hits.size(), perRay.hits.size());
       int differ = 0;

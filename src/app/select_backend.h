@@ -77,8 +77,10 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
 std::vector<float> DenoiseOnSelectedBackend(const BackendChoice& choice, const DenoiseImages& images,
                                             DenoiseMethod method, int threads);
 
-// --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
+// --trace-rays on the chosen backend (the GPU when choice.useCuda); hits name the scene file's triangle numbers
+// (`numbers`, the Scene's that data was built from). Throws DeviceError on CUDA errors.
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                           const std::vector<RayRecord>& rays, const TraceRaysOptions& options);
+                                           const TriangleNumbers& numbers, const std::vector<RayRecord>& rays,
+                                           const TraceRaysOptions& options);
 
 }  // namespace tracer
