@@ -1,5 +1,6 @@
 // @file ray_file_gpu_test.cu: --trace-rays on the GPU gives the CPU's hit records for the same ray file (the same
-// triangles; t to float rounding, FMA contraction aside) (label "gpu"; skips without a device).
+// triangles; t to float rounding, FMA contraction aside), its hits named by the scene file's triangle numbers
+// (label "gpu"; skips without a device).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,9 +8,11 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "hit_numbers_scenes.h"
 #include "test_util.h"
 #include "tracer/host/ray_file.h"
 #include "tracer/host/scene_data.h"
@@ -132,5 +135,32 @@ TEST(RayFileGpu, PersistentThreadsTraceEveryRayOnce) {
       EXPECT_EQ(differ, 0) << "refill " << refill;
       EXPECT_EQ(persistent.hitCount, perRay.hitCount) << "refill " << refill;
     }
+  }
+}
+
+// The GPU's hit records name the scene file's triangle numbers, as the CPU's do (hit_numbers_test.cpp): an OBJ with
+// degenerate faces before and between good ones, quads and polygons, and a pbrt-v4 scene of several shapes, traced
+// on the wide BVH (one thread per ray and persistent threads) and the binary one.
+TEST(RayFileGpu, HitsNameTheSceneFilesTriangleNumbers) {
+  TRACER_REQUIRE_GPU();
+  const std::pair<const char*, test::NumberedScene> scenes[] = {{"faces.obj", test::DegenerateFacesObj()},
+                                                                {"shapes.pbrt", test::ShapesPbrt()}};
+  for (const auto& [name, numbered] : scenes) {
+    const std::string dir = test::MakeTempDir();
+    test::WriteFile(dir + "/" + name, numbered.text);
+    const Scene scene = LoadScene(dir + "/" + name);
+    ASSERT_FALSE(scene.triangleNumbers.dropped.empty()) << name << ": nothing dropped, nothing tested";
+    const SceneData data = test::BuildWithSceneCamera(scene, 8, 8);
+    const std::vector<RayRecord> rays = test::RaysOf(numbered.aims);
+    for (int variant = 0; variant < 3; ++variant) {
+      TraceRaysOptions opt;
+      opt.repeats = 1;
+      opt.binaryBvh = variant == 1;
+      opt.persistentRefill = variant == 2 ? 16 : 0;
+      const char* kinds[] = {", wide BVH", ", binary BVH", ", wide BVH, persistent threads"};
+      const std::string label = std::string(name) + kinds[variant];
+      test::ExpectAimedHits(TraceRaysCuda(data, scene.triangleNumbers, rays, opt).hits, numbered.aims, label);
+    }
+    test::RemoveTree(dir);
   }
 }
