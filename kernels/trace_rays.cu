@@ -57,8 +57,8 @@ struct TraceRaysBody {
 
 }  // namespace
 
-TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecord>& rays,
-                              const TraceRaysOptions& options) {
+TraceRaysResult TraceRaysCuda(const SceneData& scene, const TriangleNumbers& numbers,
+                              const std::vector<RayRecord>& rays, const TraceRaysOptions& options) {
   TraceRaysResult result;
   RequireBvh(scene, options.binaryBvh);
   const std::vector<RayRecord> traced = SanitisedRays(rays, result.invalidCount);
@@ -114,7 +114,7 @@ TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecor
     result.device += ", persistent threads refilling below " + std::to_string(refill) + " lanes";
   else if (coherence >= kCoherentRays)
     result.device += ", one thread per ray (coherent rays: " + std::to_string(coherence).substr(0, 5) + ")";
-  FinishTraceRays(scene, bvhHits, result);
+  FinishTraceRays(scene, numbers, bvhHits, result);
   return result;
 }
 

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +69,18 @@ TEST_F(LoaderTest, ParallelChecksGiveTheSceneOfOnePass) {
   const Scene a = LoadScene(path, one), b = LoadScene(path, many);
   EXPECT_EQ(a.NumTriangles(), 2u * 120 * 90);
   EXPECT_EQ(a.droppedTriangles, static_cast<size_t>(degenerate));
+  // The dropped triangles' numbers, read from the lines: each f line's triangles numbered on (a quad's two, a
+  // triangle's one), the degenerate ones those with a repeated corner. Many pieces must keep them in file order.
+  std::vector<int64_t> dropped;
+  int64_t number = 0;
+  for (const std::string& line : GridObjLines(120, 90, &degenerate)) {
+    if (line.rfind("f ", 0) != 0) continue;
+    std::istringstream tokens(line.substr(2));
+    const std::vector<std::string> corners{std::istream_iterator<std::string>(tokens), {}};
+    if (corners.size() == 3 && corners[0] == corners[1]) dropped.push_back(number);
+    number += static_cast<int64_t>(corners.size()) - 2;
+  }
+  EXPECT_EQ(a.triangleNumbers.dropped, dropped);
   EXPECT_EQ(a.materials.size(), 3u) << "a, b and the default for the undefined one";
   EXPECT_TRUE(HasWarning(a, "vertex normals are zero"));
   ExpectSameScene(a, b);

@@ -1,5 +1,6 @@
 // @file ray_file_gpu_test.cu: --trace-rays on the GPU gives the CPU's hit records for the same ray file (the same
-// triangles; t to float rounding, FMA contraction aside) (label "gpu"; skips without a device).
+// triangles; t to float rounding, FMA contraction aside), its hits named by the scene file's triangle numbers
+// (label "gpu"; skips without a device).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,9 +8,11 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "hit_numbers_scenes.h"
 #include "test_util.h"
 #include "tracer/host/make_rays.h"
 #include "tracer/host/ray_file.h"
@@ -58,8 +61,8 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
     opt.anyHit = anyHit;
     opt.binaryBvh = binary;
     opt.repeats = 1;
-    const TraceRaysResult cpu = TraceRaysCpu(data, fromFile, opt);
-    const TraceRaysResult gpu = TraceRaysCuda(data, fromFile, opt);
+    const TraceRaysResult cpu = TraceRaysCpu(data, scene.triangleNumbers, fromFile, opt);
+    const TraceRaysResult gpu = TraceRaysCuda(data, scene.triangleNumbers, fromFile, opt);
     ASSERT_EQ(cpu.hits.size(), gpu.hits.size());
     EXPECT_NEAR(static_cast<double>(cpu.hitCount), static_cast<double>(gpu.hitCount), 5.0);
     // nvcc contracts multiply-adds into FMAs and g++ does not, so t and the barycentrics may differ in the last
@@ -79,7 +82,9 @@ TEST(RayFileGpu, CpuAndCudaGiveIdenticalHits) {
         ++otherOccluder;
         const RayRecord& r = fromFile[i];
         const Ray ray{Vec3(r.o[0], r.o[1], r.o[2]), Vec3(r.d[0], r.d[1], r.d[2]), r.tmax, 0};
-        const Vec3* v = &scene.positions[3 * static_cast<size_t>(g.tri)];
+        const int64_t tri = scene.triangleNumbers.SceneTriangle(g.tri);  // the hit names the OBJ's number
+        ASSERT_GE(tri, 0) << "ray " << i << " hit dropped triangle " << g.tri;
+        const Vec3* v = &scene.positions[3 * static_cast<size_t>(tri)];
         float t, b1, b2;
         ASSERT_TRUE(IntersectTriangle(PrepareRay(ray.d), ray.o, v[0], v[1], v[2], kInf, t, b1, b2)) << "ray " << i;
         EXPECT_NEAR(t, g.t, 1e-4f * t + kCoordinateError / Length(ray.d)) << "ray " << i;
@@ -114,10 +119,10 @@ TEST(RayFileGpu, PersistentThreadsTraceEveryRayOnce) {
     TraceRaysOptions opt;
     opt.anyHit = anyHit;
     opt.repeats = 2;
-    const TraceRaysResult perRay = TraceRaysCuda(data, rays, opt);
+    const TraceRaysResult perRay = TraceRaysCuda(data, scene.triangleNumbers, rays, opt);
     for (int refill : {1, 16, 32}) {
       opt.persistentRefill = refill;
-      const TraceRaysResult persistent = TraceRaysCuda(data, rays, opt);
+      const TraceRaysResult persistent = TraceRaysCuda(data, scene.triangleNumbers, rays, opt);
       EXPECT_NE(persistent.device.find("persistent"), std::string::npos) << persistent.device;
       ASSERT_EQ(persistent.hits.size(), perRay.hits.size());
       int differ = 0;
@@ -145,10 +150,10 @@ TEST(RayFileGpu, TheModeFollowsTheRaysCoherence) {
   for (const std::vector<RayRecord>* rays : {&camera, &random}) {
     TraceRaysOptions opt;
     opt.repeats = 1;
-    const TraceRaysResult perRay = TraceRaysCuda(data, *rays, opt);
+    const TraceRaysResult perRay = TraceRaysCuda(data, scene.triangleNumbers, *rays, opt);
     opt.persistentRefill = 24;
     opt.modeByCoherence = true;
-    const TraceRaysResult chosen = TraceRaysCuda(data, *rays, opt);
+    const TraceRaysResult chosen = TraceRaysCuda(data, scene.triangleNumbers, *rays, opt);
     const bool isCamera = rays == &camera;
     EXPECT_NE(chosen.device.find(isCamera ? "one thread per ray (coherent" : "persistent threads"), std::string::npos)
         << chosen.device;
@@ -157,5 +162,30 @@ TEST(RayFileGpu, TheModeFollowsTheRaysCoherence) {
     for (size_t i = 0; i < rays->size(); ++i)
       differ += !(chosen.hits[i].tri == perRay.hits[i].tri || chosen.hits[i].t == perRay.hits[i].t);
     EXPECT_EQ(differ, 0) << (isCamera ? "camera rays" : "random rays");
-  }
-}
+
+    // The GPU's hit records name the scene file's triangle numbers, as the CPU's do (hit_numbers_test.cpp): an OBJ with
+    // degenerate faces before and between good ones, quads and polygons, and a pbrt-v4 scene of several shapes, traced
+    // on the wide BVH (one thread per ray and persistent threads) and the binary one.
+    TEST(RayFileGpu, HitsNameTheSceneFilesTriangleNumbers) {
+      TRACER_REQUIRE_GPU();
+      const std::pair<const char*, test::NumberedScene> scenes[] = {{"faces.obj", test::DegenerateFacesObj()},
+                                                                    {"shapes.pbrt", test::ShapesPbrt()}};
+      for (const auto& [name, numbered] : scenes) {
+        const std::string dir = test::MakeTempDir();
+        test::WriteFile(dir + "/" + name, numbered.text);
+        const Scene scene = LoadScene(dir + "/" + name);
+        ASSERT_FALSE(scene.triangleNumbers.dropped.empty()) << name << ": nothing dropped, nothing tested";
+        const SceneData data = test::BuildWithSceneCamera(scene, 8, 8);
+        const std::vector<RayRecord> rays = test::RaysOf(numbered.aims);
+        for (int variant = 0; variant < 3; ++variant) {
+          TraceRaysOptions opt;
+          opt.repeats = 1;
+          opt.binaryBvh = variant == 1;
+          opt.persistentRefill = variant == 2 ? 16 : 0;
+          const char* kinds[] = {", wide BVH", ", binary BVH", ", wide BVH, persistent threads"};
+          const std::string label = std::string(name) + kinds[variant];
+          test::ExpectAimedHits(TraceRaysCuda(data, scene.triangleNumbers, rays, opt).hits, numbered.aims, label);
+        }
+        test::RemoveTree(dir);
+      }
+    }

@@ -27,9 +27,14 @@ namespace {
 
 std::string Cornell() { return ProjectScenesDir() + "/cornell.obj"; }
 
+const Scene& CornellScene() {
+  static const Scene scene = LoadScene(Cornell());
+  return scene;
+}
+
 // The BVH exactly as the tracer builds it (the camera plays no part in it).
 SceneData CornellData(const BvhBuildOptions& bvhOptions = {}) {
-  return BuildWithSceneCamera(LoadScene(Cornell()), 8, 8, bvhOptions);
+  return BuildWithSceneCamera(CornellScene(), 8, 8, bvhOptions);
 }
 
 // Rays from inside the box in random directions (all hit: it is closed but for the front, and they mostly
@@ -56,8 +61,8 @@ std::vector<RayRecord> CornellRays(int n) {
   return rays;
 }
 
-// What --trace-rays must give: TraverseBvh on the rays, triangles mapped back to OBJ order, misses normalised.
-// The rays traced by calling the traversal directly: TraverseWide, or TraverseBvh with `binary`.
+// What --trace-rays must give: the rays traced by calling the traversal directly (TraverseWide, or TraverseBvh with
+// `binary`), triangles mapped back to the OBJ's numbers (hit_numbers_test.cpp tests those), misses normalised.
 std::vector<HitFileRecord> DirectHits(const SceneData& data, const std::vector<RayRecord>& rays, bool anyHit,
                                       bool binary = false) {
   std::vector<HitFileRecord> out;
@@ -69,7 +74,8 @@ std::vector<HitFileRecord> DirectHits(const SceneData& data, const std::vector<R
       h = anyHit ? TraverseBvh<true, false>(data.bvh.View(), r) : TraverseBvh<false, false>(data.bvh.View(), r);
     else
       h = anyHit ? TraverseWide<true, false>(wide, r) : TraverseWide<false, false>(wide, r);
-    out.push_back(h.tri < 0 ? MissHitRecord() : HitFileRecord{h.t, h.b1, h.b2, data.bvh.order[h.tri]});
+    const int64_t number = h.tri < 0 ? -1 : CornellScene().triangleNumbers.FileNumber(data.bvh.order[h.tri]);
+    out.push_back(h.tri < 0 ? MissHitRecord() : HitFileRecord{h.t, h.b1, h.b2, static_cast<int32_t>(number)});
   }
   return out;
 }
@@ -142,7 +148,7 @@ TEST(RayFile, UntraceableRaysAreCountedMisses) {
   rays[3].tmax = nan;                                 // NaN tmax
   for (int k = 0; k < 4; ++k) EXPECT_FALSE(RayRecordValid(rays[k])) << k;
   EXPECT_TRUE(RayRecordValid(rays[4]));
-  const TraceRaysResult r = TraceRaysCpu(data, rays, TraceRaysOptions{});
+  const TraceRaysResult r = TraceRaysCpu(data, CornellScene().triangleNumbers, rays, TraceRaysOptions{});
   EXPECT_EQ(r.invalidCount, 4);
   ASSERT_EQ(r.hits.size(), rays.size());
   for (int k = 0; k < 4; ++k) EXPECT_TRUE(SameBytes(r.hits[k], MissHitRecord())) << k;

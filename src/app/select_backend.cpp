@@ -261,13 +261,14 @@ std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, co
 }
 
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                           const std::vector<RayRecord>& rays, const TraceRaysOptions& options) {
+                                           const TriangleNumbers& numbers, const std::vector<RayRecord>& rays,
+                                           const TraceRaysOptions& options) {
 #if defined(TRACER_HAVE_CUDA)
-  if (choice.useCuda) return TraceRaysCuda(data, rays, options);
+  if (choice.useCuda) return TraceRaysCuda(data, numbers, rays, options);
 #else
   (void)choice;  // a build without CUDA always chose the CPU
 #endif
-  return TraceRaysCpu(data, rays, options);
+  return TraceRaysCpu(data, numbers, rays, options);
 }
 
 }  // namespace tracer

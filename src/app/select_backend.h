@@ -86,8 +86,10 @@ std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, co
                                                  bool filmOnDevice, const std::vector<float>& raw, DenoiseMethod method,
                                                  int aovKinds, AovImages& aov, DenoiseTiming* timing);
 
-// --trace-rays on the chosen backend (the GPU when choice.useCuda). Throws DeviceError on CUDA errors.
+// --trace-rays on the chosen backend (the GPU when choice.useCuda); hits name the scene file's triangle numbers
+// (`numbers`, the Scene's that data was built from). Throws DeviceError on CUDA errors.
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                           const std::vector<RayRecord>& rays, const TraceRaysOptions& options);
+                                           const TriangleNumbers& numbers, const std::vector<RayRecord>& rays,
+                                           const TraceRaysOptions& options);
 
 }  // namespace tracer

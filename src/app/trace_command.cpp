@@ -42,7 +42,7 @@ int TraceRays(CliOptions& cli) {
   options.modeByCoherence = cli.render.perRayCameraBounce;
   options.repeats = cli.repeats;
   options.threads = cli.render.threads;
-  const TraceRaysResult result = TraceRaysOnSelectedBackend(backend, data, rays, options);
+  const TraceRaysResult result = TraceRaysOnSelectedBackend(backend, data, scene.triangleNumbers, rays, options);
   if (result.invalidCount > 0)
     std::fprintf(stderr,
                  "tracer: warning: %s: %lld rays with a NaN or infinite origin or direction, a zero direction or a NaN "

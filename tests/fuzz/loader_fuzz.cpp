@@ -108,6 +108,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(std::fabs(len2 - 1.0f) < 1e-3f, "normal not unit length");
   }
   for (float uv : scene.uvs) Check(std::isfinite(uv), "non-finite uv");
+  // Hit files name triangles by these numbers: one per dropped triangle, ascending, none past the last triangle made.
+  const std::vector<int64_t>& dropped = scene.triangleNumbers.dropped;
+  Check(dropped.size() == scene.droppedTriangles, "dropped triangle numbers do not match the count dropped");
+  for (size_t i = 0; i < dropped.size(); ++i)
+    Check(dropped[i] >= 0 && (i == 0 || dropped[i] > dropped[i - 1]) &&
+              dropped[i] < static_cast<int64_t>(n + dropped.size()),
+          "dropped triangle numbers out of order or out of range");
   Check(Finite(scene.boundsMin) && Finite(scene.boundsMax), "non-finite scene bounds");
   for (int32_t m : scene.triMaterial)
     Check(m >= 0 && size_t(m) < scene.materials.size(), "material index out of range");
@@ -132,8 +139,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const tracer::Scene reference = tracer::LoadScene(dir + "/f.obj", tinyobj);
     Check(SameBytes(scene.positions, reference.positions) && SameBytes(scene.normals, reference.normals) &&
-              SameBytes(scene.uvs, reference.uvs) && SameBytes(scene.triMaterial, reference.triMaterial),
-          "our parse and tinyobjloader's give different triangles");
+              SameBytes(scene.uvs, reference.uvs) && SameBytes(scene.triMaterial, reference.triMaterial) &&
+              SameBytes(scene.triangleNumbers.dropped, reference.triangleNumbers.dropped),
+          "our parse and tinyobjloader's give different triangles or triangle numbers");
   } catch (const tracer::SceneError& e) {
     Check(std::string_view(e.what()).find("tinyobjloader: ") != std::string_view::npos,
           "tinyobjloader's parse refused, with our message, a file ours loaded");

@@ -4,9 +4,9 @@
 // A ray file is a sequence of 32-byte little-endian records laid out exactly like RayState (core/ray.h):
 // float origin x, y, z, direction x, y, z (need not be normalised), tmax, then uint32 id. A hit file holds one
 // 16-byte record per ray, in ray order: float t, b1, b2 (barycentric weights of vertices 1 and 2), int32
-// triangle, the triangle's index in the OBJ's triangle order (not BVH order), so that files from other tracers
-// compare directly. A miss (and a ray that cannot be traced, see RayRecordValid) is t = +inf, b1 = b2 = 0,
-// triangle -1.
+// triangle, the triangle's number in the scene file (Scene::triangleNumbers; not the renderer's or the BVH's order),
+// so that files from other tracers compare directly. A miss (and a ray that cannot be traced, see RayRecordValid)
+// is t = +inf, b1 = b2 = 0, triangle -1.
 #pragma once
 #include <cstdint>
 #include <set>
@@ -25,7 +25,7 @@ static_assert(sizeof(RayRecord) == 32, "a ray record is 32 bytes, as RayState");
 
 struct HitFileRecord {
   float t, b1, b2;
-  int32_t tri;  // OBJ triangle index; -1 for a miss
+  int32_t tri;  // the triangle's number in the scene file (docs/FORMATS.md, "Triangle numbers"); -1 for a miss
 };
 static_assert(sizeof(HitFileRecord) == 16, "a hit record is 16 bytes, as Hit");
 

@@ -1,6 +1,7 @@
 // @file scene_loader.h: the scene as loaded on the host (before BVH order), and the loader's interface.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,6 +123,21 @@ struct LoadSeconds {
   double convert = 0.0;   // materials and textures; triangles re-checked and copied into the Scene's arrays
 };
 
+// The numbers a scene file gives its triangles (docs/FORMATS.md, "Triangle numbers"), which hit files write so that
+// they name what other tracers reading the same file name. The loader numbers the triangles it makes from the file's
+// faces or shapes from 0, in the file's order, counting the ones it then drops (degenerate or non-finite); the
+// Scene's triangles are those numbers in the same order, less the dropped ones. So the map from a Scene triangle to
+// its number is kept as the dropped numbers alone: none in most files and few in others, where a full table would
+// cost 4 bytes per triangle.
+struct TriangleNumbers {
+  std::vector<int64_t> dropped;  // the numbers that have no Scene triangle, ascending
+
+  // The number of Scene triangle `triangle` (>= 0): the triangle-th number that was not dropped.
+  int64_t FileNumber(int64_t triangle) const;
+  // The Scene triangle that has number `number` (>= 0), or -1 when that triangle was dropped.
+  int64_t SceneTriangle(int64_t number) const;
+};
+
 struct Scene {
   std::string path;
   std::vector<Vec3> positions;  // 3 per triangle
@@ -141,7 +157,8 @@ struct Scene {
   // cost, a pbrt scene mirrored to match pbrt's left-handed camera. The caller decides whether to print them.
   std::vector<std::string> notes;
   Vec3 boundsMin, boundsMax;
-  size_t droppedTriangles = 0;  // degenerate or non-finite triangles left out
+  size_t droppedTriangles = 0;      // degenerate or non-finite triangles left out
+  TriangleNumbers triangleNumbers;  // each triangle's number in the scene file
   LoadSeconds seconds;
 
   size_t NumTriangles() const { return triMaterial.size(); }

@@ -9,6 +9,7 @@
 namespace tracer {
 
 struct SceneData;
+struct TriangleNumbers;
 
 struct TraceRaysOptions {
   bool anyHit = false;     // any hit (shadow-ray traversal) instead of the closest
@@ -30,7 +31,7 @@ double RayCoherence(const std::vector<RayRecord>& rays);
 constexpr double kCoherentRays = 0.9;  // a camera's rays at any common field of view and resolution: above 0.99
 
 struct TraceRaysResult {
-  std::vector<HitFileRecord> hits;  // in ray order; OBJ triangle indices; misses as MissHitRecord()
+  std::vector<HitFileRecord> hits;  // in ray order; the scene file's triangle numbers; misses as MissHitRecord()
   std::string device;
   double medianSeconds = 0.0;  // one traversal of every ray, without transfers
   long long hitCount = 0, missCount = 0;
@@ -39,17 +40,21 @@ struct TraceRaysResult {
 
 // The rays as traced: an invalid ray becomes one that hits nothing (tmax -1), counted in `invalid`.
 std::vector<RayRecord> SanitisedRays(const std::vector<RayRecord>& rays, long long& invalid);
-// Turns the traversal's hits (BVH order, as TraverseBvh returns them) into the file's records and counts.
-void FinishTraceRays(const SceneData& scene, const std::vector<HitFileRecord>& bvhHits, TraceRaysResult& result);
+// Turns the traversal's hits (BVH order, as TraverseBvh returns them) into the file's records and counts: a hit's
+// BVH position names a Scene triangle (Bvh::order), whose number in the scene file `numbers` gives
+// (Scene::triangleNumbers). Throws std::runtime_error for a number beyond the record's int32.
+void FinishTraceRays(const SceneData& scene, const TriangleNumbers& numbers, const std::vector<HitFileRecord>& bvhHits,
+                     TraceRaysResult& result);
 
-TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord>& rays,
+// `numbers`: the Scene's, that scene was built from.
+TraceRaysResult TraceRaysCpu(const SceneData& scene, const TriangleNumbers& numbers, const std::vector<RayRecord>& rays,
                              const TraceRaysOptions& options);
 
 #if defined(TRACER_HAVE_CUDA)
 // The same on the GPU: one thread per ray, TraverseBvh through the read-only path, timed with CUDA events.
 // Throws DeviceError on CUDA errors.
-TraceRaysResult TraceRaysCuda(const SceneData& scene, const std::vector<RayRecord>& rays,
-                              const TraceRaysOptions& options);
+TraceRaysResult TraceRaysCuda(const SceneData& scene, const TriangleNumbers& numbers,
+                              const std::vector<RayRecord>& rays, const TraceRaysOptions& options);
 #endif
 
 }  // namespace tracer

@@ -1,9 +1,14 @@
 // @file trace_rays.cpp: --trace-rays on the CPU (a thread pool over the rays, timed with the steady clock),
-// and what the CPU and GPU versions share: sanitising the rays and mapping hits back to OBJ triangles.
+// and what the CPU and GPU versions share: sanitising the rays and naming each hit's triangle by its number in the
+// scene file.
 #include "tracer/host/trace_rays.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "tracer/core/bvh.h"
 #include "tracer/core/ray.h"
@@ -29,14 +34,20 @@ std::vector<RayRecord> SanitisedRays(const std::vector<RayRecord>& rays, long lo
   return out;
 }
 
-void FinishTraceRays(const SceneData& scene, const std::vector<HitFileRecord>& bvhHits, TraceRaysResult& result) {
+void FinishTraceRays(const SceneData& scene, const TriangleNumbers& numbers, const std::vector<HitFileRecord>& bvhHits,
+                     TraceRaysResult& result) {
   const std::vector<int32_t>& order = scene.bvh.order;
   result.hits.resize(bvhHits.size());
   result.hitCount = result.missCount = 0;
   for (size_t i = 0; i < bvhHits.size(); ++i) {
     const HitFileRecord& h = bvhHits[i];
     if (h.tri >= 0 && static_cast<size_t>(h.tri) < order.size()) {
-      result.hits[i] = HitFileRecord{h.t, h.b1, h.b2, order[static_cast<size_t>(h.tri)]};
+      // BVH position -> Scene triangle -> its number in the scene file.
+      const int64_t number = numbers.FileNumber(order[static_cast<size_t>(h.tri)]);
+      if (number > std::numeric_limits<int32_t>::max())
+        throw std::runtime_error("triangle number " + std::to_string(number) +
+                                 " does not fit a hit record's int32 triangle field");
+      result.hits[i] = HitFileRecord{h.t, h.b1, h.b2, static_cast<int32_t>(number)};
       ++result.hitCount;
     } else {
       result.hits[i] = MissHitRecord();
@@ -66,7 +77,7 @@ double RayCoherence(const std::vector<RayRecord>& rays) {
   return sum / static_cast<double>(counted);
 }
 
-TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord>& rays,
+TraceRaysResult TraceRaysCpu(const SceneData& scene, const TriangleNumbers& numbers, const std::vector<RayRecord>& rays,
                              const TraceRaysOptions& options) {
   TraceRaysResult result;
   RequireBvh(scene, options.binaryBvh);
@@ -104,7 +115,7 @@ TraceRaysResult TraceRaysCpu(const SceneData& scene, const std::vector<RayRecord
   std::vector<HitFileRecord> bvhHits(hits.size());
   std::copy_n(reinterpret_cast<const char*>(hits.data()), hits.size() * sizeof(Hit),
               reinterpret_cast<char*>(bvhHits.data()));
-  FinishTraceRays(scene, bvhHits, result);
+  FinishTraceRays(scene, numbers, bvhHits, result);
   return result;
 }
 

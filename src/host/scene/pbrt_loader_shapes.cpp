@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -96,6 +97,7 @@ class ShapeBuilder {
   std::map<const PbrtShape*, Alpha> alphas_;
   Vec3 lo_{kInf, kInf, kInf}, hi_{-kInf, -kInf, -kInf};
   size_t badNormals_ = 0, skipped_ = 0;
+  int64_t nextNumber_ = 0;  // the file's number (TriangleNumbers) of the next triangle Emit is given
 };
 
 bool ShapeBuilder::MeshFromParams(const PbrtShape& s, WorldMesh& mesh) {
@@ -428,12 +430,14 @@ void ShapeBuilder::Emit(const PbrtWorldShape& ws, const WorldMesh& mesh) {
       ke = e.l * float(scale);
     }
     const int material = MaterialFor(s.material, ke, e.on ? e.map : -1, alpha);
-    for (size_t t = first; t < last; ++t) {
+    for (size_t t = first; t < last; ++t, ++nextNumber_) {
       int32_t v[3] = {mesh.index[3 * t], mesh.index[3 * t + 1], mesh.index[3 * t + 2]};
       Vec3 face = TriangleNormal(mesh.p[size_t(v[0])], mesh.p[size_t(v[1])], mesh.p[size_t(v[2])]);
       const float faceLength = Length(face);
       if (!(faceLength > 0.0f) || !std::isfinite(faceLength)) {
-        scene.droppedTriangles += mesh.trianglesPerPrimitive > 0;  // a tessellation's poles are no loss
+        // A tessellation's poles are no loss, but they are numbered, as every triangle made.
+        scene.droppedTriangles += mesh.trianglesPerPrimitive > 0;
+        scene.triangleNumbers.dropped.push_back(nextNumber_);
         continue;
       }
       bool swap = mesh.facing == Facing::kFlipped;
@@ -473,6 +477,8 @@ void ShapeBuilder::Finish() {
   Scene& scene = load_.scene;
   for (const Vec3& p : scene.positions) Grow(p);
   const double diagonal = lo_.x <= hi_.x ? double(Length(hi_ - lo_)) : 1.0;
+  // Last, and so numbered after every mesh's triangles: the meshes' numbers do not depend on how finely the scene's
+  // size has these cut.
   for (const PbrtWorldShape& ws : quadrics_) Tessellate(ws, diagonal);
   Vec3 lo(kInf), hi(-kInf);
   for (const Vec3& p : scene.positions) lo = Min(lo, p), hi = Max(hi, p);

@@ -9,7 +9,9 @@
 namespace tracer::pbrtload {
 
 // Appends every shape of the scene, object instances flattened, to the Scene's triangle arrays and materials, and
-// sets its bounds. Throws SceneError ("file:line: ...") for a mesh file that cannot be read.
+// sets its bounds: the meshes in the order of FlattenShapes, then the spheres and disks in that order, each shape's
+// triangles in its own order, numbered so (Scene::triangleNumbers, the dropped ones counted; a shape left out takes
+// no numbers). Throws SceneError ("file:line: ...") for a mesh file that cannot be read.
 void AddPbrtShapes(PbrtLoad& load, PbrtMaterials& materials, PbrtTextures& textures);
 
 // Segments around a full circle for a tessellated sphere or disk of world radius `radius` in a scene whose bounding

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <tiny_obj_loader.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <istream>
@@ -70,6 +71,26 @@ std::string Scene::Summary() const {
      << " diffuse, " << perClass[kGlossy] << " glossy, " << perClass[kMirror] << " mirror, " << perClass[kDielectric]
      << " dielectric; " << emissive << " emissive), " << emitterTriangles << " emitter triangles";
   return ss.str();
+}
+
+int64_t TriangleNumbers::FileNumber(int64_t triangle) const {
+  // dropped[j] - j numbers were kept below dropped[j], which never falls as j grows: the dropped numbers below the
+  // triangle's own are those with dropped[j] - j <= triangle.
+  size_t lo = 0, hi = dropped.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (dropped[mid] - static_cast<int64_t>(mid) <= triangle)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return triangle + static_cast<int64_t>(lo);
+}
+
+int64_t TriangleNumbers::SceneTriangle(int64_t number) const {
+  const auto below = std::lower_bound(dropped.begin(), dropped.end(), number);
+  if (below != dropped.end() && *below == number) return -1;
+  return number - (below - dropped.begin());
 }
 
 Scene LoadScene(const std::string& path, const LoadOptions& options) {

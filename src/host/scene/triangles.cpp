@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "obj_scan.h"
 #include "scene_text.h"
@@ -40,9 +41,11 @@ bool FaceGeometry(const tinyobj::attrib_t& attrib, const tinyobj::index_t* idx, 
 // A run of one block's triangles, converted as one task.
 struct FacePiece {
   size_t shape, begin, end;       // shape: the block
+  size_t firstNumber;             // the file's number (TriangleNumbers) of the block's triangle `begin`
   size_t kept = 0, firstOut = 0;  // triangles kept, and where the first of them goes in the Scene's arrays
   bool needsDefault = false;      // a kept face has no (defined) material
   size_t badNormals = 0;
+  std::vector<int64_t> dropped{};  // the numbers of the piece's dropped triangles, ascending
   Vec3 lo{kInf}, hi{-kInf};
 };
 
@@ -51,9 +54,12 @@ std::vector<FacePiece> CutFacePieces(const std::vector<TriangleBlock>& blocks, s
   const size_t numPieces = pool.PiecesFor(numFaces, 1024);
   const size_t perPiece = std::max<size_t>(1, (numFaces + numPieces - 1) / numPieces);
   std::vector<FacePiece> pieces;
-  for (size_t s = 0; s < blocks.size(); ++s)
+  size_t blockNumber = 0;  // the blocks' triangles are numbered on from one block to the next, as the file has them
+  for (size_t s = 0; s < blocks.size(); ++s) {
     for (size_t f = 0; f < blocks[s].count; f += perPiece)
-      pieces.push_back(FacePiece{s, f, std::min(f + perPiece, blocks[s].count)});
+      pieces.push_back(FacePiece{s, f, std::min(f + perPiece, blocks[s].count), blockNumber + f});
+    blockNumber += blocks[s].count;
+  }
   return pieces;
 }
 
@@ -77,7 +83,10 @@ class FaceConverter {
           Fail(path_, 0, "internal: an index out of range after parsing (shape " + Quote(block.name) + ")");
       }
       Vec3 p[3], ng;
-      if (!FaceGeometry(attrib_, idx, p, &ng)) continue;
+      if (!FaceGeometry(attrib_, idx, p, &ng)) {
+        piece.dropped.push_back(static_cast<int64_t>(piece.firstNumber + (f - piece.begin)));
+        continue;
+      }
       piece.kept++;
       piece.needsDefault = piece.needsDefault || Material(piece, f) < 0;
     }
@@ -132,8 +141,9 @@ class FaceConverter {
                numT_ = attrib_.texcoords.size() / 2;
 };
 
-// After the count: each piece's offset in the Scene's arrays, the dropped triangles, the grey default material
-// appended when a kept face needs it, and the arrays sized. Returns the default material's index, or -1.
+// After the count: each piece's offset in the Scene's arrays, the dropped triangles and their numbers, the grey
+// default material appended when a kept face needs it, and the arrays sized. Returns the default material's index,
+// or -1.
 int PlaceKeptTriangles(Scene& scene, size_t numFaces, std::vector<FacePiece>& pieces) {
   size_t kept = 0;
   bool needsDefault = false;
@@ -143,6 +153,13 @@ int PlaceKeptTriangles(Scene& scene, size_t numFaces, std::vector<FacePiece>& pi
     needsDefault = needsDefault || piece.needsDefault;
   }
   scene.droppedTriangles = numFaces - kept;
+  std::vector<int64_t>& dropped = scene.triangleNumbers.dropped;
+  dropped.clear();
+  dropped.reserve(scene.droppedTriangles);
+  for (FacePiece& piece : pieces) {  // in file order, so the numbers stay ascending
+    dropped.insert(dropped.end(), piece.dropped.begin(), piece.dropped.end());
+    std::vector<int64_t>().swap(piece.dropped);
+  }
   const int defaultMaterial = needsDefault ? int(scene.materials.size()) : -1;
   if (needsDefault) {
     HostMaterial grey;  // HostMaterial's defaults: diffuse, Kd 0.5

@@ -22,7 +22,8 @@ struct TriangleBlock {
 std::vector<TriangleBlock> ShapeBlocks(const std::string& path, const std::vector<tinyobj::shape_t>& shapes);
 
 // Triangles, re-checking every index tinyobjloader returned (defence in depth); degenerate or non-finite ones
-// are dropped and counted, and faces without a (defined) material get a grey default appended on first use.
+// are dropped and counted (their numbers, the blocks' triangles counted from 0 in order, in Scene::triangleNumbers),
+// and faces without a (defined) material get a grey default appended on first use.
 // Two passes over pieces of faces: count what each piece keeps, then write each piece from its offset, so that the
 // arrays hold the same bytes for any number of threads (one piece on a pool of one thread).
 void AddTriangles(Scene& scene, const std::string& path, const tinyobj::attrib_t& attrib,
