@@ -84,26 +84,28 @@ TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
     const std::vector<float> hostFed = DenoiseCuda(in, m);
     AovImages aov;
     DenoiseTiming t;
-    const std::vector<float> uploaded =
-        DenoiseFrameCuda(d, nullptr, nullptr, opt, 4, r.sppDone, in, m, kAovAlbedo | kAovDepth, aov, &t);
+    std::vector<float> uploaded;
+    DenoiseFrameCuda(d, nullptr, nullptr, opt, 4, r.sppDone, in, m, kAovAlbedo | kAovDepth, aov, uploaded, &t);
     EXPECT_EQ(uploaded, hostFed) << DenoiseMethodName(m);
     EXPECT_EQ(aov.albedo, features.albedo);
     EXPECT_EQ(aov.depth, features.depth);
     EXPECT_TRUE(aov.normal.empty());
     EXPECT_GT(t.filter, 0.0);
-    // The halves and the raw image resolved on the device from the renderer's own film: the host's floats.
+    // The halves and the raw image resolved on the device from the renderer's own film (the host's floats), and the
+    // image read back in place through its pinned buffer.
     const DeviceFilmView film = DeviceFilmOf(*backend);
     ASSERT_NE(film.odd, nullptr);
     const DenoiseImages none{};
     AovImages unused;
-    EXPECT_EQ(DenoiseFrameCuda(d, resident.get(), &film, opt, 4, r.sppDone, none, m, 0, unused, nullptr), hostFed)
-        << DenoiseMethodName(m);
+    std::vector<float> inPlace = r.rgb;
+    DenoiseFrameCuda(d, resident.get(), &film, opt, 4, r.sppDone, none, m, 0, unused, inPlace, nullptr);
+    EXPECT_EQ(inPlace, hostFed) << DenoiseMethodName(m);
   }
   backend.reset();  // the resident scene outlives its renderer
   AovImages unused;
-  EXPECT_EQ(
-      DenoiseFrameCuda(d, resident.get(), nullptr, opt, 4, r.sppDone, in, DenoiseMethod::kNfor, 0, unused, nullptr),
-      DenoiseCuda(in, DenoiseMethod::kNfor));
+  std::vector<float> image;
+  DenoiseFrameCuda(d, resident.get(), nullptr, opt, 4, r.sppDone, in, DenoiseMethod::kNfor, 0, unused, image, nullptr);
+  EXPECT_EQ(image, DenoiseCuda(in, DenoiseMethod::kNfor));
 }
 
 // The command line on the GPU: --aov's first-hit outputs under --denoise (traced with the denoiser's features) are

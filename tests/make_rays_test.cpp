@@ -208,7 +208,7 @@ TEST(MakeRays, DiffuseRaysLeaveThePrimaryHitsCosineDistributed) {
 }
 
 // RayCoherence, which picks the GPU's traversal mode for a ray file: parallel rays 1, opposite pairs 0, a camera's rays
-// (in pixel order) above kCoherentRays, and the diffuse bounce's far below it.
+// (in pixel order) above kCoherentRays, and the diffuse bounce's well below it.
 TEST(MakeRays, CoherenceTellsCameraRaysFromDiffuseOnes) {
   std::vector<RayRecord> rays(64);
   for (size_t i = 0; i < rays.size(); ++i) rays[i] = RayRecord{{0, 0, 0}, {0.0f, 2.0f, 0.0f}, 1.0f, 0};
@@ -221,7 +221,10 @@ TEST(MakeRays, CoherenceTellsCameraRaysFromDiffuseOnes) {
   const double diffuse = RayCoherence(MakeBenchmarkRays(data, RayKind::kDiffuse, 320, 240, 1, 0));
   EXPECT_GT(camera, kCoherentRays);
   EXPECT_GT(camera, 0.99);
-  EXPECT_LT(diffuse, 0.6);
+  // Cosine-distributed rays about one normal average to 2/3 of it (the mean of cos theta), so a box's diffuse rays,
+  // 32 in a row from a few neighbouring pixels on the same wall, come near 0.67: below kCoherentRays with room.
+  EXPECT_LT(diffuse, 0.75);
+  EXPECT_GT(diffuse, 0.5);
 }
 
 TEST(MakeRays, AoRaysAreTheDiffuseRaysWithAShortTmax) {

@@ -162,30 +162,32 @@ TEST(RayFileGpu, TheModeFollowsTheRaysCoherence) {
     for (size_t i = 0; i < rays->size(); ++i)
       differ += !(chosen.hits[i].tri == perRay.hits[i].tri || chosen.hits[i].t == perRay.hits[i].t);
     EXPECT_EQ(differ, 0) << (isCamera ? "camera rays" : "random rays");
+  }
+}
 
-    // The GPU's hit records name the scene file's triangle numbers, as the CPU's do (hit_numbers_test.cpp): an OBJ with
-    // degenerate faces before and between good ones, quads and polygons, and a pbrt-v4 scene of several shapes, traced
-    // on the wide BVH (one thread per ray and persistent threads) and the binary one.
-    TEST(RayFileGpu, HitsNameTheSceneFilesTriangleNumbers) {
-      TRACER_REQUIRE_GPU();
-      const std::pair<const char*, test::NumberedScene> scenes[] = {{"faces.obj", test::DegenerateFacesObj()},
-                                                                    {"shapes.pbrt", test::ShapesPbrt()}};
-      for (const auto& [name, numbered] : scenes) {
-        const std::string dir = test::MakeTempDir();
-        test::WriteFile(dir + "/" + name, numbered.text);
-        const Scene scene = LoadScene(dir + "/" + name);
-        ASSERT_FALSE(scene.triangleNumbers.dropped.empty()) << name << ": nothing dropped, nothing tested";
-        const SceneData data = test::BuildWithSceneCamera(scene, 8, 8);
-        const std::vector<RayRecord> rays = test::RaysOf(numbered.aims);
-        for (int variant = 0; variant < 3; ++variant) {
-          TraceRaysOptions opt;
-          opt.repeats = 1;
-          opt.binaryBvh = variant == 1;
-          opt.persistentRefill = variant == 2 ? 16 : 0;
-          const char* kinds[] = {", wide BVH", ", binary BVH", ", wide BVH, persistent threads"};
-          const std::string label = std::string(name) + kinds[variant];
-          test::ExpectAimedHits(TraceRaysCuda(data, scene.triangleNumbers, rays, opt).hits, numbered.aims, label);
-        }
-        test::RemoveTree(dir);
-      }
+// The GPU's hit records name the scene file's triangle numbers, as the CPU's do (hit_numbers_test.cpp): an OBJ with
+// degenerate faces before and between good ones, quads and polygons, and a pbrt-v4 scene of several shapes, traced
+// on the wide BVH (one thread per ray and persistent threads) and the binary one.
+TEST(RayFileGpu, HitsNameTheSceneFilesTriangleNumbers) {
+  TRACER_REQUIRE_GPU();
+  const std::pair<const char*, test::NumberedScene> scenes[] = {{"faces.obj", test::DegenerateFacesObj()},
+                                                                {"shapes.pbrt", test::ShapesPbrt()}};
+  for (const auto& [name, numbered] : scenes) {
+    const std::string dir = test::MakeTempDir();
+    test::WriteFile(dir + "/" + name, numbered.text);
+    const Scene scene = LoadScene(dir + "/" + name);
+    ASSERT_FALSE(scene.triangleNumbers.dropped.empty()) << name << ": nothing dropped, nothing tested";
+    const SceneData data = test::BuildWithSceneCamera(scene, 8, 8);
+    const std::vector<RayRecord> rays = test::RaysOf(numbered.aims);
+    for (int variant = 0; variant < 3; ++variant) {
+      TraceRaysOptions opt;
+      opt.repeats = 1;
+      opt.binaryBvh = variant == 1;
+      opt.persistentRefill = variant == 2 ? 16 : 0;
+      const char* kinds[] = {", wide BVH", ", binary BVH", ", wide BVH, persistent threads"};
+      const std::string label = std::string(name) + kinds[variant];
+      test::ExpectAimedHits(TraceRaysCuda(data, scene.triangleNumbers, rays, opt).hits, numbered.aims, label);
     }
+    test::RemoveTree(dir);
+  }
+}

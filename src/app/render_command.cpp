@@ -155,8 +155,8 @@ double DenoiseImage(const CliOptions& cli, const BackendChoice& backend, const S
   // the final checkpoint are still written (and --aov's first-hit outputs, traced on the host).
   const bool filmOnDevice = alone && result.film.pixelSpp.empty();
   try {
-    result.rgb = DenoiseFrameOnSelectedBackend(backend, data, cli.render, cli.aovSamples, result.film, filmOnDevice,
-                                               result.rgb, cli.denoiseMethod, cli.aovKinds, aov, &timing);
+    DenoiseFrameOnSelectedBackend(backend, data, cli.render, cli.aovSamples, result.film, filmOnDevice, result.rgb,
+                                  cli.denoiseMethod, cli.aovKinds, aov, &timing);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tracer: warning: the denoiser failed (%s); the image is written as rendered\n", e.what());
     if (cli.aovKinds & kFirstHitAovs) ComputeFirstHitAovs(data, cli.render, cli.aovKinds, cli.aovSamples, aov);

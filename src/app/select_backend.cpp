@@ -201,10 +201,10 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
   ComputeFirstHitAovs(data, options, kinds, samples, out);
 }
 
-std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                                 const RenderOptions& options, int featureSamples, const HostFilm& film,
-                                                 bool filmOnDevice, const std::vector<float>& raw, DenoiseMethod method,
-                                                 int aovKinds, AovImages& aov, DenoiseTiming* timing) {
+void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data, const RenderOptions& options,
+                                   int featureSamples, const HostFilm& film, bool filmOnDevice,
+                                   std::vector<float>& image, DenoiseMethod method, int aovKinds, AovImages& aov,
+                                   DenoiseTiming* timing) {
   DenoiseImages in;
   in.width = film.width;
   in.height = film.height;
@@ -212,7 +212,7 @@ std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, co
   auto resolveOnHost = [&](bool withColor) {
     const Stopwatch clock;
     ResolveHalves(film, in.halfA, in.halfB, options.threads);
-    if (withColor) in.color = raw;
+    if (withColor) in.color = image;
     if (timing) timing->inputs = clock.Ms();
   };
 #if defined(TRACER_HAVE_CUDA)
@@ -223,13 +223,13 @@ std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, co
       if (filmOnDevice && choice.rendered) deviceFilm = DeviceFilmOf(*choice.rendered);
       if (!deviceFilm.odd) resolveOnHost(method == DenoiseMethod::kAtrous);
       DenoiseTiming t;
-      std::vector<float> image = DenoiseFrameCuda(data, resident.get(), deviceFilm.odd ? &deviceFilm : nullptr, options,
-                                                  featureSamples, film.sppDone, in, method, aovKinds, aov, &t);
+      DenoiseFrameCuda(data, resident.get(), deviceFilm.odd ? &deviceFilm : nullptr, options, featureSamples,
+                       film.sppDone, in, method, aovKinds, aov, image, &t);
       if (timing) {
         t.inputs += timing->inputs;  // (the host's share: the halves resolved there)
         *timing = t;
       }
-      return image;
+      return;
     } catch (const DeviceError& e) {
       if (e.sticky || !e.outOfMemory) throw;
       std::cerr << "tracer: " << e.what() << "\ntracer: denoising on the CPU\n";
@@ -239,7 +239,7 @@ std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, co
   (void)choice, (void)filmOnDevice;
 #endif
   if (in.halfA.empty()) resolveOnHost(true);
-  if (in.color.empty()) in.color = raw;
+  if (in.color.empty()) in.color = image;
   Stopwatch clock;
   AovImages features;
   ComputeFirstHitAovs(data, options, kFirstHitAovs, featureSamples, features);
@@ -250,14 +250,14 @@ std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, co
   in.emission = std::move(features.emission);
   const double featureMs = clock.Ms();
   clock.Restart();
-  std::vector<float> image = DenoiseCpu(in, method, options.threads);
+  std::vector<float> denoised = DenoiseCpu(in, method, options.threads);
   if (timing) timing->features = featureMs, timing->filter = clock.Ms();
   if (aovKinds & kAovAlbedo) aov.albedo = in.albedo;
   if (aovKinds & kAovNormal) aov.normal = in.normal;
   if (aovKinds & kAovPosition) aov.position = in.position;
   if (aovKinds & kAovDepth) aov.depth = in.depth;
   if (aovKinds & kAovEmission) aov.emission = in.emission;
-  return image;
+  image = std::move(denoised);
 }
 
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,

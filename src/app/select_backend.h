@@ -79,12 +79,12 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
 // half-buffers of `film`, on the GPU when the render ran there (choice.useCuda: DenoiseFrameCuda, the features never
 // leaving the device, and the half-buffers resolved there from the renderer's own film when `filmOnDevice`: one
 // process, every pixel at film.sppDone), else on options.threads host threads; a GPU out of memory hands both to
-// the host. `raw` is the render's image (a-trous filters it). The features of `aovKinds` go to `aov` as well. Any
-// other device error propagates.
-std::vector<float> DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
-                                                 const RenderOptions& options, int featureSamples, const HostFilm& film,
-                                                 bool filmOnDevice, const std::vector<float>& raw, DenoiseMethod method,
-                                                 int aovKinds, AovImages& aov, DenoiseTiming* timing);
+// the host. `image` is the render's image (a-trous filters it) and becomes the denoised one (untouched when this
+// throws). The features of `aovKinds` go to `aov` as well. Any other device error propagates.
+void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data, const RenderOptions& options,
+                                   int featureSamples, const HostFilm& film, bool filmOnDevice,
+                                   std::vector<float>& image, DenoiseMethod method, int aovKinds, AovImages& aov,
+                                   DenoiseTiming* timing);
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda); hits name the scene file's triangle numbers
 // (`numbers`, the Scene's that data was built from). Throws DeviceError on CUDA errors.

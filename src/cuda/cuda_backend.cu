@@ -210,7 +210,8 @@ class CudaBackend final : public Backend, public SceneUploader {
     WaveCounters* dCounters = wave_->counters.Get();
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
     const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;
-    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get(), sort_.get());
+    CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get(), sort_.get(),
+                    GridFor(static_cast<size_t>(pool_), kStageBlock));
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
     const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad,
                         opt_.width,  opt_.height,         opt_.halfBuffers ? oddFilm_.Get() : nullptr};

@@ -142,13 +142,17 @@ struct RaySortBuffers {
 // The executor RunBounces (core/stages.h) drives on the GPU.
 class CudaExecutor {
  public:
-  // persistentRefill > 0: resumable stages run on persistent threads, whose item counter is dNext. sort: the
-  // buffers of --sort-rays, or null.
+  // persistentRefill > 0: resumable stages run on persistent threads, whose item counter is dNext; else, and for
+  // the bounces TraceOnePerRay asks for, one thread per queue slot: `slotBlocks` blocks (the pool's slots over
+  // kStageBlock), so that the hardware hands blocks to SMs as others finish (the grid-stride loop over `blocks`, the
+  // resident blocks, leaves SMs idle behind their slowest warps: the render's camera rays traced slower that way than
+  // on persistent threads). sort: the buffers of --sort-rays, or null.
   CudaExecutor(cudaStream_t stream, unsigned blocks, StageTimer& timer, const WaveCounters* dCounters,
                CounterSnapshots& snapshots, int persistentRefill = 0, int* dNext = nullptr,
-               RaySortBuffers* sort = nullptr)
+               RaySortBuffers* sort = nullptr, unsigned slotBlocks = 0)
       : stream_(stream),
         blocks_(blocks),
+        slotBlocks_(slotBlocks > blocks ? slotBlocks : blocks),
         timer_(timer),
         dCounters_(dCounters),
         snapshots_(snapshots),
@@ -178,6 +182,9 @@ class CudaExecutor {
         TRACER_CHECK_LAUNCH("persistent stage");
         return;
       }
+      StageKernel<Body><<<slotBlocks_, kStageBlock, 0, stream_>>>(body);
+      TRACER_CHECK_LAUNCH("stage");
+      return;
     }
     StageKernel<Body><<<blocks_, kStageBlock, 0, stream_>>>(body);
     TRACER_CHECK_LAUNCH("stage");
@@ -200,7 +207,7 @@ class CudaExecutor {
 
  private:
   cudaStream_t stream_;
-  unsigned blocks_;
+  unsigned blocks_, slotBlocks_;
   StageTimer& timer_;
   const WaveCounters* dCounters_;
   CounterSnapshots& snapshots_;

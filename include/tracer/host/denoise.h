@@ -55,13 +55,15 @@ std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, co
 // a pixel) traced over `resident` (the render's device scene) or, when null, over `scene` uploaded again; the raw
 // image and the half-buffers resolved on the device from `film` (the render's film, still there, of sppDone samples in
 // every pixel) or, when null, uploaded from in.halfA, in.halfB (and in.color for a-trous); the filter run; the image
-// read back (through the film's pinned staging buffer where there is one). in's features are not read. The features
-// of `aovKinds` are copied into `aov` as well (--aov asked for them). Throws DeviceError.
+// read back into `image` (in place when it has the image's size already: a new buffer's page faults cost more than
+// the copy), through the film's pinned staging buffer where there is one. in's features are not read. The features
+// of `aovKinds` are copied into `aov` as well (--aov asked for them). Throws DeviceError (`image` untouched unless
+// the read-back itself failed).
 struct DeviceFilmView;
-std::vector<float> DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
-                                    const RenderOptions& options, int featureSamples, int sppDone,
-                                    const DenoiseImages& in, DenoiseMethod method, int aovKinds, AovImages& aov,
-                                    DenoiseTiming* timing);
+void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
+                      const RenderOptions& options, int featureSamples, int sppDone, const DenoiseImages& in,
+                      DenoiseMethod method, int aovKinds, AovImages& aov, std::vector<float>& image,
+                      DenoiseTiming* timing);
 // --profile's and --benchmark's denoiser row: a render of `data` at options' image and spp (2 at least), the
 // first-hit features (`featureSamples` rays a pixel) and each filter's kernels timed on the device (the median of
 // `repeats` after a warm-up, CUDA events; uploads and read-backs left out), and each image's relMSE against a render at
