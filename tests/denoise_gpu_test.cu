@@ -1,11 +1,13 @@
 // @file denoise_gpu_test.cu: --denoise on the GPU against the CPU (label "gpu"; skips without a device): the same
 // per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), the GPU film's
-// half-buffers split its film, and the path after a GPU render (features kept on the device, over the render's own
-// device scene) gives the image and features of the host-fed path bit for bit.
+// half-buffers split its film, the path after a GPU render (features kept on the device, over the render's own
+// device scene) gives the image and features of the host-fed path bit for bit, and a GPU film saved for a checkpoint
+// keeps its odd sums and, resumed, continues them to the uninterrupted film.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "denoise_frames.h"
 #include "gpu_test_util.h"
@@ -124,6 +126,31 @@ TEST(DenoiseGpu, CommandLineFeaturesAreTheAovs) {
     EXPECT_EQ(test::ReadFile(dir + "/dn." + layer + ".pfm"), a) << layer;
   }
   test::RemoveTree(dir);
-}
+
+  // The film a checkpoint saves after a pass has the odd sums, and a resumed render uploads them to the GPU's odd film:
+  // it ends with the uninterrupted render's film and odd sums bit for bit (the GPU's own, each sample's arithmetic the
+  // same whichever pass takes it).
+  TEST(DenoiseGpu, CheckpointedHalfBuffersResumeToTheUninterruptedFilm) {
+    TRACER_REQUIRE_GPU();
+    const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 32, 32);
+    RenderOptions opt = test::QuietRender(32, 32, 12, 6);
+    opt.halfBuffers = true;
+    opt.pathsInFlight = 32 * 32;  // a few samples a pass: several passes
+    const RenderResult whole = RenderCuda(d, opt);
+    std::vector<HostFilm> saved;
+    RenderOptions periodic = opt;
+    periodic.checkpointSeconds = 0.0;
+    periodic.checkpoint = [&saved](const HostFilm& film) { saved.push_back(film); };
+    RenderCuda(d, periodic);
+    ASSERT_GE(saved.size(), 2u);
+    ASSERT_LT(saved[0].sppDone, 12);
+    for (const HostFilm& f : saved) ASSERT_EQ(f.odd.size(), f.sum.size()) << "at " << f.sppDone << " spp";
+    EXPECT_EQ(saved.back().odd, whole.film.odd);
+    RenderOptions resumed = opt;
+    resumed.resume = &saved[0];
+    const RenderResult rest = RenderCuda(d, resumed);
+    EXPECT_EQ(rest.film.sum, whole.film.sum);
+    EXPECT_EQ(rest.film.odd, whole.film.odd) << "the odd film continues from the checkpoint's";
+  }
 
 }  // namespace

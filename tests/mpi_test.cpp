@@ -277,6 +277,28 @@ TEST(Mpi, CheckpointOfOneJobResumesOnAnyNumberOfRanks) {
   EXPECT_EQ(ReadFile(dir + "/alone.pfm"), ReadFile(dir + "/whole.pfm"));
 }
 
+// --denoise's checkpoint keeps the odd samples' sums summed over the ranks, and continues on another number of ranks
+// (rank 0's film starts from them, the others' from zero) to one uninterrupted process's images byte for byte.
+TEST(Mpi, DenoiseCheckpointResumesOnAnyNumberOfRanks) {
+  const std::string dir = MakeTempDir();
+  const std::string base =
+      Scene("cornell.obj") + " --backend cpu --width 32 --height 24 --seed 3 --spp 24 --denoise --aov noisy,halves";
+  ASSERT_EQ(test::RunTracer(base + " -o " + dir + "/whole.pfm").exitCode, 0);
+  CommandResult part = RunJob(Mpi(2, base + " --time 1e-9 -o " + dir + "/part.pfm --checkpoint " + dir + "/c.ckpt"));
+  ASSERT_EQ(part.exitCode, 0) << part.output;
+  const Checkpoint c = LoadCheckpoint(dir + "/c.ckpt");
+  ASSERT_GT(c.film.sppDone, 0);
+  ASSERT_LT(c.film.sppDone, 24);
+  EXPECT_EQ(c.film.odd.size(), c.film.sum.size());
+  CommandResult three = RunJob(Mpi(3, base + " --resume " + dir + "/c.ckpt -o " + dir + "/three.pfm"));
+  ASSERT_EQ(three.exitCode, 0) << three.output;
+  for (const char* suffix : {".pfm", ".noisy.pfm", ".halfA.pfm", ".halfB.pfm"}) {
+    ASSERT_TRUE(FileExists(dir + "/three" + suffix) && FileExists(dir + "/whole" + suffix)) << suffix;
+    EXPECT_TRUE(ReadFile(dir + "/three" + suffix) == ReadFile(dir + "/whole" + suffix)) << suffix;
+  }
+  test::RemoveTree(dir);
+}
+
 // A signal to one rank (as a batch system may send it) stops every rank at a pass boundary; rank 0 writes the
 // image and the checkpoint so far, and every rank exits 128 + signal, which mpirun passes on.
 TEST(Mpi, SignalToARankWritesThePartialImageAndTheJobExits130) {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "checkpoint_checks.h"
 #include "test_util.h"
 #include "tracer/host/checkpoint.h"
 #include "tracer/host/image_io.h"
@@ -581,7 +582,7 @@ TEST(RobustCheckpointFormat, RoundTripKeepsEveryField) {
   SaveCheckpoint(dir + "/a.ckpt", a);
   struct stat st;
   ASSERT_EQ(stat((dir + "/a.ckpt").c_str(), &st), 0);
-  EXPECT_EQ(static_cast<size_t>(st.st_size), 48 + a.settings.size() + 7 * 5 * 3 * 8 + 8)
+  EXPECT_EQ(static_cast<size_t>(st.st_size), 56 + a.settings.size() + 7 * 5 * 3 * 8 + 8)
       << "the layout in checkpoint.h";
   Checkpoint b = LoadCheckpoint(dir + "/a.ckpt");
   EXPECT_EQ(b.film.width, 7);
@@ -626,16 +627,16 @@ TEST(RobustCheckpointFormat, EveryCorruptionIsRefusedWithTheFileName) {
     std::memcpy(&s[at], &v, 4);
     return s;
   };
-  const size_t settingsAt = 48, sumsAt = 48 + c.settings.size();
+  const size_t settingsAt = 56, sumsAt = 56 + c.settings.size();
   std::string flipSum = good, flipSettings = good, flipCheck = good;
   flipSum[sumsAt + 17] ^= 1;
   flipSettings[settingsAt + 3] ^= 1;
   flipCheck[good.size() - 1] ^= 0x80;
-  const std::vector<std::pair<std::string, std::string>> cases = {
+  const std::vector<test::CheckpointCase> cases = {
       {"", "not a tracer checkpoint"},
       {good.substr(0, 40), "not a tracer checkpoint"},
       {"X" + good.substr(1), "wrong magic"},
-      {put32(good, 8, 2), "checkpoint version 2"},
+      {put32(good, 8, 3), "checkpoint version 3"},
       {put32(good, 12, 0), "image size 0x4"},
       {put32(good, 12, 0xffffffffu), "image size -1x4"},
       // 32768 x 32768 claims 24 GiB of sums: refused by the size check, not by an allocation
@@ -649,17 +650,7 @@ TEST(RobustCheckpointFormat, EveryCorruptionIsRefusedWithTheFileName) {
       {flipSettings, "checksum mismatch"},
       {flipCheck, "checksum mismatch"},
   };
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const std::string path = dir + "/bad" + std::to_string(i) + ".ckpt";
-    WriteFile(path, cases[i].first);
-    try {
-      LoadCheckpoint(path);
-      ADD_FAILURE() << "case " << i << " (" << cases[i].second << ") loaded";
-    } catch (const CheckpointError& e) {
-      EXPECT_TRUE(Contains(e.what(), path + ": ") && Contains(e.what(), cases[i].second))
-          << "case " << i << ": expected '" << cases[i].second << "' in: " << e.what();
-    }
-  }
+  test::ExpectEachCheckpointRefused(dir, cases);
   // Not a regular file, or no file at all.
   EXPECT_THROW(LoadCheckpoint(dir), CheckpointError);
   EXPECT_THROW(LoadCheckpoint("/dev/zero"), CheckpointError);

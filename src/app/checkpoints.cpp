@@ -16,6 +16,15 @@ int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::
               << "\n";
     return 2;
   }
+  // --denoise needs both halves of every sample so far: only a checkpoint of a --denoise render kept the odd ones.
+  // (Without --denoise, odd sums in the checkpoint are left out, and so from the checkpoints this render saves.)
+  if (opt.halfBuffers && resumed.film.odd.empty()) {
+    std::cerr << "tracer: usage error: --resume " << cli.resumePath
+              << ": the checkpoint keeps no odd samples' sums (it was saved by a render without --denoise, or by an "
+                 "older tracer), so --denoise cannot continue it: resume it without --denoise, or render again with "
+                 "--denoise --checkpoint FILE\n";
+    return 2;
+  }
   opt.resume = &resumed.film;
   if (resumed.film.sppDone >= opt.spp)
     std::fprintf(stderr, "tracer: %s already holds %d spp (--spp %d); writing it as it is\n", cli.resumePath.c_str(),

@@ -10,8 +10,8 @@
 
 namespace tracer {
 
-// Points the render at the resumed film when the checkpoint was made with the same settings and image size.
-// Returns kContinue, or 2 (a usage error, printed) when it was not.
+// Points the render at the resumed film when the checkpoint was made with the same settings and image size, and, for
+// --denoise, kept the odd samples' sums. Returns kContinue, or 2 (a usage error, printed) when it was not or did not.
 int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::string& settings, RenderOptions& opt);
 
 // The periodic save. A failed one must not end a render that may have hours left: it warns (once, unless quiet) and

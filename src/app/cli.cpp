@@ -602,8 +602,6 @@ void CheckOutputs(const CliOptions& o) {
     throw UsageError("--exr-half applies to .exr output only");
   if ((o.aovKinds || o.denoise) && measuring)
     throw UsageError("--aov and --denoise do not apply to --profile or --benchmark");
-  if (o.denoise && !o.resumePath.empty())
-    throw UsageError("--denoise cannot be resumed (a checkpoint keeps the sums, not the two halves of the samples)");
   if (o.render.adaptiveThreshold > 0.0f && measuring)
     throw UsageError("--adaptive does not apply to --profile or --benchmark (they measure fixed work)");
   if (o.render.adaptiveThreshold > 0.0f && (!o.checkpointPath.empty() || !o.resumePath.empty()))
@@ -640,8 +638,9 @@ int ParseCli(int argc, char** argv, CliOptions& options, bool otherRank) {
     if (r.count("help")) {
       out << cli.help(groups)
           << "\nExit status: 0 success (also when --time stopped early), 1 scene, checkpoint or render error,\n"
-             "2 usage error (also --resume with other settings), 130/143 interrupted by SIGINT/SIGTERM: the pass\n"
-             "finishes and the image so far is written (a second signal exits at once).\n"
+             "2 usage error (also --resume with other settings, or under --denoise without the halves), 130/143\n"
+             "interrupted by SIGINT/SIGTERM: the pass finishes and the image so far is written (a second signal\n"
+             "exits at once).\n"
              "MPI builds: mpirun -np N tracer SCENE [flags] renders one frame with N ranks (docs/MPI.md).\n";
       return 0;
     }

@@ -174,6 +174,8 @@ class CudaBackend final : public Backend, public SceneUploader {
     film_.Zero(stream_.Get());
     if (opt_.halfBuffers) oddFilm_.Zero(stream_.Get());
     if (opt_.resume) film_.Upload(opt_.resume->sum.data(), opt_.resume->sum.size(), stream_.Get());
+    if (opt_.resume && opt_.halfBuffers)  // (RunPasses checked that the resumed film has its odd sums)
+      oddFilm_.Upload(opt_.resume->odd.data(), opt_.resume->odd.size(), stream_.Get());
     totals_ = pinnedTotals_.Get();
     *totals_ = WaveCounters{};
     totals_->firstBad = kNoBadSample;

@@ -49,7 +49,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string Name() const = 0;  // "cpu (N threads)", "cuda (GPU name)"
   virtual PoolPolicy Pool() const = 0;
-  // Allocates the path pool and the film; the film starts from options.resume when given.
+  // Allocates the path pool and the film; the film starts from options.resume when given (with options.halfBuffers,
+  // the odd film from its odd sums, which RunPasses requires it to have).
   virtual void Allocate(long long poolPaths) = 0;
   virtual bool HasTileGuide() const = 0;
   // Refresh number `refresh` of the tile guide (statistics, costs, min-plus propagation, cdfs), its statistics

@@ -25,7 +25,8 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "checkpoint I/O assumes
 namespace {
 
 constexpr char kMagic[8] = {'T', 'R', 'A', 'C', 'E', 'R', 'C', 'K'};
-constexpr size_t kHeaderBytes = 48;
+constexpr size_t kHeaderBytes = 56;    // version 2: with the flags and the reserved word
+constexpr size_t kHeaderV1Bytes = 48;  // version 1: the fields both versions share
 
 void PutU32(unsigned char* p, uint32_t v) { std::memcpy(p, &v, 4); }
 void PutU64(unsigned char* p, uint64_t v) { std::memcpy(p, &v, 8); }
@@ -59,8 +60,8 @@ void ReadExact(std::FILE* f, void* dst, size_t n, Hasher* hash, const std::strin
   if (hash) hash->Update(dst, n);
 }
 
-// Writes the header, settings, film sums and checksum to tmp. Returns nullptr, or the step that failed with
-// errno set to its error (restored after the FILE is closed, which could overwrite it).
+// Writes the header, settings, film sums, odd sums (where the film has them) and checksum to tmp. Returns nullptr, or
+// the step that failed with errno set to its error (restored after the FILE is closed, which could overwrite it).
 const char* WriteCheckpointFile(const std::string& tmp, const unsigned char* header, const std::string& settings,
                                 const HostFilm& film) {
   File f(std::fopen(tmp.c_str(), "wb"));
@@ -78,7 +79,8 @@ const char* WriteCheckpointFile(const std::string& tmp, const unsigned char* hea
     return step;
   };
   if (!put(header, kHeaderBytes) || !put(settings.data(), settings.size()) ||
-      !put(film.sum.data(), film.sum.size() * sizeof(unsigned long long)))
+      !put(film.sum.data(), film.sum.size() * sizeof(unsigned long long)) ||
+      !put(film.odd.data(), film.odd.size() * sizeof(unsigned long long)))  // (empty without kCheckpointOddSums)
     return failed("write failed");
   unsigned char check[8];
   PutU64(check, hash.Digest());
@@ -114,6 +116,8 @@ void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed
       pixels > kMaxFilmPixels)
     Fail(path, "cannot save a film of " + std::to_string(film.width) + "x" + std::to_string(film.height));
   if (film.sum.size() != static_cast<size_t>(pixels) * 3) Fail(path, "film size does not match its width and height");
+  if (!film.odd.empty() && film.odd.size() != film.sum.size())
+    Fail(path, "the odd samples' sums do not match the film's size");
   if (film.sppDone < 0) Fail(path, "negative sample count");
   if (settings.size() > kMaxSettingsBytes) Fail(path, "settings text too long");
 
@@ -127,6 +131,8 @@ void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed
   PutU32(header + 28, static_cast<uint32_t>(settings.size()));
   PutU64(header + 32, HashString(settings));
   PutU64(header + 40, film.dropped);
+  PutU32(header + 48, film.odd.empty() ? 0u : kCheckpointOddSums);
+  PutU32(header + 52, 0u);  // reserved
 
   // Only the file's bytes are written here; AtomicWriteFile makes the write atomic and durable.
   const char* failedStep = nullptr;
@@ -149,6 +155,52 @@ void SaveCheckpoint(const std::string& path, const HostFilm& film, uint32_t seed
 void SaveCheckpoint(const std::string& path, const Checkpoint& c) { SaveCheckpoint(path, c.film, c.seed, c.settings); }
 
 // ---- reading ----------------------------------------------------------------------------------------------
+namespace {
+
+// A header's fields, each checked, and the size of the header itself (it differs between the versions).
+struct Header {
+  uint32_t version = 0, seed = 0, settingsBytes = 0, flags = 0;
+  int64_t width = 0, height = 0, spp = 0;
+  uint64_t settingsHash = 0, dropped = 0;
+  size_t bytes = 0;
+};
+
+// Reads and checks the header: the fields both versions share, then version 2's flags and reserved word.
+Header ReadHeader(std::FILE* f, uint64_t fileBytes, Hasher& hash, const std::string& path) {
+  unsigned char raw[kHeaderBytes];
+  ReadExact(f, raw, kHeaderV1Bytes, &hash, path);
+  if (std::memcmp(raw, kMagic, 8) != 0) Fail(path, "not a tracer checkpoint (wrong magic bytes)");
+  Header h;
+  h.version = GetU32(raw + 8);
+  if (h.version != 1 && h.version != kCheckpointVersion)
+    Fail(path, "checkpoint version " + std::to_string(h.version) + "; this build reads versions 1 to " +
+                   std::to_string(kCheckpointVersion));
+  h.width = static_cast<int32_t>(GetU32(raw + 12));
+  h.height = static_cast<int32_t>(GetU32(raw + 16));
+  h.spp = static_cast<int32_t>(GetU32(raw + 20));
+  if (h.width < 1 || h.height < 1 || h.width > kMaxFilmSide || h.height > kMaxFilmSide ||
+      h.width * h.height > kMaxFilmPixels)
+    Fail(path, "corrupt header: image size " + std::to_string(h.width) + "x" + std::to_string(h.height));
+  if (h.spp < 0) Fail(path, "corrupt header: negative sample count " + std::to_string(h.spp));
+  h.seed = GetU32(raw + 24);
+  h.settingsBytes = GetU32(raw + 28);
+  if (h.settingsBytes > kMaxSettingsBytes)
+    Fail(path, "corrupt header: settings length " + std::to_string(h.settingsBytes));
+  h.settingsHash = GetU64(raw + 32);
+  h.dropped = GetU64(raw + 40);
+  h.bytes = h.version == 1 ? kHeaderV1Bytes : kHeaderBytes;
+  if (h.version == 1) return h;
+  if (fileBytes < kHeaderBytes + 8)
+    Fail(path, "truncated: " + std::to_string(fileBytes) + " bytes, less than a version-2 header and checksum");
+  ReadExact(f, raw + kHeaderV1Bytes, kHeaderBytes - kHeaderV1Bytes, &hash, path);
+  h.flags = GetU32(raw + 48);
+  if (h.flags & ~kCheckpointOddSums) Fail(path, "corrupt header: unknown flags " + std::to_string(h.flags));
+  if (GetU32(raw + 52) != 0) Fail(path, "corrupt header: the reserved word is not 0");
+  return h;
+}
+
+}  // namespace
+
 Checkpoint LoadCheckpoint(const std::string& path) {
   // Regular files only: a FIFO would block and /dev/zero would never end.
   struct stat st;
@@ -157,50 +209,46 @@ Checkpoint LoadCheckpoint(const std::string& path) {
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) Fail(path, std::string("cannot open checkpoint (") + std::strerror(errno) + ")");
   const uint64_t fileBytes = static_cast<uint64_t>(st.st_size);
-  if (fileBytes < kHeaderBytes + 8)
+  if (fileBytes < kHeaderV1Bytes + 8)
     Fail(path, "not a tracer checkpoint (only " + std::to_string(fileBytes) + " bytes)");
 
   Hasher hash;
-  unsigned char header[kHeaderBytes];
-  ReadExact(f.get(), header, kHeaderBytes, &hash, path);
-  if (std::memcmp(header, kMagic, 8) != 0) Fail(path, "not a tracer checkpoint (wrong magic bytes)");
-  const uint32_t version = GetU32(header + 8);
-  if (version != kCheckpointVersion)
-    Fail(path, "checkpoint version " + std::to_string(version) + "; this build reads version " +
-                   std::to_string(kCheckpointVersion));
-  const int64_t width = static_cast<int32_t>(GetU32(header + 12));
-  const int64_t height = static_cast<int32_t>(GetU32(header + 16));
-  const int64_t spp = static_cast<int32_t>(GetU32(header + 20));
-  if (width < 1 || height < 1 || width > kMaxFilmSide || height > kMaxFilmSide || width * height > kMaxFilmPixels)
-    Fail(path, "corrupt header: image size " + std::to_string(width) + "x" + std::to_string(height));
-  if (spp < 0) Fail(path, "corrupt header: negative sample count " + std::to_string(spp));
-  const uint32_t settingsBytes = GetU32(header + 28);
-  if (settingsBytes > kMaxSettingsBytes) Fail(path, "corrupt header: settings length " + std::to_string(settingsBytes));
-
-  // The header fixes the size; check it before allocating the film.
-  const uint64_t sumBytes = static_cast<uint64_t>(width * height) * 3 * sizeof(unsigned long long);
-  const uint64_t expected = kHeaderBytes + settingsBytes + sumBytes + 8;
+  const Header h = ReadHeader(f.get(), fileBytes, hash, path);
+  // The header fixes the size, the odd sums included; check it before allocating the film.
+  const bool odd = (h.flags & kCheckpointOddSums) != 0;
+  const size_t values = static_cast<size_t>(h.width * h.height) * 3;
+  const uint64_t sumBytes = values * sizeof(unsigned long long);
+  const uint64_t expected = h.bytes + h.settingsBytes + sumBytes * (odd ? 2 : 1) + 8;
   if (fileBytes < expected)
-    Fail(path, "truncated: " + std::to_string(fileBytes) + " bytes, a " + std::to_string(width) + "x" +
-                   std::to_string(height) + " checkpoint has " + std::to_string(expected));
+    Fail(path, "truncated: " + std::to_string(fileBytes) + " bytes, a " + std::to_string(h.width) + "x" +
+                   std::to_string(h.height) + " checkpoint" + (odd ? " with odd samples' sums" : "") + " has " +
+                   std::to_string(expected));
   if (fileBytes > expected)
     Fail(path, std::to_string(fileBytes - expected) + " unexpected bytes after the checkpoint's end");
 
   Checkpoint c;
-  c.seed = GetU32(header + 24);
-  c.settings.resize(settingsBytes);
-  ReadExact(f.get(), c.settings.data(), settingsBytes, &hash, path);
-  c.film.width = static_cast<int>(width);
-  c.film.height = static_cast<int>(height);
-  c.film.sppDone = static_cast<int>(spp);
-  c.film.dropped = GetU64(header + 40);
-  c.film.sum.resize(static_cast<size_t>(width * height) * 3);
+  c.seed = h.seed;
+  c.settings.resize(h.settingsBytes);
+  ReadExact(f.get(), c.settings.data(), h.settingsBytes, &hash, path);
+  c.film.width = static_cast<int>(h.width);
+  c.film.height = static_cast<int>(h.height);
+  c.film.sppDone = static_cast<int>(h.spp);
+  c.film.dropped = h.dropped;
+  c.film.sum.resize(values);
   ReadExact(f.get(), c.film.sum.data(), sumBytes, &hash, path);
+  if (odd) {
+    c.film.odd.resize(values);
+    ReadExact(f.get(), c.film.odd.data(), sumBytes, &hash, path);
+  }
   unsigned char check[8];
   ReadExact(f.get(), check, 8, nullptr, path);
   if (GetU64(check) != hash.Digest()) Fail(path, "checksum mismatch: the checkpoint is corrupt");
   // Covered by the checksum unless the writer itself was wrong; cheap, so check anyway.
-  if (GetU64(header + 32) != HashString(c.settings)) Fail(path, "settings hash does not match the settings text");
+  if (h.settingsHash != HashString(c.settings)) Fail(path, "settings hash does not match the settings text");
+  for (size_t i = 0; i < c.film.odd.size(); ++i)  // (every odd sample is in the sums too)
+    if (c.film.odd[i] > c.film.sum[i])
+      Fail(path,
+           "the odd samples' sums exceed the film's (value " + std::to_string(i) + "): the checkpoint is corrupt");
   return c;
 }
 

@@ -184,6 +184,7 @@ class CpuBackend final : public Backend {
     counters_.firstBad = kNoBadSample;
     if (opt_.resume) {
       film_ = opt_.resume->sum;
+      if (!oddFilm_.empty()) oddFilm_ = opt_.resume->odd;  // (RunPasses checked that it has them)
       counters_.dropped = opt_.resume->dropped;
     }
   }

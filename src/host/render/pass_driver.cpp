@@ -169,8 +169,10 @@ class PassStatistics {
 }  // namespace
 
 RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule& schedule) {
-  if (opt.halfBuffers && opt.resume)  // (a checkpoint keeps no half-buffers)
-    throw std::invalid_argument("RunPasses: half-buffers (--denoise) cannot continue a resumed film");
+  // Half-buffers continue only a film that kept them (a checkpoint of a render without them has no odd sums); a film
+  // with them resumed into a render without them just leaves them out.
+  if (opt.halfBuffers && opt.resume && opt.resume->odd.size() != opt.resume->sum.size())
+    throw std::invalid_argument("RunPasses: half-buffers (--denoise) cannot continue a film without its odd sums");
   const long long pool = PoolSizeFor(opt, backend.Pool());
   schedule.Prepare(backend, pool);
   const Stopwatch allocateClock;
@@ -182,9 +184,11 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   result.backend = backend.Name();
   RenderStats& st = result.stats;
   RenderParams rp = MakeRenderParams(opt);
-  // This process's film, summed over the processes where the schedule says so.
+  // This process's film, summed over the processes where the schedule says so; with half-buffers, the odd sums too
+  // (so that a checkpoint keeps them).
   auto combinedFilm = [&](HostFilm& film) {
     if (film.sum.empty()) film.Reset(opt.width, opt.height);
+    if (opt.halfBuffers && film.odd.empty()) film.odd.assign(film.sum.size(), 0ull);
     film.dropped = backend.Totals().dropped;
     return schedule.CombineFilm(backend, film);
   };
