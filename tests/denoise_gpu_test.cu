@@ -126,31 +126,32 @@ TEST(DenoiseGpu, CommandLineFeaturesAreTheAovs) {
     EXPECT_EQ(test::ReadFile(dir + "/dn." + layer + ".pfm"), a) << layer;
   }
   test::RemoveTree(dir);
+}
 
-  // The film a checkpoint saves after a pass has the odd sums, and a resumed render uploads them to the GPU's odd film:
-  // it ends with the uninterrupted render's film and odd sums bit for bit (the GPU's own, each sample's arithmetic the
-  // same whichever pass takes it).
-  TEST(DenoiseGpu, CheckpointedHalfBuffersResumeToTheUninterruptedFilm) {
-    TRACER_REQUIRE_GPU();
-    const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 32, 32);
-    RenderOptions opt = test::QuietRender(32, 32, 12, 6);
-    opt.halfBuffers = true;
-    opt.pathsInFlight = 32 * 32;  // a few samples a pass: several passes
-    const RenderResult whole = RenderCuda(d, opt);
-    std::vector<HostFilm> saved;
-    RenderOptions periodic = opt;
-    periodic.checkpointSeconds = 0.0;
-    periodic.checkpoint = [&saved](const HostFilm& film) { saved.push_back(film); };
-    RenderCuda(d, periodic);
-    ASSERT_GE(saved.size(), 2u);
-    ASSERT_LT(saved[0].sppDone, 12);
-    for (const HostFilm& f : saved) ASSERT_EQ(f.odd.size(), f.sum.size()) << "at " << f.sppDone << " spp";
-    EXPECT_EQ(saved.back().odd, whole.film.odd);
-    RenderOptions resumed = opt;
-    resumed.resume = &saved[0];
-    const RenderResult rest = RenderCuda(d, resumed);
-    EXPECT_EQ(rest.film.sum, whole.film.sum);
-    EXPECT_EQ(rest.film.odd, whole.film.odd) << "the odd film continues from the checkpoint's";
-  }
+// The film a checkpoint saves after a pass has the odd sums, and a resumed render uploads them to the GPU's odd film:
+// it ends with the uninterrupted render's film and odd sums bit for bit (the GPU's own, each sample's arithmetic the
+// same whichever pass takes it).
+TEST(DenoiseGpu, CheckpointedHalfBuffersResumeToTheUninterruptedFilm) {
+  TRACER_REQUIRE_GPU();
+  const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), 32, 32);
+  RenderOptions opt = test::QuietRender(32, 32, 12, 6);
+  opt.halfBuffers = true;
+  opt.pathsInFlight = 32 * 32;  // a few samples a pass: several passes
+  const RenderResult whole = RenderCuda(d, opt);
+  std::vector<HostFilm> saved;
+  RenderOptions periodic = opt;
+  periodic.checkpointSeconds = 0.0;
+  periodic.checkpoint = [&saved](const HostFilm& film) { saved.push_back(film); };
+  RenderCuda(d, periodic);
+  ASSERT_GE(saved.size(), 2u);
+  ASSERT_LT(saved[0].sppDone, 12);
+  for (const HostFilm& f : saved) ASSERT_EQ(f.odd.size(), f.sum.size()) << "at " << f.sppDone << " spp";
+  EXPECT_EQ(saved.back().odd, whole.film.odd);
+  RenderOptions resumed = opt;
+  resumed.resume = &saved[0];
+  const RenderResult rest = RenderCuda(d, resumed);
+  EXPECT_EQ(rest.film.sum, whole.film.sum);
+  EXPECT_EQ(rest.film.odd, whole.film.odd) << "the odd film continues from the checkpoint's";
+}
 
 }  // namespace
