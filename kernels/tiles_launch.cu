@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kTileBlock)
   const int t = blockIdx.x, round = blockIdx.y, tx = t % g.tilesX, ty = t / g.tilesX;
   if (t % parts != part) return;  // the whole block: another process's tile
   const int K = s.tiles.numClusters;
-  const int c = TileRoundCluster(t, round, refresh, K, s.tiles.envCluster);
+  const int c = TileRoundCluster(t, round, refresh, K, s.tiles.envCluster, s.tiles.deltaCluster);
   float v = 0.0f, n = 0.0f;
   for (int p = threadIdx.x; p < g.tileSize * g.tileSize; p += blockDim.x) {
     const int x = tx * g.tileSize + p % g.tileSize, y = ty * g.tileSize + p / g.tileSize;
@@ -92,12 +92,12 @@ __global__ void __launch_bounds__(kTileBlock)
 // Adds combined statistics ([round][tile][2]), one thread per tile, round after round: the order TileGuideHost
 // adds them in, so every process gets the same sums whatever the number of processes.
 __global__ void ApplyTileStatsKernel(const float* values, int T, int rounds, int refresh, int K, int envCluster,
-                                     float* sum, float* count) {
+                                     int deltaCluster, float* sum, float* count) {
   const int t = ThreadIndex();
   if (t >= T) return;
   for (int round = 0; round < rounds; ++round) {
     const float* v = values + (static_cast<size_t>(round) * T + t) * 2;
-    const size_t tc = static_cast<size_t>(t) * K + TileRoundCluster(t, round, refresh, K, envCluster);
+    const size_t tc = static_cast<size_t>(t) * K + TileRoundCluster(t, round, refresh, K, envCluster, deltaCluster);
     sum[tc] += v[0];
     count[tc] += v[1];
   }
@@ -143,9 +143,9 @@ void LaunchTileStatsShared(const SceneView& s, const Float4* pos, const Float4* 
   TRACER_CHECK_LAUNCH("tile_stats");
 }
 void LaunchApplyTileStats(const float* values, const TileGrid& g, int refresh, int rounds, int K, int envCluster,
-                          float* sum, float* count, cudaStream_t st) {
+                          int deltaCluster, float* sum, float* count, cudaStream_t st) {
   ApplyTileStatsKernel<<<GridFor(g.NumTiles(), kBlock), kBlock, 0, st>>>(values, g.NumTiles(), rounds, refresh, K,
-                                                                         envCluster, sum, count);
+                                                                         envCluster, deltaCluster, sum, count);
   TRACER_CHECK_LAUNCH("tile_stats_apply");
 }
 void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st) {

@@ -260,10 +260,10 @@ TEST(TileGuide, EnvironmentIsTheLastCluster) {
   int envRounds = 0, firstRoundHits = 0;
   for (int t = 0; t < 500; ++t)
     for (int refresh = 0; refresh < 3; ++refresh) {
-      EXPECT_EQ(TileRoundCluster(t, 0, refresh, g.Count(), 1), g.Count() - 1);
+      EXPECT_EQ(TileRoundCluster(t, 0, refresh, g.Count(), 1, 0), g.Count() - 1);
       for (int round = 1; round < 8; ++round)
-        envRounds += TileRoundCluster(t, round, refresh, g.Count(), 1) == g.Count() - 1;
-      firstRoundHits += TileRoundCluster(t, 0, refresh, g.Count(), 0) == g.Count() - 1;
+        envRounds += TileRoundCluster(t, round, refresh, g.Count(), 1, 0) == g.Count() - 1;
+      firstRoundHits += TileRoundCluster(t, 0, refresh, g.Count(), 0, 0) == g.Count() - 1;
     }
   EXPECT_LT(envRounds, 500 * 3 * 7 / 8);
   EXPECT_LT(firstRoundHits, 500 * 3 / 4);

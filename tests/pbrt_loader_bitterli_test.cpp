@@ -1,7 +1,7 @@
 // @file pbrt_loader_bitterli_test.cpp: the six pbrt-v4 scenes of Benedikt Bitterli's Rendering Resources (shared
 // scenes, bitterli/*.tar.xz) load into Scenes with the triangles, lights, camera and warnings they should have, and
-// the Cornell box renders on the CPU to the mean of Tungsten's reference image. Skipped where the archives, or tar
-// and xz, are not there.
+// the Cornell box and the classroom render on the CPU to the mean of Tungsten's reference image. Skipped where the
+// archives, or tar and xz, are not there.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include "pbrt_loader_test_util.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/env_map.h"
 #include "tracer/host/image_io.h"
 #include "tracer/host/scene_data.h"
 
@@ -129,12 +130,15 @@ TEST_F(PbrtLoaderBitterli, Staircase2) {
 }
 
 TEST_F(PbrtLoaderBitterli, Classroom) {
-  if (!Load("classroom",
-            {100000,
-             110000,
-             0,
-             {":424: LightSource \"distant\" is not rendered yet", "textures/blackboard.tga\" not found"}}))
-    GTEST_SKIP() << kMissing;
+  if (!Load("classroom", {100000, 110000, 0, {"textures/blackboard.tga\" not found"}})) GTEST_SKIP() << kMissing;
+  EXPECT_EQ(test::CountWarnings(scene_, "LightSource \"distant\""), 0u) << test::AllWarnings(scene_);
+  // The sun: "rgb L" [10 10 10] from (-0.865804 0.416766 -0.276929) toward the origin (no CTM; the camera's transform
+  // mirrors, so the scene is not reflected).
+  ASSERT_EQ(scene_.deltaLights.size(), 1u);
+  const DeltaLight& sun = scene_.deltaLights[0];
+  EXPECT_EQ(BitsFromFloat(sun.p.w), uint32_t(kDistantLight));
+  EXPECT_TRUE(NearVec(Vec3(sun.p.x, sun.p.y, sun.p.z), Normalize(Vec3(-0.865804f, 0.416766f, -0.276929f)), 1e-6f));
+  EXPECT_TRUE(NearVec(Vec3(sun.e.x, sun.e.y, sun.e.z), Vec3(10.0f), 0.0f));
   ASSERT_TRUE(scene_.environment.present) << "the sky";
   EXPECT_EQ(scene_.environment.width, 2 * scene_.environment.height);
   // The sky is above: the lat-long map's upper half is brighter than its lower half.
@@ -142,6 +146,36 @@ TEST_F(PbrtLoaderBitterli, Classroom) {
   double upper = 0.0, lower = 0.0;
   for (size_t i = 0; i < env.rgb.size(); ++i) (i < env.rgb.size() / 2 ? upper : lower) += env.rgb[i];
   EXPECT_GT(upper, 10.0 * lower);
+}
+
+// The classroom, lit by its sun (the distant light, through the windows) and sky, against the mean of Tungsten's
+// reference image (0.232, 0.193, 0.188). The pbrt-v4 conversion is not Tungsten's scene: its sun is a distant light of
+// L 10 in place of Tungsten's procedural sun, its chairs and lamps pbrt's "coateddiffuse" (which the renderer maps to
+// its glossy class, brighter than pbrt's layered BSDF) and conductors, and the blackboard's texture is missing from
+// the archive; and Tungsten's image clips the sunlit floor. So the means differ by tens of percent, and the band is
+// [0.8, 1.5] per channel (measured: about 1.3; see docs/RENDERING.md). What it catches: without the sun the image
+// reads about 0.25 of Tungsten's (the sky alone), a sun off by pi or 2 reads above 2 or about 0.6, and a sun without
+// its cosine on the floor well above 1.5. The render's own noise at 64 spp (fireflies off the chrome) is a few
+// percent.
+TEST_F(PbrtLoaderBitterli, ClassroomMatchesTungstensMean) {
+  if (!Load("classroom", {100000, 110000, 0, {}})) GTEST_SKIP() << kMissing;
+  if (!ExrSupported()) GTEST_SKIP() << "this build reads no OpenEXR: no comparison with TungstenRender.exr";
+  int w = 0, h = 0;
+  const std::vector<float> reference = ReadExr(folder_ + "/TungstenRender.exr", w, h);
+  const int rw = 64, rh = 36;
+  SceneData data = test::BuildWithSceneCamera(scene_, rw, rh);
+  const SceneEnvironment& env = scene_.environment;
+  SetEnvironmentMap(data, EnvImage{env.width, env.height, env.rgb}, 1.0f, 0.0f);  // as the tracer does
+  const std::vector<float> rgb = RenderCpu(data, test::QuietRender(rw, rh, 64, scene_.defaults.maxDepth)).rgb;
+  double got[3] = {0, 0, 0}, want[3] = {0, 0, 0};
+  for (size_t i = 0; i < rgb.size(); ++i) got[i % 3] += double(rgb[i]) / (rw * rh);
+  for (size_t i = 0; i < reference.size(); ++i) want[i % 3] += double(reference[i]) / (double(w) * double(h));
+  std::printf("classroom: mean %.4f %.4f %.4f, Tungsten's %.4f %.4f %.4f\n", got[0], got[1], got[2], want[0], want[1],
+              want[2]);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_GT(got[c] / want[c], 0.8) << "channel " << c;
+    EXPECT_LT(got[c] / want[c], 1.5) << "channel " << c;
+  }
 }
 
 }  // namespace

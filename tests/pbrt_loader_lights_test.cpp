@@ -111,9 +111,11 @@ TEST(PbrtLoaderLights, UniformInfiniteLightAndTheOthers) {
   EXPECT_EQ(s.environment.width, 0);
   EXPECT_TRUE(NearVec(s.environment.color, Vec3(0.2f, 0.4f, 0.6f), 1e-6f));
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:3: LightSource \"infinite\": the renderer has one environment"), 1u);
-  for (const char* kind : {"s.pbrt:4: LightSource \"distant\" is not rendered yet",
-                           "s.pbrt:5: LightSource \"goniometric\"", "s.pbrt:6: LightSource \"projection\""})
+  for (const char* kind : {"s.pbrt:5: LightSource \"goniometric\" is not rendered yet",
+                           "s.pbrt:6: LightSource \"projection\" is not rendered yet"})
     EXPECT_EQ(test::CountWarnings(s, kind), 1u) << kind << "\n" << test::AllWarnings(s);
+  EXPECT_EQ(test::CountWarnings(s, "LightSource \"distant\""), 0u) << test::AllWarnings(s);
+  EXPECT_EQ(s.deltaLights.size(), 1u) << "the distant light (pbrt_loader_delta_lights_test.cpp maps it)";
 }
 
 // pbrt emits pi L A from a one-sided diffuse emitter of area A; the tessellation must emit the same.
@@ -150,12 +152,19 @@ TEST(PbrtLoaderLights, PowerAndScaleOfAreaLights) {
       "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0 0 3 0] \"integer indices\" [0 1 2 0 2 "
       "3]\nAttributeEnd\n");
   EXPECT_NEAR(test::EmittedPowerX(s), 2.0 * 2 * 10.0, 1e-3) << "x: L's red (2) times P per triangle";
-  // "scale" and "twosided" (warned: the renderer's emitters are one-sided).
+  // "scale" and "twosided": L on both sides, not warned about.
   s = dir.LoadWorld(
       "AreaLightSource \"diffuse\" \"rgb L\" [1 2 3] \"float scale\" 4 \"bool twosided\" true\n"
       "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n");
   EXPECT_TRUE(NearVec(test::MaterialOf(s, 0).ke, Vec3(4, 8, 12), 0.0f));
-  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: AreaLightSource \"diffuse\" \"twosided\""), 1u) << test::AllWarnings(s);
+  EXPECT_TRUE(test::MaterialOf(s, 0).twoSided);
+  EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
+  // "power" of a two-sided light is what both sides emit together: L = P / (2 pi A) (pbrt-v4's k_e counts 2).
+  s = dir.LoadWorld(
+      "AreaLightSource \"diffuse\" \"float power\" 10 \"bool twosided\" true\n"
+      "Shape \"trianglemesh\" \"point3 P\" [0 0 0 2 0 0 0 1 0]\n");
+  EXPECT_NEAR(test::MaterialOf(s, 0).ke.x, 10.0 / (2.0 * kPi * 1.0), 1e-5);
+  EXPECT_TRUE(test::MaterialOf(s, 0).twoSided);
 }
 
 TEST(PbrtLoaderLights, BlackbodyHasUnitLuminance) {

@@ -130,12 +130,14 @@ TEST(PbrtLoaderMaterials, WarningsOncePerKindAtTheFirstLine) {
       "MakeNamedMaterial \"two\" \"string type\" \"coateddiffuse\"\n"
       "NamedMaterial \"one\"\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2]\n"
       "NamedMaterial \"two\"\nShape \"trianglemesh\" \"point3 P\" [0 0 1 1 0 1 0 1 1] \"integer indices\" [0 1 2]\n"
-      "LightSource \"point\"\nLightSource \"spot\"\nLightSource \"point\"\n");
+      "LightSource \"goniometric\"\nLightSource \"projection\"\nLightSource \"goniometric\"\n");
   EXPECT_EQ(test::CountWarnings(s, "coateddiffuse"), 1u) << test::AllWarnings(s);
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: material \"one\" (coateddiffuse)"), 1u) << test::AllWarnings(s);
-  EXPECT_EQ(test::CountWarnings(s, "(1 more like it)"), 2u) << test::AllWarnings(s);  // coateddiffuse and point
-  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:8: LightSource \"point\" is not rendered yet"), 1u) << test::AllWarnings(s);
-  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:9: LightSource \"spot\" is not rendered yet"), 1u) << test::AllWarnings(s);
+  EXPECT_EQ(test::CountWarnings(s, "(1 more like it)"), 2u) << test::AllWarnings(s);  // coateddiffuse, goniometric
+  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:8: LightSource \"goniometric\" is not rendered yet"), 1u)
+      << test::AllWarnings(s);
+  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:9: LightSource \"projection\" is not rendered yet"), 1u)
+      << test::AllWarnings(s);
 }
 
 TEST(PbrtLoaderMaterials, ImageTextureAndItsOptions) {

@@ -19,8 +19,8 @@
 namespace tracer {
 namespace {
 
-// The many-light scene with a 2x2 texture and a 4x2 environment map added and light clusters built: no array of
-// the list is empty.
+// The many-light scene with a 2x2 texture, a 4x2 environment map, two-sided emitters and two delta lights added and
+// light clusters built: no array of the list is empty.
 SceneData FullScene() {
   Scene scene = LoadScene(test::ProjectScenesDir() + "/manylights.obj");
   Texture tex;
@@ -30,6 +30,13 @@ SceneData FullScene() {
   scene.textures.push_back(tex);
   scene.textureMaps.push_back(TextureMap{0, TextureOptions{}});
   scene.materials[0].texture = 0;
+  for (HostMaterial& m : scene.materials) m.twoSided = m.IsEmissive();
+  DeltaLight point{}, sun{};
+  point.p = Float4{0, 1, 0, FloatFromBits(uint32_t(kPointLight))};
+  point.e = Float4{1, 2, 3, 0};
+  sun.p = Float4{0, 1, 0, FloatFromBits(uint32_t(kDistantLight))};
+  sun.e = Float4{0.5f, 0.5f, 0.5f, 0};
+  scene.deltaLights = {point, sun};
   Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 32, 32);
   SceneData d = BuildSceneData(scene, cam, Vec3(0.0f));
   BuildLightClusters(d, 8);
@@ -55,6 +62,9 @@ std::vector<const void*> AllViewPointers(const SceneView& v) {
           v.lightAlias,
           v.emitterTri,
           v.triEmitter,
+          v.emitterTwoSided,
+          v.deltaLights,
+          v.deltaAlias,
           v.tiles.cdf,
           v.tiles.clusterStart,
           v.tiles.clusterAlias,

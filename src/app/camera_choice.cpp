@@ -100,7 +100,7 @@ void PrintBoundsAndCamera(const Scene& scene, const CameraChoice& camera) {
 CameraDiagnosis DiagnoseCamera(const CliOptions& cli, const Scene& scene, const SceneData& data,
                                const CameraSpec& spec) {
   CameraDiagnosis d;
-  d.emitters = !data.emitterTri.empty();
+  d.emitters = !data.emitterTri.empty() || !data.deltaLights.empty();       // lights inside the scene
   d.environment = data.env.params.width > 0 || !IsBlack(data.environment);  // flags' or the scene file's
   // Only an environment lights a scene without emitters; it cannot where every ray from the eye hits the scene.
   if (!d.emitters && d.environment) {

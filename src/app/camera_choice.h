@@ -31,7 +31,7 @@ struct CameraDiagnosis {
   // When backFaces: --eye/--look-at flags of a camera that was probed and sees front faces from outside every object;
   // empty when none of those tried did (`why` says so).
   std::string suggestion, why;
-  bool emitters = false;     // the scene has emitter triangles
+  bool emitters = false;     // the scene has emitter triangles or point, spot or distant lights
   bool environment = false;  // an environment lights the scene (--env, --env-map or the scene file's)
   bool enclosed = false;     // every ray from the eye hits the scene: no environment reaches the camera's room
 };

@@ -12,6 +12,7 @@
 #include "tracer/host/backends.h"
 #include "tracer/host/knobs.h"
 #include "tracer/host/thread_pool.h"
+#include "tracer/host/tile_guide.h"
 #include "tracer/host/timing.h"
 
 namespace tracer {
@@ -117,7 +118,7 @@ class CudaBackend final : public Backend, public SceneUploader {
     const Stopwatch setupClock;
     RequireBvh(data, opt_.binaryBvh);
     UseScene(std::make_shared<DeviceScene>(data));
-    if (opt_.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
+    if (opt_.lightSampling == LightSampling::kTiles && WantsTileGuide(data))
       guide_ = std::make_unique<DeviceTileGuide>(*scene_, data, opt_, stream_.Get());
     setupSeconds_ = setupClock.Seconds();
   }

@@ -33,6 +33,7 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   view_.tiles.cdf = cdf_.Get();
   view_.tiles.numClusters = k_;
   view_.tiles.envCluster = clusters.envCluster;
+  view_.tiles.deltaCluster = clusters.deltaCluster;
   view_.tiles.clusterPowerPmf = power_.Get();
   view_.tiles.tileSize = opt.tileSize;
   view_.tiles.tilesX = grid_.tilesX;
@@ -68,8 +69,8 @@ void DeviceTileGuide::Refresh(int refresh, const TileStatsShare& share) {
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (share.combine) share.combine(values);
     values_.Upload(values.data(), values.size(), stream_);
-    LaunchApplyTileStats(values_.Get(), grid_, refresh, rounds, k_, view_.tiles.envCluster, sum_.Get(), count_.Get(),
-                         stream_);
+    LaunchApplyTileStats(values_.Get(), grid_, refresh, rounds, k_, view_.tiles.envCluster, view_.tiles.deltaCluster,
+                         sum_.Get(), count_.Get(), stream_);
     // values (pageable) must outlive the asynchronous upload.
     TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }

@@ -24,6 +24,7 @@ struct SceneHeader {
   int32_t bvhDepth, wideDepth;
   Vec3 boundsMin, boundsMax, environment;
   EnvParams envParams;
+  float deltaShare;
   Camera camera;
 };
 // Broadcast as bytes: plain data, whose vectors are three packed floats each (core/math.h asserts it; GLM declares
@@ -103,6 +104,7 @@ size_t SendScene(const SceneData& d, MPI_Comm comm) {
   h.boundsMax = d.boundsMax;
   h.environment = d.environment;
   h.envParams = d.env.params;
+  h.deltaShare = d.deltaShare;
   h.camera = d.camera;
   BcastBytes(&h, sizeof h, comm);
   size_t bytes = 0;
@@ -123,6 +125,7 @@ size_t ReceiveScene(SceneData& d, MPI_Comm comm) {
   d.boundsMax = h.boundsMax;
   d.environment = h.environment;
   d.env.params = h.envParams;
+  d.deltaShare = h.deltaShare;
   d.camera = h.camera;
   SceneHashStream stream(d);
   uint64_t digest = 0;

@@ -12,16 +12,16 @@ constexpr float kAovMissDepth =
 struct FirstHitOutputs {
   Vec3 albedo, normal, position;
   float depth;
-  Vec3 emission;  // the radiance a front-facing emitter sends toward the camera (0 elsewhere)
+  Vec3 emission;  // the radiance an emitter sends toward the camera (0 elsewhere, and on a one-sided one's back)
 };
 
 // Pixel p's outputs from `samples` camera rays, the render's own first samples (work items k * pixels + p of a pass
 // at sampleBase 0, so the same pixel and lens positions). Albedo (Kd times its texture; a mirror's or conductor's Ks)
 // and the shading normal toward the camera are averaged over all of them, a ray that leaves adding 0 (edges blend with
 // the background), and so is the emission seen (a front face's, as the render sees it; the denoiser's one clue to
-// where a lamp ends, whose albedo, normal and depth may be the ceiling's); depth (camera distance) and position over
-// those that hit (a blend of near and far would be neither), kAovMissDepth and 0 where none does. Traversal:
-// WideBvhTraversal or BinaryBvhTraversal.
+// where a lamp ends, whose albedo, normal and depth may be the ceiling's; both faces of a two-sided one); depth (camera
+// distance) and position over those that hit (a blend of near and far would be neither), kAovMissDepth and 0 where none
+// does. Traversal: WideBvhTraversal or BinaryBvhTraversal.
 template <class Traversal, bool kLdg>
 TRACER_HD FirstHitOutputs FirstHitPixel(const SceneView& view, const RenderParams& rp, uint64_t p, int samples) {
   const uint64_t pixels = static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
@@ -40,7 +40,7 @@ TRACER_HD FirstHitOutputs FirstHitPixel(const SceneView& view, const RenderParam
     const SurfaceBsdf b = GetBsdf<kLdg>(view, sf, emission);
     albedo += (b.cls == kMirror || (b.cls == kGlossy && IsBlack(b.kd))) ? b.ks : b.kd;
     normal += Dot(sf.ns, ray.d) < 0.0f ? sf.ns : -sf.ns;
-    if (Dot(sf.ng, ray.d) < 0.0f) emitted += emission;
+    if (EmitterCosine(view, hit.tri, sf.ng, -ray.d) > 0.0f) emitted += emission;
     position += sf.p;
     depth += hit.t * Length(ray.d);
   }

@@ -1,8 +1,9 @@
 // @file integrator.h: the stages of the wavefront path tracer as per-item functions.
 //
 // Unidirectional path tracing with next-event estimation and multiple importance sampling (power
-// heuristic, Veach 1997), Russian roulette, and a maximum depth. The CPU renderer and the CUDA kernels
-// both call these functions; they differ only in how they loop over queues and push results.
+// heuristic, Veach 1997; delta lights by next-event estimation alone), Russian roulette, and a maximum depth. The CPU
+// renderer and the CUDA kernels both call these functions; they differ only in how they loop over queues and push
+// results.
 #pragma once
 #include "tracer/core/film.h"
 #include "tracer/core/light.h"
@@ -86,20 +87,24 @@ TRACER_HD Vec3 BendShadingNormal(Vec3 ns, Vec3 ng, Vec3 wo) {
   return Dot(n, wo) > 0.0f && MirrorCosine(n, ng, wo) >= 0.0f ? n : ng;
 }
 
-// Emission reached by the previous BSDF sample, MIS-weighted against light sampling (zero for a back face).
+// Emission reached by the previous BSDF sample, MIS-weighted against light sampling (zero for the back face of a
+// one-sided emitter). deltaShare (light.h's DeltaShare) leaves the emitters 1 - deltaShare of what the environment
+// leaves of next-event estimation.
 template <bool kLdg>
 TRACER_HD Vec3 EmittedRadiance(const SceneView& s, const HitRecord& hit, const PathState& ps, const Surface& sf,
-                               Vec3 le, Vec3 wo, int tile, float envPick) {
-  if (IsBlack(le) || !(Dot(sf.ng, wo) > 0.0f)) return Vec3(0.0f);
+                               Vec3 le, Vec3 wo, int tile, float envPick, float deltaShare) {
+  if (IsBlack(le)) return Vec3(0.0f);
+  const float cosL = EmitterCosine(s, hit.tri, sf.ng, wo);
+  if (!(cosL > 0.0f)) return Vec3(0.0f);
   float w = 1.0f;
   if (!(ps.flags & kPathSpecular)) {
     int e = s.triEmitter[hit.tri];
     Vec3 v0, v1, v2;
     LoadTriangle<kLdg>(s.bvh.tris, hit.tri, v0, v1, v2);
     float triArea = TriangleArea(v0, v1, v2);
-    float cosL = Dot(sf.ng, wo);
-    float pdfLight =
-        (e >= 0 && triArea > 0.0f) ? (1.0f - envPick) * EmitterPmf(s, e, tile) / triArea * hit.t * hit.t / cosL : 0.0f;
+    float pdfLight = (e >= 0 && triArea > 0.0f) ? (1.0f - envPick) * (1.0f - deltaShare) * EmitterPmf(s, e, tile) /
+                                                      triArea * hit.t * hit.t / cosL
+                                                : 0.0f;
     w = PowerHeuristic(ps.bsdfPdf, pdfLight);
   }
   return ps.throughput * le * w;
@@ -112,46 +117,63 @@ struct ShadingPoint {
   Vec3 ng;
 };
 
-// Next-event estimation: a direction toward one light, the environment with probability envPick or else a point on
-// one emitter, MIS-weighted against BSDF sampling. Fills out.shadow (and sets out.hasShadow) when the light
+// Next-event estimation: a direction toward one light: the environment with probability envPick, else a delta light
+// with probability deltaShare (light.h's DeltaShare), else a point on one emitter; MIS-weighted against BSDF sampling,
+// except for a delta light, which BSDF sampling never reaches. Fills out.shadow (and sets out.hasShadow) when the light
 // contributes.
 template <bool kLdg>
 TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const PathRng& rng, const Surface& sf,
                                  const SurfaceBsdf& bsdf, const ShadingPoint& sp, int tile, float envPick,
-                                 ShadeOutput& out) {
+                                 float deltaShare, ShadeOutput& out) {
   const uint32_t d = ps.depth;
   const float uPick = rng.Bounce(d, kDimLightPick), u1 = rng.Bounce(d, kDimLightU), u2 = rng.Bounce(d, kDimLightV);
-  const bool toEnv = uPick < envPick;
   Vec3 wi, le, target;
-  float pdfLight = 0.0f;  // solid angle, pick probability included
-  if (toEnv) {
+  float pdfLight = 0.0f;  // solid angle, pick probability included (a delta light: its pick probability)
+  bool infinite = false, delta = false;
+  if (uPick < envPick) {
     const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;
+    infinite = true;
   } else {
-    const LightSample ls = SampleLight<kLdg>(s, tile, (uPick - envPick) / (1.0f - envPick), u1, u2);
-    const Vec3 toL = ls.p - sf.p;
-    const float dist2 = Dot(toL, toL);
-    if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
-      wi = toL / sqrtf(dist2);
-      const float cosL = -Dot(ls.n, wi);
-      if (cosL > 0.0f) pdfLight = (1.0f - envPick) * ls.pdfArea * dist2 / cosL;
+    const float u = (uPick - envPick) / (1.0f - envPick);  // in [0, 1): which of the other lights
+    // A delta light below deltaShare; always when the emitters have no share or there are none (rounding may bring
+    // u up to 1, and the emitters' remapping must not divide by 1 - deltaShare = 0).
+    if (deltaShare > 0.0f && (u < deltaShare || deltaShare >= 1.0f || s.numEmitters == 0)) {
+      float pmf;
+      const int k = PickDeltaLight(s, Fminf(u / deltaShare, 0.99999994f), pmf);
+      const DeltaIncidence di = DeltaLightAt<kLdg>(s.deltaLights + k, sf.p);
+      wi = di.wi;
+      le = di.li;
+      target = di.target;
+      infinite = di.infinite;
+      delta = true;
+      pdfLight = (1.0f - envPick) * deltaShare * pmf;
+    } else {
+      const LightSample ls = SampleLight<kLdg>(s, tile, (u - deltaShare) / (1.0f - deltaShare), u1, u2);
+      const Vec3 toL = ls.p - sf.p;
+      const float dist2 = Dot(toL, toL);
+      if (dist2 > 0.0f && ls.pdfArea > 0.0f) {
+        wi = toL / sqrtf(dist2);
+        const float cosL = EmitterCosine(s, ls.tri, ls.n, -wi);
+        if (cosL > 0.0f) pdfLight = (1.0f - envPick) * (1.0f - deltaShare) * ls.pdfArea * dist2 / cosL;
+      }
+      le = ls.le;
+      target = ls.p;
     }
-    le = ls.le;
-    target = ls.p;
   }
   if (!(pdfLight > 0.0f && Dot(wi, sp.ng) > 0.0f)) return;
   const Vec3 wiL = sp.frame.ToLocal(wi);
   const Vec3 f = BsdfEval(bsdf, sp.woL, wiL);
   if (IsBlack(f)) return;
-  const float w = PowerHeuristic(pdfLight, BsdfPdf(bsdf, sp.woL, wiL));
+  const float w = delta ? 1.0f : PowerHeuristic(pdfLight, BsdfPdf(bsdf, sp.woL, wiL));
   const Vec3 c = ps.throughput * f * le * (fabsf(wiL.z) * w / pdfLight);
   if (IsBlack(c)) return;
   out.hasShadow = true;
   Ray& sr = out.shadow.ray;
   sr.o = OffsetRayOrigin(sf.p, sp.ng, wi);
-  if (toEnv) {  // unoccluded to infinity
+  if (infinite) {  // unoccluded to infinity
     sr.d = wi;
     sr.tmax = kInf;
   } else {
@@ -210,8 +232,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   const Vec3 wo = -ray.d;
   const PathRng rng{rp.seed, ps.pixel, ps.sample};
   const int tile = GuideTile(s, rp, ps.pixel);
-  const float envPick = EnvPick(s, rp, tile);
-  out.emitted = EmittedRadiance<kLdg>(s, hit, ps, sf, le, wo, tile, envPick);
+  const float envPick = EnvPick(s, rp, tile), deltaShare = DeltaShare(s, tile);
+  out.emitted = EmittedRadiance<kLdg>(s, hit, ps, sf, le, wo, tile, envPick, deltaShare);
   if (static_cast<int32_t>(ps.depth) >= rp.maxDepth) return out;
 
   // Shading frame on the side of the incoming ray (two-sided surfaces), except for dielectrics,
@@ -228,8 +250,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   sp.woL = sp.frame.ToLocal(wo);
   sp.ng = ng;
 
-  if (!IsDeltaClass(bsdf.cls) && (s.numEmitters > 0 || envPick > 0.0f))
-    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, out);
+  if (!IsDeltaClass(bsdf.cls) && (s.numEmitters > 0 || envPick > 0.0f || s.numDeltaLights > 0))
+    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, out);
   ContinuePath(rp, ps, rng, sf, bsdf, sp, out);
   return out;
 }

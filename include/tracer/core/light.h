@@ -1,12 +1,24 @@
-// @file light.h: picking an emitter and a point on it, and the pdf of doing so (for MIS).
-// Emitters are triangles with a positive Ke, one-sided: they emit on the side their winding faces.
+// @file light.h: picking a light for next-event estimation (an emitter and a point on it, a delta light, or the
+// environment), and the pdf of doing so (for MIS).
+// Emitters are triangles with a positive Ke. They emit on the side their winding faces, except those of pbrt's
+// "twosided" area lights (SceneView::emitterTwoSided), which emit the same radiance on both sides: their power counts
+// twice in selection, and their cosines (on hit, in next-event estimation and in its pdf) are taken as |cos|.
 //
-// The environment (core/environment.h) is one more light: next-event estimation picks it with probability
-// EnvPick and an emitter otherwise, so every emitter's pick probability is (1 - EnvPick) times EmitterPmf (the
-// emitter's probability given that an emitter is picked). By power, EnvPick is the environment's power share
-// (SceneView::env.p.pick). Under tile guiding the environment is one more cluster, the last of the tile's cdf
-// (TileGuideView::envCluster): its statistics sample the environment like any cluster's, and EnvPick is that
-// cluster's probability in the path's tile, so a tile that sees the sky picks it more often than one indoors.
+// Next-event estimation picks the environment with probability EnvPick; otherwise a delta light (core/delta_lights.h)
+// with probability DeltaShare, else an emitter. So a delta light's pick probability is (1 - EnvPick) DeltaShare times
+// its own among them (by power, SceneView::deltaAlias), and an emitter's (1 - EnvPick) (1 - DeltaShare) times
+// EmitterPmf (the emitter's probability given that an emitter is picked). By power, EnvPick is the environment's power
+// share (SceneView::env.p.pick) and DeltaShare the delta lights' share of the rest (SceneView::deltaShare); a distant
+// light's power is pi r^2 E, r the radius of the scene's bounding sphere, as pbrt-v4 counts it. Without delta lights
+// DeltaShare is 0 and nothing about them is read.
+//
+// Under tile guiding the environment is one more cluster, the last of the tile's cdf (TileGuideView::envCluster), and
+// the delta lights, when there are any, one cluster before it (TileGuideView::deltaCluster): their statistics sample
+// the environment, or a delta light by power, like any cluster's, and EnvPick and DeltaShare come from those clusters'
+// probabilities in the path's tile. So a tile that sees the sky picks it more often than one indoors, and a tile the
+// sun reaches through a window picks the sun more often than one in its shadow; one cluster for all delta lights keeps
+// the min-plus pass's cluster count, and its cost, as it was (a scene has few of them; inside the cluster they go by
+// power).
 #pragma once
 #include "tracer/core/render_params.h"
 #include "tracer/core/scene_view.h"
@@ -31,18 +43,57 @@ TRACER_HD int GuideTile(const SceneView& s, const RenderParams& rp, uint32_t pix
   return rp.guideLights && s.tiles.numClusters > 0 ? TileOfPixel(s.tiles, pixel, rp.width) : -1;
 }
 
-// The emitter clusters' share of tile t's cdf: its entry for the last emitter cluster (1 without an environment
-// cluster; the environment cluster, when there is one, is last and holds the rest).
-TRACER_HD float TileEmitterMass(const TileGuideView& g, int tile) {
-  const int emitterClusters = g.numClusters - g.envCluster;
-  return emitterClusters > 0 ? g.cdf[static_cast<size_t>(tile) * g.numClusters + emitterClusters - 1] : 0.0f;
+// The guide's emitter clusters: the first ones, before the delta lights' and the environment's.
+TRACER_HD int TileEmitterClusters(const TileGuideView& g) { return g.numClusters - g.envCluster - g.deltaCluster; }
+
+// The probability of tile t's clusters [0, n): its cdf's entry n - 1 (0 for n = 0).
+TRACER_HD float TileMassBelow(const TileGuideView& g, int tile, int n) {
+  return n > 0 ? g.cdf[static_cast<size_t>(tile) * g.numClusters + n - 1] : 0.0f;
 }
 
-// Probability that next-event estimation samples the environment rather than an emitter, for a path in `tile`.
+// The emitter clusters' share of tile t's cdf (the delta lights' and the environment's clusters hold the rest).
+TRACER_HD float TileEmitterMass(const TileGuideView& g, int tile) {
+  return TileMassBelow(g, tile, TileEmitterClusters(g));
+}
+
+// Probability that next-event estimation samples the environment rather than another light, for a path in `tile`.
 TRACER_HD float EnvPick(const SceneView& s, const RenderParams& rp, int tile) {
   if (rp.envBsdfOnly) return 0.0f;
-  if (tile >= 0 && s.tiles.numClusters > 0 && s.tiles.envCluster) return 1.0f - TileEmitterMass(s.tiles, tile);
+  if (tile >= 0 && s.tiles.numClusters > 0 && s.tiles.envCluster)
+    return 1.0f - TileMassBelow(s.tiles, tile, s.tiles.numClusters - 1);
   return s.env.p.pick;
+}
+
+// Probability that next-event estimation samples a delta light, given that it does not sample the environment, for a
+// path in `tile`: the delta cluster's share of the clusters before the environment's, or by power.
+TRACER_HD float DeltaShare(const SceneView& s, int tile) {
+  if (s.numDeltaLights == 0) return 0.0f;
+  if (tile >= 0 && s.tiles.numClusters > 0 && s.tiles.deltaCluster) {
+    const int emitterClusters = TileEmitterClusters(s.tiles);
+    const float below = TileMassBelow(s.tiles, tile, emitterClusters);
+    const float through = TileMassBelow(s.tiles, tile, emitterClusters + 1);
+    return through > 0.0f ? (through - below) / through : 0.0f;
+  }
+  return s.deltaShare;
+}
+
+// Picks a delta light by power from u in [0, 1); pmf: its probability among them.
+TRACER_HD int PickDeltaLight(const SceneView& s, float u, float& pmf) {
+  return SampleAlias(s.deltaAlias, s.numDeltaLights, u, pmf);
+}
+
+// Whether emitter triangle `tri` (BVH order) emits on both sides. Reads nothing when no emitter does.
+TRACER_HD bool EmitterTwoSided(const SceneView& s, int tri) {
+  if (!s.emitterTwoSided) return false;
+  const int e = s.triEmitter[tri];
+  return e >= 0 && s.emitterTwoSided[e] != 0;
+}
+
+// The cosine at an emitter between its geometric normal n and a unit direction w leaving it toward the receiver: a
+// one-sided emitter's Dot(n, w) (not positive: no light that way), a two-sided one's |Dot(n, w)|.
+TRACER_HD float EmitterCosine(const SceneView& s, int tri, Vec3 n, Vec3 w) {
+  const float c = Dot(n, w);
+  return c < 0.0f && EmitterTwoSided(s, tri) ? -c : c;
 }
 
 // Probability of choosing emitter e (its pick probability, before the point on it), given that an emitter is picked.
@@ -60,7 +111,7 @@ TRACER_HD int PickEmitter(const SceneView& s, int tile, float u, float& pmf) {
   if (s.tiles.numClusters == 0 || tile < 0) return SampleAlias(s.lightAlias, s.numEmitters, u, pmf);
   // Cluster by inverting the emitter clusters' part of the tile's cdf (binary search; u scaled to their mass),
   // then an emitter inside it by its alias table; the leftover fraction of u is reused for the second choice.
-  const int nc = s.tiles.numClusters - s.tiles.envCluster;
+  const int nc = TileEmitterClusters(s.tiles);
   const float* cdf = s.tiles.cdf + static_cast<size_t>(tile) * s.tiles.numClusters;
   const float mass = TileEmitterMass(s.tiles, tile);
   u *= mass;

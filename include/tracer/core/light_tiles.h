@@ -40,9 +40,30 @@ TRACER_HD void GBufferItem(const SceneView& s, int px, int py, Float4& posValid,
 // unoccluded contribution (0 when occluded or facing away).
 // The environment cluster (the last, TileGuideView::envCluster) samples a direction by SampleEnvironment: the
 // estimate Le cos_s / pdf of the environment's irradiance at p, in the same units as an emitter cluster's.
+// The delta lights' cluster (TileGuideView::deltaCluster) picks one of them by power: E cos_s / pmf, E the
+// irradiance it gives a surface facing it (the same units again).
 template <bool kLdg>
 TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float uPick, float u1, float u2) {
   const TileGuideView& g = s.tiles;
+  if (g.deltaCluster && c == TileEmitterClusters(g)) {
+    float pmf;
+    const DeltaIncidence di = DeltaLightAt<kLdg>(s.deltaLights + PickDeltaLight(s, uPick, pmf), p);
+    const float cosS = Dot(n, di.wi);
+    if (!(pmf > 0.0f) || cosS <= 0.0f || IsBlack(di.li)) return 0.0f;
+    Ray r;
+    r.o = OffsetRayOrigin(p, n, di.wi);
+    if (di.infinite) {
+      r.d = di.wi;
+      r.tmax = kInf;
+    } else {
+      const Vec3 toL = di.target - r.o;
+      const float len = Length(toL);
+      r.d = toL / len;
+      r.tmax = len * (1.0f - 1e-4f);
+    }
+    r.index = 0;
+    return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? Luminance(di.li) * cosS / pmf : 0.0f;
+  }
   if (g.envCluster && c == g.numClusters - 1) {
     const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
     const float cosS = Dot(n, es.wi);
@@ -73,7 +94,7 @@ TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float 
   if (!(dist2 > 0.0f)) return 0.0f;
   const float dist = sqrtf(dist2);
   d = d / dist;
-  const float cosS = Dot(n, d), cosL = -Dot(nl, d);
+  const float cosS = Dot(n, d), cosL = EmitterCosine(s, tri, nl, -d);
   if (cosS <= 0.0f || cosL <= 0.0f) return 0.0f;
   const float value = Luminance(EmittedRadianceAt<kLdg>(s, tri, b1, b2)) * cosS * cosL / dist2 * (0.5f * area2) / pe;
   Ray r;
@@ -140,9 +161,11 @@ TRACER_HD uint32_t TileStatSampleIndex(int refresh, int round) {
 // round, so that over rounds every tile samples a spread of clusters. With an environment cluster (the last, envCluster
 // 1), round 0 of every refresh tests it in every tile: among up to 256 emitter clusters it would otherwise be one
 // round's chance in K, and until a tile has its statistics the guide gives the sky only the power mix's part of its
-// share.
-TRACER_HD int TileRoundCluster(int t, int round, int refresh, int K, int envCluster) {
+// share. The delta lights' cluster (deltaCluster 1, just before the environment's) is tested in every tile by the
+// next round, for the same reason: a sun through a window is one cluster among hundreds.
+TRACER_HD int TileRoundCluster(int t, int round, int refresh, int K, int envCluster, int deltaCluster) {
   if (envCluster && round == 0) return K - 1;
+  if (deltaCluster && round == envCluster) return K - 1 - envCluster;
   uint64_t h =
       Mix64((static_cast<uint64_t>(refresh) << 48) ^ (static_cast<uint64_t>(round) << 32) ^ static_cast<uint32_t>(t));
   return static_cast<int>(h % static_cast<uint64_t>(K));

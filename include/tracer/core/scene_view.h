@@ -3,6 +3,7 @@
 #pragma once
 #include "tracer/core/bvh.h"
 #include "tracer/core/camera.h"
+#include "tracer/core/delta_lights.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/material.h"
 #include "tracer/core/wide_bvh.h"
@@ -32,13 +33,14 @@ static_assert(sizeof(TextureInfo) == 48, "texture record: three 16-byte loads");
 // Many-light sampling by screen tiles (see light_tiles.h); null when --light-sampling power.
 struct TileGuideView {
   const float* cdf;                  // per tile: numClusters cumulative probabilities of p(c|t)
-  const int32_t* clusterStart;       // per emitter cluster: its first emitter; numClusters - envCluster + 1 entries
+  const int32_t* clusterStart;       // per emitter cluster: its first emitter; emitter clusters + 1 entries
   const AliasEntry* clusterAlias;    // per cluster-local emitter, alias tables laid end to end
   const int32_t* emitterCluster;     // emitter -> cluster
   const float* emitterInClusterPmf;  // emitter -> pmf inside its cluster
-  const float* clusterPowerPmf;      // cluster -> p_power(c); the guide's view: the environment's share included
-  int32_t numClusters;               // emitter clusters, and the environment's when envCluster is 1
+  const float* clusterPowerPmf;      // cluster -> p_power(c); the guide's: the delta lights' and environment's too
+  int32_t numClusters;               // emitter clusters, then the delta lights' and the environment's when present
   int32_t envCluster;                // 1: the last cluster is the environment (no emitters, no clusterStart entry)
+  int32_t deltaCluster;              // 1: the delta lights are one cluster, just before the environment's
   int32_t tileSize;
   int32_t tilesX;
   int32_t numTiles;
@@ -54,7 +56,15 @@ struct SceneView {
   const AliasEntry* lightAlias;  // one entry per emitter, picks in proportion to power
   const int32_t* emitterTri;     // emitter -> triangle (BVH order)
   const int32_t* triEmitter;     // triangle (BVH order) -> emitter, or -1
+  // emitter -> 1 where it emits on both sides (pbrt's "twosided" area lights), else 0; null when no emitter does
+  const uint8_t* emitterTwoSided;
+  const DeltaLight* deltaLights;  // point, spot and distant lights (core/delta_lights.h); null when there are none
+  const AliasEntry* deltaAlias;   // one entry per delta light, picks in proportion to power
   int32_t numEmitters;
+  int32_t numDeltaLights;
+  // By power, the probability that next-event estimation picks a delta light given that it does not pick the
+  // environment: their power / (theirs + the emitters'); 0 without delta lights (see light.h).
+  float deltaShare;
   Camera camera;
   Vec3 environment;  // constant radiance of rays that leave the scene, when there is no map (env.p.width == 0)
   EnvMapView env;    // the environment map (--env-map) and the environment's share of light selection
@@ -224,6 +234,9 @@ void DispatchBvh(bool binary, F&& f) {
   X(AliasEntry, lightAlias, lightAlias, lightAlias, "light alias table")                                   \
   X(int32_t, emitterTri, emitterTri, emitterTri, "emitters")                                               \
   X(int32_t, triEmitter, triEmitter, triEmitter, "triangle emitters")                                      \
+  X(uint8_t, emitterTwoSided, emitterTwoSided, emitterTwoSided, "two-sided emitters")                      \
+  X(DeltaLight, deltaLights, deltaLights, deltaLights, "delta lights")                                     \
+  X(AliasEntry, deltaAlias, deltaAlias, deltaAlias, "delta light alias table")                             \
   X(int32_t, clusterStart, clusters.clusterStart, tiles.clusterStart, "light clusters")                    \
   X(AliasEntry, clusterAlias, clusters.clusterAlias, tiles.clusterAlias, "light clusters")                 \
   X(int32_t, emitterCluster, clusters.emitterCluster, tiles.emitterCluster, "light clusters")              \

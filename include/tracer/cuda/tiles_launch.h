@@ -25,7 +25,7 @@ void LaunchTileStatsShared(const SceneView& s, const Float4* pos, const Float4* 
                            float* sum, float* count, cudaStream_t st);
 // Adds values [round][tile][2] to sum and count, round by round (deterministic).
 void LaunchApplyTileStats(const float* values, const TileGrid& g, int refresh, int rounds, int K, int envCluster,
-                          float* sum, float* count, cudaStream_t st);
+                          int deltaCluster, float* sum, float* count, cudaStream_t st);
 void LaunchTileCost(const float* sum, const float* count, float* cost, size_t n, cudaStream_t st);
 void LaunchTileCdf(const float* cost, const float* powerPmf, int T, int K, float alpha, float* cdf, cudaStream_t st);
 

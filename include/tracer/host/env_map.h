@@ -25,8 +25,9 @@ EnvImage ReadEnvImage(const std::string& path);
 // constant environment (set to black).
 void SetEnvironmentMap(SceneData& d, const EnvImage& image, float scale, float rotateDegrees);
 
-// The environment's power and its pick probability EnvParams::pick = power / (power + the emitters' power), from
-// the map (or else the constant environment), the scene's bounds and the emitters. The power estimate:
+// The environment's power and its pick probability EnvParams::pick = power / (power + the emitters' power + the delta
+// lights' power), from the map (or else the constant environment), the scene's bounds and the lights; and the delta
+// lights' share of the rest, SceneData::deltaShare = theirs / (theirs + the emitters'). The power estimate:
 // pi^2 R^2 L, where L is the environment's mean luminance over the sphere of directions and R the radius of the
 // scene's bounding sphere; it is the power an emitter would need to give a surface at distance R the irradiance
 // pi L that an unoccluded environment gives. Any positive share keeps the render unbiased; this one only

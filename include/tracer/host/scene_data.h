@@ -101,7 +101,11 @@ struct SceneData {
   std::vector<AliasEntry> lightAlias;
   std::vector<int32_t> emitterTri;
   std::vector<int32_t> triEmitter;
-  std::vector<double> emitterPower;  // luminance(Ke) * area * pi, for statistics and clustering
+  std::vector<uint8_t> emitterTwoSided;  // per emitter, 1 where it emits on both sides; empty when none does
+  std::vector<double> emitterPower;      // luminance(Ke) * area * pi (twice that when two-sided), for selection
+  std::vector<DeltaLight> deltaLights;   // the scene's point, spot and distant lights with power (core/delta_lights.h)
+  std::vector<AliasEntry> deltaAlias;    // picks among them by DeltaLightPower
+  float deltaShare = 0.0f;               // SceneView::deltaShare; UpdateEnvironmentShare (host/env_map.h) sets it
   Vec3 boundsMin, boundsMax;
   Camera camera;
   Vec3 environment;
@@ -132,7 +136,8 @@ std::string DescribeBvhs(const SceneData& data);
 
 // Every array of the scene, in the one order that SceneContentHash reads them and an MPI job sends them in: each
 // of TRACER_SCENE_ARRAYS, then two that the list leaves out because no kernel reads them (the binary BVH's triangle
-// order, the emitters' power). Calls visit(vector, hashed) for each; `hashed`: SceneContentHash covers it.
+// order, the emitters' power; the delta lights' power follows from their records and the bounds). Calls
+// visit(vector, hashed) for each; `hashed`: SceneContentHash covers it.
 template <typename Data, typename Visit>  // Data: SceneData or const SceneData
 void ForEachSceneArray(Data& data, Visit&& visit) {
 #define TRACER_VISIT_ARRAY(T, name, dataMember, viewMember, what) visit(data.dataMember, !IsDerivedSceneArray(#name));
@@ -181,5 +186,14 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool);
 
 // Reorders the emitters (and their tables) by a permutation, for clustering: newOrder[i] = old emitter.
 void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);
+
+// The radius of the scene's bounding sphere, half its bounds' diagonal.
+double SceneRadius(const SceneData& data);
+// A delta light's power by luminance, as pbrt-v4's Light::Phi gives it: 4 pi I (point), 2 pi I (1 - (cos start + cos
+// end) / 2) (spot: its smoothstep falloff counted as linear in the cosine), pi r^2 E (distant, r: sceneRadius).
+double DeltaLightPower(const DeltaLight& light, double sceneRadius);
+// Fills data.deltaLights and data.deltaAlias from the scene's delta lights, leaving out those without power (black,
+// or a spot of no cone); needs data's bounds. BuildSceneData calls it.
+void BuildDeltaLights(const Scene& scene, SceneData& data);
 
 }  // namespace tracer

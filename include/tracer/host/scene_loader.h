@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/core/delta_lights.h"
 #include "tracer/core/material.h"
 #include "tracer/core/math.h"
 
@@ -68,6 +69,7 @@ struct HostMaterial {
   int bumpTexture = -1;          // bump/map_Bump or norm/map_Kn: index into Scene::textureMaps
   bool bumpIsNormalMap = false;  // bumpTexture holds tangent-space normals (norm), not heights (bump)
   float specularScale = 0.0f;    // with map_Ks: 2 f0(Ni) for a dielectric layer, 0 for a conductor
+  bool twoSided = false;         // the emission leaves both sides (pbrt's "twosided" area lights; OBJ: never)
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 
@@ -150,6 +152,7 @@ struct Scene {
   CameraSpec camera;                    // from the scene's .camera file (OBJ) or its Camera (pbrt), if any
   SceneDefaults defaults;               // pbrt: image size, samples, depth and output the file asks for
   SceneEnvironment environment;         // pbrt: its infinite light, if any
+  std::vector<DeltaLight> deltaLights;  // pbrt: its point, spot and distant lights, in the Scene's frame
   // "path:line: message", in the order found. The loader does not print them: the caller decides (the
   // tracer prints each text once, with a count, unless --quiet).
   std::vector<std::string> warnings;
@@ -162,7 +165,7 @@ struct Scene {
   LoadSeconds seconds;
 
   size_t NumTriangles() const { return triMaterial.size(); }
-  std::string Summary() const;  // one line: triangles, materials per class, emitters
+  std::string Summary() const;  // one line: triangles, materials per class, emitters, delta lights
 };
 
 struct LoadOptions {

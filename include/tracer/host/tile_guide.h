@@ -18,15 +18,20 @@ namespace tracer {
 // power through a per-cluster alias table.
 void BuildLightClusters(SceneData& data, int maxClusters);
 
-// The clusters a tile guide chooses among: the scene's emitter clusters and, when next-event estimation samples
-// the environment (a positive power share and not --env-sampling uniform), the environment as one more, the last.
-// powerPmf is their selection by power: the emitter clusters' shares times (1 - the environment's), then its own.
+// The clusters a tile guide chooses among: the scene's emitter clusters, then the delta lights as one more when there
+// are any, and, when next-event estimation samples the environment (a positive power share and not --env-sampling
+// uniform), the environment as one more, the last. powerPmf is their selection by power (light.h's EnvPick and
+// DeltaShare by power): the emitter clusters' shares times (1 - the delta lights') times (1 - the environment's), the
+// delta lights' share times (1 - the environment's), then the environment's own.
 struct GuideClusters {
   int envCluster = 0;
+  int deltaCluster = 0;
   std::vector<float> powerPmf;
   int Count() const { return static_cast<int>(powerPmf.size()); }
 };
 GuideClusters MakeGuideClusters(const SceneData& data, const RenderOptions& opt);
+// Whether a tile guide has lights to choose among: emitter clusters (BuildLightClusters) or delta lights.
+bool WantsTileGuide(const SceneData& data);
 
 // Statistics rounds per refresh: each round tests one cluster per tile with every pixel of the tile.
 inline int TileRoundsForRefresh(int refresh, int clusters) { return std::min(clusters, refresh == 0 ? 32 : 8); }

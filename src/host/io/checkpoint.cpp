@@ -389,6 +389,8 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
   if (env.pick > 0.0f)
     s << "env-pick=" << Fmt(env.pick) << "\n"
       << "env-sampling=" << (opt.envSampling == EnvSampling::kBsdfOnly ? "uniform" : "importance") << "\n";
+  // The delta lights' share (their records are in scene-content), only for scenes that have them, likewise.
+  if (data.deltaShare > 0.0f) s << "delta-share=" << Fmt(data.deltaShare) << "\n";
   const Camera& c = data.camera;
   s << "camera-eye=" << Fmt(c.eye) << "\n"
     << "camera-right=" << Fmt(c.u) << "\n"

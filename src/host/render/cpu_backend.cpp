@@ -150,7 +150,7 @@ class CpuBackend final : public Backend {
   CpuBackend(const SceneData& data, const RenderOptions& opt)
       : opt_(opt), threads_(ThreadPool::ThreadsFor(opt.threads)), pool_(threads_), scene_(data.View()) {
     RequireBvh(data, opt.binaryBvh);
-    if (opt.lightSampling == LightSampling::kTiles && data.clusters.Count() > 0)
+    if (opt.lightSampling == LightSampling::kTiles && WantsTileGuide(data))
       guide_ = std::make_unique<TileGuideHost>(data, opt, &pool_);
   }
 

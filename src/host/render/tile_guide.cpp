@@ -75,11 +75,19 @@ void BuildLightClusters(SceneData& d, int maxClusters) {
   lc.clusterStart.push_back(n);
 }
 
+bool WantsTileGuide(const SceneData& data) { return data.clusters.Count() > 0 || !data.deltaLights.empty(); }
+
 GuideClusters MakeGuideClusters(const SceneData& data, const RenderOptions& opt) {
   GuideClusters g;
   const float env = opt.envSampling == EnvSampling::kBsdfOnly ? 0.0f : data.env.params.pick;
-  g.envCluster = env > 0.0f && data.clusters.Count() > 0 ? 1 : 0;
-  for (float p : data.clusters.clusterPowerPmf) g.powerPmf.push_back(g.envCluster ? p * (1.0f - env) : p);
+  const float delta = data.deltaLights.empty() ? 0.0f : data.deltaShare;
+  g.deltaCluster = delta > 0.0f ? 1 : 0;
+  g.envCluster = env > 0.0f && (data.clusters.Count() > 0 || g.deltaCluster) ? 1 : 0;
+  // By power: an emitter cluster's share of the emitters, times theirs of what is not the environment (1 - delta),
+  // times that (1 - env); the delta lights' (1 - env) delta; the environment's env.
+  for (float p : data.clusters.clusterPowerPmf)
+    g.powerPmf.push_back((g.envCluster ? p * (1.0f - env) : p) * (1.0f - delta));
+  if (g.deltaCluster) g.powerPmf.push_back(g.envCluster ? (1.0f - env) * delta : delta);
   if (g.envCluster) g.powerPmf.push_back(env);
   return g;
 }
@@ -136,6 +144,7 @@ TileGuideHost::TileGuideHost(const SceneData& data, const RenderOptions& opt, Th
   view_.tiles.cdf = cdf_.data();
   view_.tiles.numClusters = k_;
   view_.tiles.envCluster = clusters_.envCluster;
+  view_.tiles.deltaCluster = clusters_.deltaCluster;
   view_.tiles.clusterPowerPmf = clusters_.powerPmf.data();
   view_.tiles.tileSize = tileSize_;
   view_.tiles.tilesX = tilesX_;
@@ -168,7 +177,7 @@ void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
   ForEachTile([&](int t) {
     if (!share.Mine(t)) return;
     for (int round = 0; round < rounds; ++round) {
-      const int c = TileRoundCluster(t, round, refresh, k_, clusters_.envCluster);
+      const int c = TileRoundCluster(t, round, refresh, k_, clusters_.envCluster, clusters_.deltaCluster);
       float s = 0.0f, n = 0.0f;
       ForEachPixel(t, [&](int, int, size_t i) {
         if (posValid_[i].w == 0.0f) return;
@@ -188,7 +197,8 @@ void TileGuideHost::Refresh(int refresh, const TileStatsShare& share) {
   // Added round by round, as one process alone adds them.
   for (int round = 0; round < rounds; ++round)
     for (int t = 0; t < numTiles_; ++t) {
-      const size_t tc = static_cast<size_t>(t) * k_ + TileRoundCluster(t, round, refresh, k_, clusters_.envCluster);
+      const size_t tc = static_cast<size_t>(t) * k_ +
+                        TileRoundCluster(t, round, refresh, k_, clusters_.envCluster, clusters_.deltaCluster);
       const float* v = &values[(static_cast<size_t>(round) * numTiles_ + t) * 2];
       sum_[tc] += v[0];
       count_[tc] += v[1];

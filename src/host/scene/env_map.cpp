@@ -148,10 +148,13 @@ void UpdateEnvironmentShare(SceneData& d) {
     }
     mean = sum / (4.0 * kPi);
   }
-  const double radius = 0.5 * static_cast<double>(Length(d.boundsMax - d.boundsMin));
+  const double radius = SceneRadius(d);
   env.power = kPi * kPi * std::max(radius * radius, 1e-12) * mean;
   const double emitters = std::accumulate(d.emitterPower.begin(), d.emitterPower.end(), 0.0);
-  env.params.pick = env.power > 0.0 ? static_cast<float>(env.power / (env.power + emitters)) : 0.0f;
+  double delta = 0.0;
+  for (const DeltaLight& light : d.deltaLights) delta += DeltaLightPower(light, radius);
+  env.params.pick = env.power > 0.0 ? static_cast<float>(env.power / (env.power + emitters + delta)) : 0.0f;
+  d.deltaShare = delta > 0.0 ? static_cast<float>(delta / (delta + emitters)) : 0.0f;
 }
 
 }  // namespace tracer

@@ -165,12 +165,22 @@ void WarnUnsupported(PbrtLoad& load) {
 }
 
 // Reflects the Scene in the mirror plane (see the top of this file): positions and normals, and each triangle's
-// winding reversed so that its normal stays the reflected one.
+// winding reversed so that its normal stays the reflected one; the delta lights' positions and directions, and a spot
+// light's frame rows (its world-to-light map M becomes M R, R the reflection, so a reflected direction R w finds the
+// cone angle that w had).
 void Mirror(PbrtLoad& load) {
   Scene& s = load.scene;
   const Vec3 n = load.mirrorNormal, o = load.mirrorPoint;
   for (Vec3& p : s.positions) p = p - n * (2.0f * Dot(p - o, n));
   for (Vec3& v : s.normals) v = v - n * (2.0f * Dot(v, n));
+  auto reflect = [&](Float4& f, bool point) {
+    const Vec3 v(f.x, f.y, f.z), r = point ? v - n * (2.0f * Dot(v - o, n)) : v - n * (2.0f * Dot(v, n));
+    f = Float4{r.x, r.y, r.z, f.w};
+  };
+  for (DeltaLight& l : s.deltaLights) {
+    reflect(l.p, BitsFromFloat(l.p.w) != uint32_t(kDistantLight));
+    for (Float4& row : l.frame) reflect(row, false);
+  }
   for (size_t t = 0; t < s.triMaterial.size(); ++t) {
     std::swap(s.positions[3 * t + 1], s.positions[3 * t + 2]);
     std::swap(s.normals[3 * t + 1], s.normals[3 * t + 2]);
@@ -220,7 +230,7 @@ Scene LoadPbrtScene(const std::string& path, const LoadOptions& options) {
   AddPbrtLights(load);
   if (load.mirrored) Mirror(load);
   if (scene.NumTriangles() == 0) throw SceneError(path + ": no shapes the renderer can draw");
-  bool emits = scene.environment.present;
+  bool emits = scene.environment.present || !scene.deltaLights.empty();
   for (int32_t m : scene.triMaterial) emits = emits || scene.materials[size_t(m)].IsEmissive();
   if (!emits)
     load.Warn(PbrtLoc{},

@@ -1,6 +1,6 @@
-// @file pbrt_loader_lights.cpp: pbrt-v4's lights onto the renderer's environment (see pbrt_loader_lights.h), and
-// pbrt-v4's equal-area sphere mapping (scene_loader.h). Parameters and defaults are pbrt-v4's (src/pbrt/lights.cpp,
-// Light::Create).
+// @file pbrt_loader_lights.cpp: pbrt-v4's lights onto the renderer's environment and delta lights (see
+// pbrt_loader_lights.h), and pbrt-v4's equal-area sphere mapping (scene_loader.h). Parameters and defaults are
+// pbrt-v4's (src/pbrt/lights.cpp: Light::Create and the lights' Create functions).
 #include "pbrt_loader_lights.h"
 
 #include <algorithm>
@@ -126,6 +126,89 @@ void AddInfinite(PbrtLoad& load, const PbrtLight& light) {
   env.present = true;
 }
 
+// A point3 parameter, or `fallback` where there is none of three numbers.
+PbrtVec3 Point3(const PbrtParams& params, const char* name, PbrtVec3 fallback) {
+  const std::vector<double> v = params.GetFloats(name);
+  return v.size() == 3 ? PbrtVec3{v[0], v[1], v[2]} : fallback;
+}
+
+Vec3 ToUnit(const PbrtVec3& v) {
+  const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  return len > 0.0 ? Vec3(float(v[0] / len), float(v[1] / len), float(v[2] / len)) : Vec3(0.0f);
+}
+
+// The spot light's frame rows (DeltaLight::frame): pbrt-v4 turns the direction from "from" to "to" into +z
+// (Frame::FromZ) after the CTM's inverse, so a world direction w has light-frame coordinates F C^-1 w, F the rows of
+// any orthonormal frame whose z is that axis (only the z coordinate and the length matter) and C the CTM's upper
+// 3x3. Row i of F C^-1 is C^-T f_i: the CTM applied to f_i as a normal.
+void SpotFrame(const PbrtTransform& toWorld, Vec3 axis, DeltaLight* light) {
+  const Vec3 helper = std::fabs(axis.x) < 0.9f ? Vec3(1.0f, 0.0f, 0.0f) : Vec3(0.0f, 1.0f, 0.0f);
+  const Vec3 x = Normalize(Cross(helper, axis)), y = Cross(axis, x);
+  const Vec3 f[3] = {x, y, axis};
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 row = ToVec3(toWorld.ApplyNormal({f[i].x, f[i].y, f[i].z}));
+    light->frame[i] = Float4{row.x, row.y, row.z, 0.0f};
+  }
+}
+
+// "point", "spot" and "distant": their RGB as it is (an illuminant spectrum renders as its RGB, as for area lights),
+// times "scale", with "power" (point, spot) or "illuminance" (distant) normalised as pbrt-v4 does; positions and
+// directions through the CTM at the light.
+void AddDelta(PbrtLoad& load, const PbrtLight& light) {
+  const PbrtParams& params = light.params;
+  const PbrtTransform& toWorld = light.objectToWorld;
+  double scale = params.GetFloat("scale", 1.0);
+  DeltaLight d{};
+  Vec3 rgb(1.0f);  // default: the colour space's illuminant
+  if (light.type == "distant") {
+    SpectrumRgb(load, params, "L", SpectrumUse::kIlluminant, &rgb);
+    // pbrt-v4 measures "illuminance" on a surface facing the light: E = L E_v for a white L.
+    const double illuminance = params.GetFloat("illuminance", -1.0);
+    if (illuminance > 0.0) scale *= illuminance;
+    const PbrtVec3 from = Point3(params, "from", {0, 0, 0}), to = Point3(params, "to", {0, 0, 1});
+    const Vec3 w = ToUnit(toWorld.ApplyVector({from[0] - to[0], from[1] - to[1], from[2] - to[2]}));
+    if (IsBlack(w)) {
+      load.Warn(light.loc, "LightSource \"distant\": \"from\" and \"to\" are the same point; left out");
+      return;
+    }
+    d.p = Float4{w.x, w.y, w.z, FloatFromBits(uint32_t(kDistantLight))};
+  } else {
+    SpectrumRgb(load, params, "I", SpectrumUse::kIlluminant, &rgb);
+    const PbrtVec3 from = Point3(params, "from", {0, 0, 0});
+    const Vec3 p = ToVec3(toWorld.ApplyPoint(from));
+    const bool spot = light.type == "spot";
+    d.p = Float4{p.x, p.y, p.z, FloatFromBits(uint32_t(spot ? kSpotLight : kPointLight))};
+    double solidAngle = 4.0 * 3.14159265358979323846;  // pbrt's k_e: the power of I = 1
+    if (spot) {
+      const double cone = params.GetFloat("coneangle", 30.0), delta = params.GetFloat("conedeltaangle", 5.0);
+      const PbrtVec3 to = Point3(params, "to", {0, 0, 1});
+      const Vec3 axis = ToUnit({to[0] - from[0], to[1] - from[1], to[2] - from[2]});
+      if (IsBlack(axis) || delta < 0.0) {
+        load.Warn(light.loc,
+                  std::string("LightSource \"spot\": ") +
+                      (delta < 0.0 ? "a negative \"conedeltaangle\"" : "\"from\" and \"to\" are the same point") +
+                      "; left out");
+        return;
+      }
+      const double radians = 3.14159265358979323846 / 180.0;
+      const double cosEnd = std::cos(cone * radians), cosStart = std::cos((cone - delta) * radians);
+      SpotFrame(toWorld, axis, &d);
+      d.frame[0].w = float(cosEnd);
+      d.frame[1].w = float(cosStart);
+      solidAngle = 2.0 * 3.14159265358979323846 * ((1.0 - cosStart) + (cosStart - cosEnd) / 2.0);
+    }
+    const double power = params.GetFloat("power", -1.0);
+    if (power > 0.0 && solidAngle > 0.0) scale *= power / solidAngle;
+  }
+  const Vec3 e = Max(rgb * float(scale), Vec3(0.0f));
+  d.e = Float4{e.x, e.y, e.z, 0.0f};
+  if (!(MaxComponent(e) > 0.0f)) {
+    load.Warn(light.loc, "LightSource \"" + light.type + "\" emits nothing (black, or a scale of 0 or less); left out");
+    return;
+  }
+  load.scene.deltaLights.push_back(d);
+}
+
 }  // namespace
 
 void AddPbrtLights(PbrtLoad& load) {
@@ -139,10 +222,13 @@ void AddPbrtLights(PbrtLoad& load) {
       load.WarnKind("infinite-more", light.loc,
                     "LightSource \"infinite\": the renderer has one environment; only the first infinite light (" +
                         load.scene.environment.source + ") is rendered");
+    } else if (light.type == "point" || light.type == "spot" || light.type == "distant") {
+      AddDelta(load, light);
     } else {
       load.WarnKind("light:" + light.type, light.loc,
                     "LightSource \"" + light.type +
-                        "\" is not rendered yet (the renderer has area lights and one environment); left out");
+                        "\" is not rendered yet (the renderer has area, point, spot and distant lights and one "
+                        "environment); left out");
     }
   }
 }

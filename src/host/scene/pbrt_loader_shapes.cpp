@@ -45,6 +45,7 @@ struct Emission {
   int map = -1;
   double power = -1.0;
   double k = kPi;  // pi, times 2 when two-sided, times an image's mean luminance (pbrt-v4's k_e before the area)
+  bool twoSided = false;
 };
 
 // A cut-out: the probability that a ray stops (HostMaterial::opacity) and its texture.
@@ -85,7 +86,7 @@ class ShapeBuilder {
   void Tessellate(const PbrtWorldShape& ws, double diagonal);
   Emission EmissionOf(const PbrtWorldShape& ws, int material);
   Alpha AlphaOf(const PbrtShape& s);
-  int MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, const Alpha& alpha);
+  int MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, bool twoSided, const Alpha& alpha);
   void Emit(const PbrtWorldShape& ws, const WorldMesh& mesh);
   void Grow(Vec3 p) { lo_ = Min(lo_, p), hi_ = Max(hi_, p); }
 
@@ -93,7 +94,7 @@ class ShapeBuilder {
   PbrtMaterials& materials_;
   PbrtTextures& textures_;
   std::vector<PbrtWorldShape> quadrics_;  // spheres and disks, tessellated once the scene's size is known
-  std::map<std::tuple<int, float, float, float, int, float, int>, int> variants_;
+  std::map<std::tuple<int, float, float, float, int, bool, float, int>, int> variants_;
   std::map<const PbrtShape*, Alpha> alphas_;
   Vec3 lo_{kInf, kInf, kInf}, hi_{-kInf, -kInf, -kInf};
   size_t badNormals_ = 0, skipped_ = 0;
@@ -360,11 +361,9 @@ Emission ShapeBuilder::EmissionOf(const PbrtWorldShape& ws, int material) {
   if (light.colorSpace != "srgb")
     load_.WarnKind("colorspace", light.loc,
                    "colour space \"" + light.colorSpace + "\" is not supported yet; its RGB values are used as sRGB");
-  if (light.params.GetBool("twosided", false)) {
+  if (light.params.GetBool("twosided", false)) {  // L on both sides: twice the power ("power" halves L)
     e.k *= 2.0;
-    load_.WarnKind("twosided", light.loc,
-                   "AreaLightSource \"diffuse\" \"twosided\": the renderer's emitters are one-sided; it emits on the "
-                   "side of the surface normal only, at pbrt's radiance");
+    e.twoSided = true;
   }
   const std::string file = light.params.GetString("filename", "");
   if (!file.empty()) {
@@ -395,13 +394,14 @@ Alpha ShapeBuilder::AlphaOf(const PbrtShape& s) {
   return alphas_[&s] = a;
 }
 
-int ShapeBuilder::MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, const Alpha& alpha) {
-  const auto key = std::make_tuple(pbrtMaterial, ke.x, ke.y, ke.z, emissionMap, alpha.opacity, alpha.map);
+int ShapeBuilder::MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, bool twoSided, const Alpha& alpha) {
+  const auto key = std::make_tuple(pbrtMaterial, ke.x, ke.y, ke.z, emissionMap, twoSided, alpha.opacity, alpha.map);
   auto [it, isNew] = variants_.emplace(key, 0);
   if (isNew) {
     HostMaterial m = materials_.Get(pbrtMaterial).material;
     m.ke = ke;
     m.emissionTexture = emissionMap;
+    m.twoSided = twoSided;
     m.opacity = alpha.opacity;
     m.opacityTexture = alpha.map;
     it->second = int(load_.scene.materials.size());
@@ -429,7 +429,7 @@ void ShapeBuilder::Emit(const PbrtWorldShape& ws, const WorldMesh& mesh) {
       }
       ke = e.l * float(scale);
     }
-    const int material = MaterialFor(s.material, ke, e.on ? e.map : -1, alpha);
+    const int material = MaterialFor(s.material, ke, e.on ? e.map : -1, e.on && e.twoSided, alpha);
     for (size_t t = first; t < last; ++t, ++nextNumber_) {
       int32_t v[3] = {mesh.index[3 * t], mesh.index[3 * t + 1], mesh.index[3 * t + 2]};
       Vec3 face = TriangleNormal(mesh.p[size_t(v[0])], mesh.p[size_t(v[1])], mesh.p[size_t(v[2])]);

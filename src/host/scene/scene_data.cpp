@@ -2,6 +2,7 @@
 #include "tracer/host/scene_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -62,6 +63,7 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
   struct Emitter {
     int32_t k;
     double power;
+    bool twoSided;
   };
   const size_t pieces = pool.PiecesFor(n, size_t(1) << 14);
   std::vector<std::vector<Emitter>> emitters(pieces);
@@ -90,20 +92,25 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
       if (m.IsEmissive()) {
         const Vec3* p = &scene.positions[3 * t];
         double area = TriangleArea(p[0], p[1], p[2]);
-        double pw = emittedLuminance[static_cast<size_t>(mat)] * area * kPi;
+        // pi L A leaves each emitting side (pbrt-v4's DiffuseAreaLight::Phi).
+        double pw = emittedLuminance[static_cast<size_t>(mat)] * area * kPi * (m.twoSided ? 2.0 : 1.0);
         if (area > 0.0 && pw > 0.0)  // zero-area or black emitters are never sampled
-          emitters[piece].push_back(Emitter{static_cast<int32_t>(k), pw});
+          emitters[piece].push_back(Emitter{static_cast<int32_t>(k), pw, m.twoSided});
       }
     }
   });
   std::vector<double> power;
+  std::vector<uint8_t> twoSided;
   for (const std::vector<Emitter>& list : emitters)
     for (const Emitter& e : list) {
       d.triEmitter[static_cast<size_t>(e.k)] = static_cast<int32_t>(d.emitterTri.size());
       d.emitterTri.push_back(e.k);
       power.push_back(e.power);
+      twoSided.push_back(e.twoSided ? 1 : 0);
     }
   d.emitterPower = power;
+  // Left empty (a null pointer to the per-ray code, which then reads nothing) when every emitter is one-sided.
+  if (std::find(twoSided.begin(), twoSided.end(), uint8_t(1)) != twoSided.end()) d.emitterTwoSided = twoSided;
   if (!power.empty()) d.lightAlias = BuildAliasTable(power);
 
   for (const HostMaterial& m : scene.materials) {
@@ -155,6 +162,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
 
   ThreadPool pool(ThreadPool::ThreadsFor(0));
   BuildSceneArrays(scene, d, pool);
+  BuildDeltaLights(scene, d);
   UpdateEnvironmentShare(d);
   d.arraysSeconds = arraysClock.Seconds();
   return d;
@@ -163,14 +171,47 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
 void PermuteEmitters(SceneData& d, const std::vector<int32_t>& newOrder) {
   std::vector<int32_t> tri(newOrder.size());
   std::vector<double> power(newOrder.size());
+  std::vector<uint8_t> twoSided(d.emitterTwoSided.empty() ? 0 : newOrder.size());
   for (size_t i = 0; i < newOrder.size(); ++i) {
     tri[i] = d.emitterTri[static_cast<size_t>(newOrder[i])];
     power[i] = d.emitterPower[static_cast<size_t>(newOrder[i])];
+    if (!twoSided.empty()) twoSided[i] = d.emitterTwoSided[static_cast<size_t>(newOrder[i])];
     d.triEmitter[static_cast<size_t>(tri[i])] = static_cast<int32_t>(i);
   }
   d.emitterTri = tri;
   d.emitterPower = power;
+  d.emitterTwoSided = twoSided;
   d.lightAlias = BuildAliasTable(power);
+}
+
+double SceneRadius(const SceneData& d) { return 0.5 * static_cast<double>(Length(d.boundsMax - d.boundsMin)); }
+
+double DeltaLightPower(const DeltaLight& light, double sceneRadius) {
+  const double e = Luminance(Vec3(light.e.x, light.e.y, light.e.z));
+  switch (static_cast<int32_t>(BitsFromFloat(light.p.w))) {
+    case kPointLight:
+      return 4.0 * kPi * e;
+    case kSpotLight:
+      return 2.0 * kPi * e * (1.0 - 0.5 * (double(light.frame[1].w) + double(light.frame[0].w)));
+    case kDistantLight:
+      return kPi * sceneRadius * sceneRadius * e;
+    default:
+      return 0.0;
+  }
+}
+
+void BuildDeltaLights(const Scene& scene, SceneData& d) {
+  d.deltaLights.clear();
+  d.deltaAlias.clear();
+  std::vector<double> power;
+  const double radius = SceneRadius(d);
+  for (const DeltaLight& light : scene.deltaLights) {
+    const double p = DeltaLightPower(light, radius);
+    if (!(p > 0.0) || !std::isfinite(p)) continue;  // lights nothing (or a broken record): never picked
+    d.deltaLights.push_back(light);
+    power.push_back(p);
+  }
+  if (!power.empty()) d.deltaAlias = BuildAliasTable(power);
 }
 
 // Each column of TRACER_SCENE_ARRAYS names members of the types it says, so a wrong entry fails here
@@ -193,6 +234,8 @@ SceneView SceneData::View() const {
   SceneView v{};
   v.bvh = bvh.View();  // the counts; the pointers come from the list below
   v.numEmitters = static_cast<int32_t>(emitterTri.size());
+  v.numDeltaLights = static_cast<int32_t>(deltaLights.size());
+  v.deltaShare = deltaShare;
   v.camera = camera;
   v.environment = environment;
   v.env.p = env.params;

@@ -70,6 +70,7 @@ std::string Scene::Summary() const {
   ss << "scene: " << NumTriangles() << " triangles, " << materials.size() << " materials (" << perClass[kDiffuse]
      << " diffuse, " << perClass[kGlossy] << " glossy, " << perClass[kMirror] << " mirror, " << perClass[kDielectric]
      << " dielectric; " << emissive << " emissive), " << emitterTriangles << " emitter triangles";
+  if (!deltaLights.empty()) ss << ", " << deltaLights.size() << " point, spot or distant lights";
   return ss.str();
 }
 
