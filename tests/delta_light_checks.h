@@ -317,6 +317,22 @@ inline void ExpectSelectionUnbiased(const DeltaRenderFn& render, bool tiles) {
                      tiles ? "tile-guided selection" : "selection by power");
 }
 
+// Emission reached by a BSDF sample is MIS-weighted with the probability that next-event estimation would have
+// sampled that emitter, which delta lights lower to (1 - DeltaShare) of the rest: a 1 x 1 rectangle light just above
+// the floor, next to a point light of twenty times its power (below the rectangle, so that it casts no shadow of
+// it). Weighting with the emitter's share before the point light's (twenty times too much) would take two thirds of
+// the BSDF-sampled half of the rectangle's light away.
+inline void ExpectEmitterMisWithDeltaLights(const DeltaRenderFn& render) {
+  FloorLights lights;
+  lights.points.push_back({{2.0, 0.5, 0.3}, {5.0, 5.0, 5.0}});
+  lights.rects.push_back({-0.5, 0.5, -0.5, 0.5, 1.0, {1.0, 1.0, 1.0}, true, false});
+  const int w = 32, h = 32;
+  const SceneData d = FloorData(lights, w, h);
+  const ExpectedPixels e = Expected(lights, d.camera);
+  ExpectRegionsMatch(RenderRegions(render, d, QuietRender(w, h, 32, 4), 8, &e.onFloor),
+                     RegionMeans(e.mean, w, h, &e.onFloor), "an area light beside a point light");
+}
+
 // A two-sided area light emits on both sides: a rectangle at height 1 above the floor, seen from above, with its
 // normal down or up, one- or two-sided. The floor under it gets pi L F from a downward-facing one-sided or any
 // two-sided one, nothing from an upward-facing one-sided one; the camera sees L on its top face when that is its

@@ -35,6 +35,11 @@ TEST(GpuDeltaLights, SelectionByPowerAndByTilesIsUnbiased) {
   test::ExpectSelectionUnbiased(Gpu, true);
 }
 
+TEST(GpuDeltaLights, EmittersMisWeightsCountTheDeltaLightsShare) {
+  TRACER_REQUIRE_GPU();
+  test::ExpectEmitterMisWithDeltaLights(Gpu);
+}
+
 TEST(GpuDeltaLights, TwoSidedAreaLightsEmitOnBothSides) {
   TRACER_REQUIRE_GPU();
   test::ExpectTwoSidedEmission(Gpu);

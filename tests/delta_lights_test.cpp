@@ -198,6 +198,8 @@ TEST(DeltaLights, GuideWithoutEmitters) {
             32 * 32);
 }
 
+TEST(DeltaLights, EmittersMisWeightsCountTheDeltaLightsShare) { test::ExpectEmitterMisWithDeltaLights(Cpu); }
+
 TEST(TwoSidedAreaLights, EmitOnBothSides) { test::ExpectTwoSidedEmission(Cpu); }
 
 // A two-sided emitter's power counts twice in selection; one-sided ones (every OBJ emitter) leave the per-emitter
