@@ -1,5 +1,5 @@
-// @file profile_builders.h: --profile's row about the GPU BVH builder's triangle pre-splitting (profile_builders.cu),
-// apart from profile.cu, which measures it.
+// @file profile_builders.h: the BVH builders in --profile and --benchmark (profile_builders.cu): the GPU builder's
+// triangle pre-splitting row, and the builders side by side, apart from profile.cu.
 #pragma once
 #include <functional>
 #include <string>
@@ -27,5 +27,14 @@ struct PresplitRow {
 // of `repeats`), references per triangle, wide SAH costs and the scene's waste with the gate's choice.
 PresplitRow ProfilePresplit(const SceneData& data, const std::vector<Vec3>& positions, int repeats,
                             const MeasureTraversal& measure);
+
+// The scene's triangles in the order its BVHs were built from (SceneData keeps them in the binary BVH's order).
+std::vector<Vec3> OriginalPositions(const SceneData& data);
+
+// The BVH builders side by side on the scene's triangles: the GPU builder (H-PLOC), its naive twin (PLOC's global
+// passes) and the host's binned SAH with spatial splits; prints one block and adds "bvh_builders" to `j`.
+class JsonWriter;
+struct RenderOptions;
+void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int repeats, JsonWriter& j);
 
 }  // namespace tracer
