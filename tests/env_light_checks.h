@@ -70,7 +70,9 @@ inline Series RenderSeeds(const RenderImageFn& render, const SceneData& d, Rende
 // 0.5 f + (1 - f); the same seed at depth 0 (where the object is black and the environment 1) reads 1 - f with the
 // same camera rays, so each pixel's expected value is known exactly. Checked for a turned cube (so that no face is
 // axis-aligned) under the constant --env colour and under a constant map, with and without importance sampling.
-inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render) {
+inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render,
+                                               const std::vector<EnvSampling>& samplings = {EnvSampling::kImportance,
+                                                                                            EnvSampling::kBsdfOnly}) {
   const std::string dir = test::MakeTempDir();
   const int w = 24, h = 24, seeds = 6;
   const EnvImage ones = test::ConstantMap(32, 16, 1.0f);
@@ -78,7 +80,7 @@ inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render) {
   for (auto [axis, angle] : {std::pair<Vec3, float>{Vec3(1, 2, 3), 0.7f}, {Vec3(-2, 1, 0.5f), 2.1f}}) {
     const std::string obj = test::WriteCubeScene(dir, "cube" + std::to_string(sceneIndex++), 0.5f, axis, angle);
     for (bool useMap : {false, true})
-      for (EnvSampling sampling : {EnvSampling::kImportance, EnvSampling::kBsdfOnly}) {
+      for (EnvSampling sampling : samplings) {
         const SceneData d = LoadWithMap(obj, Vec3(0.5f, 1.0f, 5.0f), Vec3(0.0f), 40.0f, w, h, useMap ? &ones : nullptr,
                                         0.0f, useMap ? Vec3(0.0f) : Vec3(1.0f));
         ASSERT_GT(d.env.params.pick, 0.99f);  // no emitters: the environment is the only light
@@ -101,8 +103,10 @@ inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render) {
           ++count;
           for (int k = 0; k < seeds; ++k) seedMeans[k] += lit.images[k][3 * p];
         }
-        const std::string what = std::string(useMap ? "map" : "--env") +
-                                 (sampling == EnvSampling::kBsdfOnly ? ", BSDF only" : ", importance");
+        const std::string what =
+            std::string(useMap ? "map" : "--env") +
+            (sampling == EnvSampling::kBsdfOnly ? ", BSDF only"
+                                                : (sampling == EnvSampling::kGuided ? ", guided" : ", importance"));
         ASSERT_GT(count, 100) << "the cube should fill much of the view";
         double mean = 0, var = 0;
         for (double& m : seedMeans) mean += (m /= count) / seeds;

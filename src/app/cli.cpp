@@ -168,7 +168,9 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("clamp", "cap each contribution's largest component (0: off)", cxxopts::value<float>()->default_value("0"), "C")
     ("adaptive", "stop a pixel tile at relative error T, e.g. 0.05 (0: off)", cxxopts::value<float>()->default_value("0"), "T")
     ("adaptive-min-spp", "samples every pixel gets before --adaptive may stop it", cxxopts::value<int>()->default_value("64"), "N")
-    ("env-sampling", "importance (NEE, MIS) or uniform, its naive twin", cxxopts::value<std::string>()->default_value("importance"), "MODE")
+    ("env-sampling", "importance (NEE, MIS), uniform (its naive twin) or guided (interiors)", cxxopts::value<std::string>()->default_value("importance"), "MODE")
+    ("env-guide-tile", "screen tile size in pixels of --env-sampling guided", cxxopts::value<int>()->default_value("16"), "N")
+    ("env-guide-mix", "share of guided environment samples, in (0, 1)", cxxopts::value<float>()->default_value("0.5"), "A")
     ("threads", "CPU threads for rendering and loading (0: all cores)", cxxopts::value<int>()->default_value("0"), "N")
     ("paths-in-flight", "path pool size (0: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"), "N")
     ("check-nan", "stop at the first NaN/Inf sample, report its pixel and depth; no image");
@@ -266,9 +268,17 @@ void JoinDenoiseValue(std::vector<char*>& args, std::vector<std::string>& joined
 // --env-map, --env-rotate, --env-scale and --env-sampling (after --env). The map itself is read with the scene.
 void ReadEnvironmentMap(const cxxopts::ParseResult& r, CliOptions& o) {
   const std::string sampling = r["env-sampling"].as<std::string>();
-  if (sampling != "importance" && sampling != "uniform")
-    throw UsageError("--env-sampling must be importance or uniform, not '" + sampling + "'");
-  o.render.envSampling = sampling == "uniform" ? EnvSampling::kBsdfOnly : EnvSampling::kImportance;
+  if (sampling != "importance" && sampling != "uniform" && sampling != "guided")
+    throw UsageError("--env-sampling must be importance, uniform or guided, not '" + sampling + "'");
+  o.render.envSampling = sampling == "uniform"  ? EnvSampling::kBsdfOnly
+                         : sampling == "guided" ? EnvSampling::kGuided
+                                                : EnvSampling::kImportance;
+  o.render.envGuideTile = r["env-guide-tile"].as<int>();
+  if (o.render.envGuideTile < 1 || o.render.envGuideTile > 1024)
+    throw UsageError("--env-guide-tile must be between 1 and 1024");
+  o.render.envGuideMix = r["env-guide-mix"].as<float>();
+  if (!(o.render.envGuideMix > 0.0f && o.render.envGuideMix < 1.0f))
+    throw UsageError("--env-guide-mix must be in (0, 1)");
   o.envRotate = r["env-rotate"].as<float>();
   o.envScale = r["env-scale"].as<float>();
   if (!std::isfinite(o.envRotate)) throw UsageError("--env-rotate must be a finite number of degrees");

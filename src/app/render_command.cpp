@@ -192,9 +192,10 @@ int Render(CliOptions& cli, Job& job) {
   CatchStopSignals();
   RenderInputs in;
   // A rank rendering on a GPU prepared before the scene came (PrepareRankRenderer) may copy it from rank 0's GPU;
-  // the tile guide and --dump-rays need the host's arrays.
+  // the tile guide, the environment guide and --dump-rays need the host's arrays.
   const bool deviceScene = job.Ranks() > 1 && backend.useCuda && (job.IsRoot() || backend.prepared != nullptr) &&
-                           opt.lightSampling != LightSampling::kTiles && cli.dumpRaysDir.empty();
+                           opt.lightSampling != LightSampling::kTiles && opt.envSampling != EnvSampling::kGuided &&
+                           cli.dumpRaysDir.empty();
   const int loadCode = job.ShareScene([&] { return LoadOnRoot(cli, backend, job, in); }, in.loaded.data, deviceScene);
   if (loadCode != kContinue) return loadCode;
   const Stopwatch frameClock;

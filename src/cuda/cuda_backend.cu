@@ -10,6 +10,7 @@
 #include "tracer/cuda/device_tile_guide.h"
 #include "tracer/cuda/stage_kernel.cuh"
 #include "tracer/host/backends.h"
+#include "tracer/host/env_guide.h"
 #include "tracer/host/knobs.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/tile_guide.h"
@@ -120,13 +121,14 @@ class CudaBackend final : public Backend, public SceneUploader {
     UseScene(std::make_shared<DeviceScene>(data));
     if (opt_.lightSampling == LightSampling::kTiles && WantsTileGuide(data))
       guide_ = std::make_unique<DeviceTileGuide>(*scene_, data, opt_, stream_.Get());
+    if (opt_.envSampling == EnvSampling::kGuided && data.env.params.pick > 0.0f) UploadEnvGuide(data);
     setupSeconds_ = setupClock.Seconds();
   }
   // The tile guide is built from the host's arrays: a render with it uploads them instead (UploadScene).
   void ImportScene(const std::vector<unsigned char>& exported) override {
     const Stopwatch setupClock;
-    if (opt_.lightSampling == LightSampling::kTiles)
-      throw std::logic_error("ImportScene: the tile guide needs the host's scene (UploadScene)");
+    if (opt_.lightSampling == LightSampling::kTiles || opt_.envSampling == EnvSampling::kGuided)
+      throw std::logic_error("ImportScene: the tile and environment guides need the host's scene (UploadScene)");
     if (InjectedFault() == "ipc-open") {
       cudaIpcMemHandle_t nothing{};
       void* mapped = nullptr;
@@ -195,6 +197,7 @@ class CudaBackend final : public Backend, public SceneUploader {
     guide_->Refresh(refresh, share);
     timer_.End();
     sceneView_ = guide_->View();
+    sceneView_.envGuide = envGuide_;
   }
 
   void SetActivePixels(const std::vector<uint32_t>& pixels) override {
@@ -271,6 +274,17 @@ class CudaBackend final : public Backend, public SceneUploader {
   }
 
  private:
+  // --env-sampling guided: the guide is learned on the host's threads from the host's scene (as the CPU renderer
+  // learns it: the same guide for a seed), then uploaded.
+  void UploadEnvGuide(const SceneData& data) {
+    ThreadPool pool(ThreadPool::ThreadsFor(opt_.threads));
+    const std::unique_ptr<EnvGuideHost> g = LearnEnvGuide(data.View(), opt_, pool);
+    envGuideCdf_.Upload(g->cdf, "environment guide");
+    TRACER_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable source dies with g
+    envGuide_ = g->view;
+    envGuide_.cdf = envGuideCdf_.Get();
+    sceneView_.envGuide = envGuide_;
+  }
   void UseScene(std::shared_ptr<DeviceScene> scene) {
     scene_ = std::move(scene);
     lo_ = scene_->boundsMin;
@@ -290,6 +304,8 @@ class CudaBackend final : public Backend, public SceneUploader {
   std::shared_ptr<DeviceScene> scene_;  // shared with the processes it was exported to (ExportScene)
   SceneView sceneView_{};
   std::unique_ptr<DeviceTileGuide> guide_;
+  DeviceBuffer<float> envGuideCdf_;  // --env-sampling guided: the guide's cdf rows
+  EnvGuideView envGuide_{};
   std::unique_ptr<DeviceWave<L>> wave_;
   DeviceBuffer<unsigned long long> film_;
   DeviceBuffer<unsigned long long> oddFilm_;  // options.halfBuffers: the odd-numbered samples' sums

@@ -15,6 +15,7 @@
 #include "tracer/core/ray_sort.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/minplus_launch.h"
+#include "tracer/cuda/profile_env.h"
 #include "tracer/cuda/tile_stats_launch.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/bvh_build.h"
@@ -176,50 +177,6 @@ std::string LiveList(const RenderStats& st, size_t maxEntries = 9) {
     s += buf;
   }
   return s;
-}
-
-// The quality of a naive twin (e.g. light selection by power, or no next-event estimation of the environment) and
-// of its optimisation at equal spp: RMSE against a reference rendered as `ref` at refFactor times the spp, with their
-// render times, so that equal-time quality follows from variance x time (efficiency = 1 / (RMSE^2 t)).
-struct QualityPair {
-  double rmseNaive = 0, rmseOpt = 0, msNaive = 0, msOpt = 0;
-  double EqualTimeRatio() const {  // RMSE of the optimised over RMSE of the naive at equal render time
-    return std::sqrt((rmseOpt * rmseOpt * msOpt) / (rmseNaive * rmseNaive * msNaive));
-  }
-};
-QualityPair MeasureQuality(const SceneData& data, RenderOptions ref, RenderOptions naive, RenderOptions opt,
-                           int refFactor, int repeats) {
-  QualityPair q;
-  for (RenderOptions* o : {&ref, &naive, &opt}) {
-    o->quiet = true;
-    o->collectStats = false;
-  }
-  ref.spp = opt.spp * refFactor;
-  ref.seed = 987654u;
-  const std::vector<float> reference = RenderCuda(data, ref).rgb;
-  auto rmse = [&](const std::vector<float>& img) {
-    double e = 0.0;
-    for (size_t i = 0; i < img.size(); ++i) e += (img[i] - reference[i]) * (static_cast<double>(img[i]) - reference[i]);
-    return std::sqrt(e / img.size());
-  };
-  auto run = [&](RenderOptions v, double& err, double& ms) {
-    const uint32_t seed = v.seed;
-    RenderCuda(data, v);  // warm-up
-    std::vector<double> times, errs;
-    for (int r = 0; r < repeats; ++r) {
-      v.seed = seed + 17u * r;  // independent images; the error is averaged over them
-      RenderResult res = RenderCuda(data, v);
-      times.push_back(res.stats.seconds * 1e3);
-      errs.push_back(rmse(res.rgb));
-    }
-    ms = Median(times);
-    double sq = 0;
-    for (double x : errs) sq += x * x;
-    err = std::sqrt(sq / errs.size());
-  };
-  run(naive, q.rmseNaive, q.msNaive);
-  run(opt, q.rmseOpt, q.msOpt);
-  return q;
 }
 
 // Light selection by power (naive) and by tiles, against a reference by power.
@@ -445,6 +402,9 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
                   data.env.params.pick, q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio());
     rows.push_back({"environment sampling (importance + NEE vs BSDF only; time, RMSE in evidence)", "render", nullptr,
                     q.msNaive, q.msOpt, ev});
+    const EnvGuideProfileRow g = ProfileEnvGuide(data, o, std::max(2, ps.repeats / 2));
+    rows.push_back({"environment guide (guided vs importance; time, RMSE in evidence)", "render", nullptr,
+                    g.importanceMs, g.guidedMs, g.evidence});
   }
 }
 

@@ -107,6 +107,32 @@ TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float 
   return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? value : 0.0f;
 }
 
+// One sample of the environment guide's statistics (core/env_guide.h) for pixel (px, py): the camera ray through
+// the point (jx, jy) of the pixel, and from its first hit a direction drawn (u1, u2) from the guide learned so far
+// (guide, tile: SampleEnvGuided; tile -1: the environment's own sampling), traced. Returns that direction's guide bin
+// and the luminance of the unoccluded estimate Le cos / pdf (0 when the camera ray leaves the scene, or the direction
+// is under the surface or occluded): in expectation, the bin's part of the irradiance at the hit, so a tile's sums over
+// its pixels are the histogram the guide samples in proportion.
+template <bool kLdg>
+TRACER_HD float EnvGuideStatSample(const SceneView& s, const EnvGuideView& guide, int tile, int px, int py, float jx,
+                                   float jy, float u1, float u2, int& bin) {
+  bin = 0;
+  Ray r = s.camera.Generate(px, py, jx, jy);
+  const HitRecord h = BinaryBvhTraversal::Trace<false, kLdg>(s, r);
+  if (h.tri < 0) return 0.0f;
+  const Surface sf = GetSurface<kLdg>(s, h);
+  const Vec3 n = Dot(sf.ng, r.d) > 0.0f ? -sf.ng : sf.ng;
+  const EnvSample es = SampleEnvGuided(s.env, s.environment, guide, tile, u1, u2);
+  bin = EnvGuideBin(es.wi);
+  const float cosS = Dot(n, es.wi);
+  if (!(es.pdf > 0.0f) || cosS <= 0.0f) return 0.0f;
+  r.o = OffsetRayOrigin(sf.p, n, es.wi);
+  r.d = es.wi;
+  r.tmax = kInf;
+  r.index = 0;
+  return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? Luminance(es.le) * cosS / es.pdf : 0.0f;
+}
+
 // Weights of the dissimilarity, in units of cost (-log of the light estimate): a tile one tile away pays
 // kTileDistWeight, a normal turned by 90 degrees kTileNormalWeight, a relative depth change of 1
 // kTileDepthWeight. Tiles further than kTileRadius tiles apart, or without primary hits, are not neighbours.

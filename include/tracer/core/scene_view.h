@@ -4,6 +4,7 @@
 #include "tracer/core/bvh.h"
 #include "tracer/core/camera.h"
 #include "tracer/core/delta_lights.h"
+#include "tracer/core/env_guide.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/material.h"
 #include "tracer/core/wide_bvh.h"
@@ -69,7 +70,8 @@ struct SceneView {
   Vec3 environment;  // constant radiance of rays that leave the scene, when there is no map (env.p.width == 0)
   EnvMapView env;    // the environment map (--env-map) and the environment's share of light selection
   TileGuideView tiles;
-  int32_t cutouts;  // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
+  EnvGuideView envGuide;  // --env-sampling guided (core/env_guide.h); a null cdf otherwise
+  int32_t cutouts;        // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
 };
 
 // One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.

@@ -12,8 +12,9 @@ namespace tracer {
 enum class LightSampling { kPower, kTiles };
 // Next-event estimation of the environment (the default, kImportance: the map's 2D distribution, or the sphere for
 // a constant colour), or none (kBsdfOnly, --env-sampling uniform, its naive twin: only BSDF-sampled rays that leave
-// the scene see the environment).
-enum class EnvSampling { kImportance, kBsdfOnly };
+// the scene see the environment), or kGuided (--env-sampling guided: kImportance mixed with a per-tile directional
+// guide learned before the render, core/env_guide.h; for interiors lit through openings).
+enum class EnvSampling { kImportance, kBsdfOnly, kGuided };
 // The min-plus step of the tile guide: kBand over the banded dissimilarities (core/minplus.h; memory linear in
 // the tiles), or one of the dense kernels over the T x T matrix (the profile's teaching pairs; T^2 memory).
 enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx, kBand };
@@ -64,6 +65,8 @@ struct RenderOptions {
   int lightClusters = 256;
   int tileSize = 16;
   float tileGuideMix = 0.5f;
+  int envGuideTile = 16;                         // --env-guide-tile: pixels a side of the environment guide's tiles
+  float envGuideMix = 0.5f;                      // --env-guide-mix: the guide's share of environment samples, in (0, 1)
   MinPlusKernel minPlus = MinPlusKernel::kBand;  // --minplus naive|coalesced|tiled|dpx: a dense kernel (GPU only)
   bool naiveReduction = false;
   // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at

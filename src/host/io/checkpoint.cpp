@@ -388,7 +388,13 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
   if (env.width > 0) s << "env-map-rotation=" << Fmt(env.cosRot) << "," << Fmt(env.sinRot) << "\n";
   if (env.pick > 0.0f)
     s << "env-pick=" << Fmt(env.pick) << "\n"
-      << "env-sampling=" << (opt.envSampling == EnvSampling::kBsdfOnly ? "uniform" : "importance") << "\n";
+      << "env-sampling="
+      << (opt.envSampling == EnvSampling::kBsdfOnly
+              ? "uniform"
+              : (opt.envSampling == EnvSampling::kGuided ? "guided" : "importance"))
+      << "\n";
+  if (env.pick > 0.0f && opt.envSampling == EnvSampling::kGuided)
+    s << "env-guide=" << opt.envGuideTile << "," << Fmt(opt.envGuideMix) << "\n";
   // The delta lights' share (their records are in scene-content), only for scenes that have them, likewise.
   if (data.deltaShare > 0.0f) s << "delta-share=" << Fmt(data.deltaShare) << "\n";
   const Camera& c = data.camera;

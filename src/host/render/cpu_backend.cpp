@@ -9,6 +9,7 @@
 
 #include "tracer/core/stages.h"
 #include "tracer/host/backends.h"
+#include "tracer/host/env_guide.h"
 #include "tracer/host/knobs.h"
 #include "tracer/host/ray_dump.h"
 #include "tracer/host/ray_file.h"
@@ -152,6 +153,10 @@ class CpuBackend final : public Backend {
     RequireBvh(data, opt.binaryBvh);
     if (opt.lightSampling == LightSampling::kTiles && WantsTileGuide(data))
       guide_ = std::make_unique<TileGuideHost>(data, opt, &pool_);
+    if (opt.envSampling == EnvSampling::kGuided && data.env.params.pick > 0.0f) {
+      envGuide_ = LearnEnvGuide(scene_, opt, pool_);
+      scene_.envGuide = envGuide_->view;
+    }
   }
 
   std::string Name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
@@ -193,6 +198,7 @@ class CpuBackend final : public Backend {
   void RefreshTileGuide(int refresh, const TileStatsShare& share) override {
     guide_->Refresh(refresh, share);
     scene_ = guide_->View();
+    if (envGuide_) scene_.envGuide = envGuide_->view;
   }
 
   void SetActivePixels(const std::vector<uint32_t>& pixels) override { active_ = pixels; }
@@ -243,6 +249,7 @@ class CpuBackend final : public Backend {
   ThreadPool pool_;
   SceneView scene_;
   std::unique_ptr<TileGuideHost> guide_;
+  std::unique_ptr<EnvGuideHost> envGuide_;  // --env-sampling guided
   std::vector<RayState> rays_[2];
   std::vector<Float4> throughput_[2];
   std::vector<Int4> info_[2];

@@ -1,0 +1,32 @@
+// @file profile_env.h: --profile's quality measurements of a naive twin against its optimisation (RMSE against a
+// reference at equal spp, and render times), and the environment guide's row built on them.
+#pragma once
+#include <cmath>
+#include <string>
+
+#include "tracer/host/render_options.h"
+#include "tracer/host/scene_data.h"
+
+namespace tracer {
+
+// The quality of a naive twin (e.g. light selection by power, or no next-event estimation of the environment) and
+// of its optimisation at equal spp: RMSE against a reference rendered as `ref` at refFactor times the spp, with their
+// render times, so that equal-time quality follows from variance x time (efficiency = 1 / (RMSE^2 t)).
+struct QualityPair {
+  double rmseNaive = 0, rmseOpt = 0, msNaive = 0, msOpt = 0;
+  double EqualTimeRatio() const {  // RMSE of the optimised over RMSE of the naive at equal render time
+    return std::sqrt((rmseOpt * rmseOpt * msOpt) / (rmseNaive * rmseNaive * msNaive));
+  }
+};
+QualityPair MeasureQuality(const SceneData& data, RenderOptions ref, RenderOptions naive, RenderOptions opt,
+                           int refFactor, int repeats);
+
+// The environment guide's row: --env-sampling guided against importance (its naive twin) on the profiled scene,
+// reference by importance at 16 times the spp; evidence says the RMSEs and the equal-time ratio.
+struct EnvGuideProfileRow {
+  double importanceMs = 0, guidedMs = 0;
+  std::string evidence;
+};
+EnvGuideProfileRow ProfileEnvGuide(const SceneData& data, const RenderOptions& o, int repeats);
+
+}  // namespace tracer
