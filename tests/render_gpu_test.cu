@@ -332,12 +332,13 @@ TEST(GpuAov, FirstHitOutputsAreTheCpus) {
 }
 
 // Issue 11's environment checks with known answers (env_light_checks.h) on the GPU: a convex diffuse object of albedo
-// 0.5 under a constant environment of 1 (colour and map, importance and BSDF sampling) reads 0.5; under a sky with
-// a tiny sun, importance sampling is unbiased and has at most a third of the RMSE of BSDF sampling alone.
+// 0.5 under a constant environment of 1 (colour and map; importance, BSDF and guided sampling) reads 0.5; under a sky
+// with a tiny sun, importance sampling is unbiased and has at most a third of the RMSE of BSDF sampling alone.
 TEST(GpuEnvLight, ConvexDiffuseObjectUnderConstantEnvironmentReadsHalf) {
   TRACER_REQUIRE_GPU();
   test::ExpectConvexDiffuseObjectReadsHalf(
-      [](const SceneData& d, const RenderOptions& o) { return RenderCuda(d, o).rgb; });
+      [](const SceneData& d, const RenderOptions& o) { return RenderCuda(d, o).rgb; },
+      {EnvSampling::kImportance, EnvSampling::kBsdfOnly, EnvSampling::kGuided});
 }
 TEST(GpuEnvLight, SunAndSkyImportanceSamplingCutsRmseAndIsUnbiased) {
   TRACER_REQUIRE_GPU();

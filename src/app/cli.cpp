@@ -171,6 +171,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("env-sampling", "importance (NEE, MIS), uniform (its naive twin) or guided (interiors)", cxxopts::value<std::string>()->default_value("importance"), "MODE")
     ("env-guide-tile", "screen tile size in pixels of --env-sampling guided", cxxopts::value<int>()->default_value("16"), "N")
     ("env-guide-mix", "share of guided environment samples, in (0, 1)", cxxopts::value<float>()->default_value("0.5"), "A")
+    ("env-guide-depths", "path vertices below this depth use the environment guide", cxxopts::value<int>()->default_value("1"), "N")
     ("threads", "CPU threads for rendering and loading (0: all cores)", cxxopts::value<int>()->default_value("0"), "N")
     ("paths-in-flight", "path pool size (0: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"), "N")
     ("check-nan", "stop at the first NaN/Inf sample, report its pixel and depth; no image");
@@ -279,6 +280,8 @@ void ReadEnvironmentMap(const cxxopts::ParseResult& r, CliOptions& o) {
   o.render.envGuideMix = r["env-guide-mix"].as<float>();
   if (!(o.render.envGuideMix > 0.0f && o.render.envGuideMix < 1.0f))
     throw UsageError("--env-guide-mix must be in (0, 1)");
+  o.render.envGuideDepths = r["env-guide-depths"].as<int>();
+  if (o.render.envGuideDepths < 1) throw UsageError("--env-guide-depths must be at least 1");
   o.envRotate = r["env-rotate"].as<float>();
   o.envScale = r["env-scale"].as<float>();
   if (!std::isfinite(o.envRotate)) throw UsageError("--env-rotate must be a finite number of degrees");

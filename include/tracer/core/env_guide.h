@@ -30,6 +30,9 @@ struct EnvGuideView {
   int32_t tilesX;
   int32_t numTiles;
   float mix;  // probability that a sample comes from the guide rather than from the environment's own distribution
+  // Path vertices of depth below this use the guide (--env-guide-depths); deeper ones sample the environment its own
+  // way. The guide learned what the first hits see; later vertices lie elsewhere.
+  int32_t depths;
 };
 
 // The bin of a unit world direction.
@@ -50,9 +53,11 @@ TRACER_HD Vec3 EnvGuideDirection(int bin, float fy, float fphi) {
   return Vec3(r * cosf(phi), y, r * sinf(phi));
 }
 
-// The guide tile of a pixel, or -1 when there is no guide.
-TRACER_HD int EnvGuideTile(const EnvGuideView& g, uint32_t pixel) {
-  if (!g.cdf) return -1;
+// The guide tile of a pixel for a path vertex of depth `depth`, or -1 when there is no guide or the vertex is too
+// deep for it. Next-event estimation at a vertex and the MIS weight of the ray its BSDF sample sends out (MissItem:
+// the path's depth minus one) must agree.
+TRACER_HD int EnvGuideTile(const EnvGuideView& g, uint32_t pixel, uint32_t depth) {
+  if (!g.cdf || depth >= static_cast<uint32_t>(g.depths)) return -1;
   const int x = static_cast<int>(pixel % static_cast<uint32_t>(g.width)),
             y = static_cast<int>(pixel / static_cast<uint32_t>(g.width));
   return (y / g.tileSize) * g.tilesX + x / g.tileSize;

@@ -38,7 +38,8 @@ TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t
 // bounce was not specular.
 TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps, Vec3 d) {
   float pdfEnv;
-  const Vec3 le = EnvRadianceGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel), d, pdfEnv);
+  const Vec3 le =
+      EnvRadianceGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, ps.depth - 1u), d, pdfEnv);
   const float envPick = EnvPick(s, rp, GuideTile(s, rp, ps.pixel));
   float w = 1.0f;
   if (!(ps.flags & kPathSpecular) && envPick > 0.0f) w = PowerHeuristic(ps.bsdfPdf, envPick * pdfEnv);
@@ -131,7 +132,8 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   float pdfLight = 0.0f;  // solid angle, pick probability included (a delta light: its pick probability)
   bool infinite = false, delta = false;
   if (uPick < envPick) {
-    const EnvSample es = SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel), u1, u2);
+    const EnvSample es =
+        SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;

@@ -67,6 +67,7 @@ struct RenderOptions {
   float tileGuideMix = 0.5f;
   int envGuideTile = 16;                         // --env-guide-tile: pixels a side of the environment guide's tiles
   float envGuideMix = 0.5f;                      // --env-guide-mix: the guide's share of environment samples, in (0, 1)
+  int envGuideDepths = 1;                        // --env-guide-depths: path vertices of depth below this use the guide
   MinPlusKernel minPlus = MinPlusKernel::kBand;  // --minplus naive|coalesced|tiled|dpx: a dense kernel (GPU only)
   bool naiveReduction = false;
   // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at

@@ -394,7 +394,7 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
               : (opt.envSampling == EnvSampling::kGuided ? "guided" : "importance"))
       << "\n";
   if (env.pick > 0.0f && opt.envSampling == EnvSampling::kGuided)
-    s << "env-guide=" << opt.envGuideTile << "," << Fmt(opt.envGuideMix) << "\n";
+    s << "env-guide=" << opt.envGuideTile << "," << Fmt(opt.envGuideMix) << "," << opt.envGuideDepths << "\n";
   // The delta lights' share (their records are in scene-content), only for scenes that have them, likewise.
   if (data.deltaShare > 0.0f) s << "delta-share=" << Fmt(data.deltaShare) << "\n";
   const Camera& c = data.camera;

@@ -52,6 +52,7 @@ std::unique_ptr<EnvGuideHost> LearnEnvGuide(const SceneView& scene, const Render
   const int tilesY = (opt.height + g.tileSize - 1) / g.tileSize;
   g.numTiles = g.tilesX * tilesY;
   g.mix = opt.envGuideMix;
+  g.depths = opt.envGuideDepths;
   std::vector<double> sums(static_cast<size_t>(g.numTiles) * kEnvGuideBins, 0.0);
   // Rounds: the first samples the environment's own way, each later one the mixture learned so far. Through an
   // opening of 1% of the sphere the first round's hits are few; later rounds aim at the openings found, and their
