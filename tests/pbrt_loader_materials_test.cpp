@@ -39,42 +39,57 @@ TEST(PbrtLoaderMaterials, Diffuse) {
 
 TEST(PbrtLoaderMaterials, ConductorFromNamedSpectra) {
   PbrtDir dir;
-  // Gold's eta and k at 630, 532 and 465 nm (pbrt-v4's metal-Au tables): f0 ((n-1)^2+k^2)/((n+1)^2+k^2).
+  // Gold's eta and k at 630, 532 and 465 nm (pbrt-v4's metal-Au tables): the conductor lobe keeps them, and its
+  // Fresnel at normal incidence is ((n-1)^2+k^2)/((n+1)^2+k^2).
   Scene s = LoadMaterial(dir,
                          "Material \"conductor\" \"spectrum eta\" \"metal-Au-eta\" \"spectrum k\" \"metal-Au-k\" "
                          "\"float roughness\" 0.25");
   const HostMaterial& m = First(s);
   EXPECT_EQ(m.cls, kGlossy);
-  EXPECT_TRUE(NearVec(m.ks, Vec3(0.932f, 0.769f, 0.387f), 2e-3f));
-  EXPECT_TRUE(NearVec(m.kd, Vec3(0.0f), 0.0f));
-  EXPECT_EQ(m.f90, 1.0f);
+  EXPECT_EQ(m.lobe, kLobeConductor);
+  EXPECT_TRUE(NearVec(FresnelConductor(1.0f, m.kd, m.ks), Vec3(0.932f, 0.769f, 0.387f), 2e-3f));
   EXPECT_NEAR(m.alpha, 0.5f, 1e-6f) << "remaproughness (default true): alpha = sqrt(roughness)";
-  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: material (conductor): mapped to the glossy class"), 1u)
-      << test::AllWarnings(s);
+  EXPECT_EQ(m.alphaY, m.alpha);
+  EXPECT_TRUE(s.warnings.empty()) << "the exact conductor: nothing approximated\n" << test::AllWarnings(s);
   // No eta or k: copper, pbrt-v4's default.
   s = LoadMaterial(dir, "Material \"conductor\" \"float roughness\" 0.1 \"bool remaproughness\" false");
-  EXPECT_TRUE(NearVec(First(s).ks, Vec3(0.924f, 0.610f, 0.567f), 2e-3f));
+  EXPECT_TRUE(NearVec(FresnelConductor(1.0f, First(s).kd, First(s).ks), Vec3(0.924f, 0.610f, 0.567f), 2e-3f));
   EXPECT_NEAR(First(s).alpha, 0.1f, 1e-6f);
 }
 
-TEST(PbrtLoaderMaterials, ConductorFromRgbAndReflectance) {
+TEST(PbrtLoaderMaterials, ConductorFromRgbReflectanceAndAnisotropy) {
   PbrtDir dir;
   Scene s = LoadMaterial(dir, "Material \"conductor\" \"rgb eta\" [0.2 0.9 1.1] \"rgb k\" [3.9 2.4 2.1]");
-  const float n[3] = {0.2f, 0.9f, 1.1f}, k[3] = {3.9f, 2.4f, 2.1f};
-  for (int c = 0; c < 3; ++c)
-    EXPECT_NEAR(First(s).ks[c], (Sqr(n[c] - 1) + Sqr(k[c])) / (Sqr(n[c] + 1) + Sqr(k[c])), 1e-6f);
-  EXPECT_EQ(First(s).cls, kMirror) << "roughness 0: a mirror";
-  EXPECT_EQ(test::CountWarnings(s, "is a mirror of constant reflectance"), 1u) << test::AllWarnings(s);
+  EXPECT_TRUE(NearVec(First(s).kd, Vec3(0.2f, 0.9f, 1.1f), 1e-6f)) << "eta";
+  EXPECT_TRUE(NearVec(First(s).ks, Vec3(3.9f, 2.4f, 2.1f), 1e-6f)) << "k";
+  EXPECT_EQ(First(s).cls, kMirror) << "roughness 0: a smooth conductor, the mirror class";
+  EXPECT_EQ(First(s).lobe, kLobeConductor);
+  EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
   s = LoadMaterial(dir, "Material \"conductor\" \"rgb reflectance\" [0.9 0.5 0.1] \"float roughness\" 0.04");
-  EXPECT_TRUE(NearVec(First(s).ks, Vec3(0.9f, 0.5f, 0.1f), 1e-6f)) << "pbrt's reflectance form: f0 = reflectance";
+  EXPECT_TRUE(First(s).conductorReflectance) << "pbrt's reflectance form: eta 1, k from r (at render time)";
+  EXPECT_TRUE(NearVec(First(s).kd, Vec3(0.9f, 0.5f, 0.1f), 1e-6f));
   EXPECT_EQ(First(s).cls, kGlossy);
   EXPECT_NEAR(First(s).alpha, 0.2f, 1e-6f);
+  // uroughness and vroughness: alpha along u and v (not remapped here).
+  s = LoadMaterial(dir,
+                   "Material \"conductor\" \"float uroughness\" 0.1 \"float vroughness\" 0.4 "
+                   "\"bool remaproughness\" false");
+  EXPECT_EQ(First(s).alpha, 0.1f);
+  EXPECT_EQ(First(s).alphaY, 0.4f);
+  EXPECT_TRUE(s.warnings.empty()) << "anisotropy is rendered\n" << test::AllWarnings(s);
+  // Below pbrt's smoothness threshold in one direction only: rough, with the smooth side at 1e-4 (pbrt-v4 does so).
+  s = LoadMaterial(dir,
+                   "Material \"conductor\" \"float uroughness\" 0 \"float vroughness\" 0.3 "
+                   "\"bool remaproughness\" false");
+  EXPECT_EQ(First(s).cls, kGlossy);
+  EXPECT_EQ(First(s).alpha, 1e-4f);
 }
 
 TEST(PbrtLoaderMaterials, Dielectrics) {
   PbrtDir dir;
   Scene s = LoadMaterial(dir, "Material \"dielectric\" \"float eta\" 1.33");
   EXPECT_EQ(First(s).cls, kDielectric);
+  EXPECT_EQ(First(s).lobe, kLobeClass) << "smooth: the class's own";
   EXPECT_EQ(First(s).ior, 1.33f);
   EXPECT_TRUE(NearVec(First(s).kd, Vec3(1.0f), 0.0f));
   EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
@@ -83,41 +98,88 @@ TEST(PbrtLoaderMaterials, Dielectrics) {
   s = LoadMaterial(dir, "Material \"dielectric\" \"spectrum eta\" \"glass-BK7\" \"float roughness\" 0.3");
   EXPECT_NEAR(First(s).ior, 1.5195f, 1e-4f) << "BK7 at 532 nm";
   EXPECT_EQ(test::CountWarnings(s, "dispersion"), 1u) << test::AllWarnings(s);
-  EXPECT_EQ(test::CountWarnings(s, "rough dielectrics are not supported yet"), 1u) << test::AllWarnings(s);
+  EXPECT_EQ(First(s).lobe, kLobeRoughDielectric);
+  EXPECT_NEAR(First(s).alpha, std::sqrt(0.3f), 1e-6f);
+  EXPECT_EQ(s.warnings.size(), 1u) << test::AllWarnings(s);
   s = LoadMaterial(dir, "Material \"thindielectric\" \"float eta\" 1.4");
   EXPECT_EQ(First(s).cls, kDielectric);
+  EXPECT_EQ(First(s).lobe, kLobeThinDielectric);
   EXPECT_EQ(First(s).ior, 1.4f);
-  EXPECT_EQ(test::CountWarnings(s, "thin dielectric"), 1u) << test::AllWarnings(s);
+  EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
 }
 
-TEST(PbrtLoaderMaterials, CoatedDiffuseIsGlossy) {
+TEST(PbrtLoaderMaterials, CoatedDiffuse) {
   PbrtDir dir;
   Scene s = LoadMaterial(dir, "Material \"coateddiffuse\" \"rgb reflectance\" [0.7 0.2 0.1] \"float roughness\" 0.09");
   const HostMaterial& m = First(s);
   EXPECT_EQ(m.cls, kGlossy);
+  EXPECT_EQ(m.lobe, kLobeCoated);
   EXPECT_TRUE(NearVec(m.kd, Vec3(0.7f, 0.2f, 0.1f), 0.0f));
-  EXPECT_TRUE(NearVec(m.ks, Vec3(0.04f), 1e-6f)) << "f0 of eta 1.5";
+  EXPECT_EQ(m.ior, 1.5f) << "pbrt-v4's default eta";
   EXPECT_NEAR(m.alpha, 0.3f, 1e-6f);
-  EXPECT_EQ(test::CountWarnings(s, "pbrt-v4's layered BSDF is stochastic"), 1u) << test::AllWarnings(s);
-  s = LoadMaterial(dir, "Material \"coateddiffuse\" \"float eta\" 2 \"bool remaproughness\" false");
-  EXPECT_NEAR(First(s).ks.x, 1.0f / 9.0f, 1e-6f);
-  EXPECT_EQ(First(s).alpha, kMinGlossyAlpha) << "a smooth coat: the class's smallest alpha";
+  // pbrt-v4's defaults: thickness 0.01, maxdepth 10 (5 base bounces). The coat's table: a one-row texture whose last
+  // texel (normal incidence) holds the rough coat's reflectance, near the smooth 0.04.
+  EXPECT_EQ(m.coat.tau, 0.01f);
+  EXPECT_EQ(m.coat.bounces, 5);
+  ASSERT_GE(m.coatTable, 0);
+  const Texture& table = s.textures[size_t(s.textureMaps[size_t(m.coatTable)].texture)];
+  ASSERT_EQ(table.width, kCoatTableRes);
+  EXPECT_NEAR(table.texels[size_t(kCoatTableRes - 1)].x, 0.04f, 0.005f);
+  EXPECT_GT(m.coat.internal, 0.4f);
+  EXPECT_GT(m.coat.escape, 0.2f);
+  EXPECT_LT(m.coat.internal + m.coat.escape, 1.0f) << "the layer absorbs, the rough coat loses";
+  EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
+  // A smooth coat of eta 2 over a clear layer with every bounce: its normal-incidence reflectance is 1/9, and what
+  // it sends back plus what leaves is all (the layer absorbs nothing).
+  s = LoadMaterial(dir, "Material \"coateddiffuse\" \"float eta\" 2 \"float thickness\" 0 \"integer maxdepth\" 3");
+  EXPECT_EQ(First(s).alpha, 0.0f) << "roughness 0: a smooth coat";
+  EXPECT_EQ(First(s).coat.bounces, 2);
+  const Texture& smooth = s.textures[size_t(s.textureMaps[size_t(First(s).coatTable)].texture)];
+  EXPECT_NEAR(smooth.texels[size_t(kCoatTableRes - 1)].x, 1.0f / 9.0f, 1e-6f);
+  EXPECT_EQ(smooth.texels[0].x, 1.0f) << "grazing";
+  EXPECT_NEAR(First(s).coat.internal + First(s).coat.escape, 1.0f, 1e-4f);
+  s = LoadMaterial(dir, "Material \"coateddiffuse\" \"rgb albedo\" [0.5 0.5 0.5]");
+  EXPECT_EQ(test::CountWarnings(s, "\"albedo\" (and \"g\") is not supported yet"), 1u) << test::AllWarnings(s);
+  EXPECT_NEAR(First(s).coat.tau, 0.005f, 1e-7f) << "only the absorption, 1 - albedo, of the layer";
 }
 
-TEST(PbrtLoaderMaterials, ApproximationsAndMixes) {
+TEST(PbrtLoaderMaterials, DiffuseTransmission) {
   PbrtDir dir;
   Scene s = LoadMaterial(dir, "Material \"diffusetransmission\" \"rgb reflectance\" [0.3 0.3 0.3]");
   EXPECT_EQ(First(s).cls, kDiffuse);
+  EXPECT_EQ(First(s).lobe, kLobeDiffuseTransmission);
   EXPECT_TRUE(NearVec(First(s).kd, Vec3(0.3f), 0.0f));
-  EXPECT_EQ(test::CountWarnings(s, "\"transmittance\" is left out"), 1u);
-  s = LoadMaterial(
+  EXPECT_TRUE(NearVec(First(s).ks, Vec3(0.25f), 0.0f)) << "pbrt-v4's default transmittance";
+  EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
+  s = LoadMaterial(dir, "Material \"diffusetransmission\" \"rgb transmittance\" [0.5 0.2 0.1] \"float scale\" 3");
+  EXPECT_TRUE(NearVec(First(s).kd, Vec3(0.75f), 1e-6f)) << "the default 0.25, times scale";
+  EXPECT_TRUE(NearVec(First(s).ks, Vec3(1.0f, 0.6f, 0.3f), 1e-6f)) << "times scale, clamped to 1";
+}
+
+TEST(PbrtLoaderMaterials, MixesAndApproximations) {
+  PbrtDir dir;
+  Scene s = LoadMaterial(
       dir,
       "MakeNamedMaterial \"a\" \"string type\" \"diffuse\" \"rgb reflectance\" [1 0 0]\n"
       "MakeNamedMaterial \"b\" \"string type\" \"dielectric\"\n"
       "MakeNamedMaterial \"m\" \"string type\" \"mix\" \"string materials\" [\"a\" \"b\"] \"float amount\" 0.8\n"
       "NamedMaterial \"m\"");
-  EXPECT_EQ(First(s).cls, kDielectric) << "amount 0.8: the second material is the likelier";
-  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:4: material \"m\" (mix)"), 1u) << test::AllWarnings(s);
+  const HostMaterial& m = First(s);
+  ASSERT_TRUE(m.mix);
+  EXPECT_EQ(m.mixAmount, 0.8f) << "the chance of materials[1]";
+  EXPECT_EQ(s.materials[size_t(m.mixA)].cls, kDiffuse);
+  EXPECT_TRUE(NearVec(s.materials[size_t(m.mixA)].kd, Vec3(1.0f, 0.0f, 0.0f), 0.0f));
+  EXPECT_EQ(s.materials[size_t(m.mixB)].cls, kDielectric);
+  EXPECT_TRUE(s.warnings.empty()) << test::AllWarnings(s);
+  // A mix of a mix, and one that names itself: the cycle ends in grey at kMaxMixDepth, warned.
+  s = LoadMaterial(dir,
+                   "MakeNamedMaterial \"a\" \"string type\" \"diffuse\"\n"
+                   "MakeNamedMaterial \"inner\" \"string type\" \"mix\" \"string materials\" [\"a\" \"a\"]\n"
+                   "MakeNamedMaterial \"outer\" \"string type\" \"mix\" \"string materials\" [\"inner\" \"outer\"]\n"
+                   "NamedMaterial \"outer\"");
+  ASSERT_TRUE(First(s).mix);
+  EXPECT_TRUE(s.materials[size_t(First(s).mixA)].mix) << "the inner mix";
+  EXPECT_EQ(test::CountWarnings(s, "mixes nest more than 8 deep"), 1u) << test::AllWarnings(s);
   s = LoadMaterial(dir, "Material \"measured\" \"string filename\" \"x.bsdf\"");
   EXPECT_EQ(First(s).cls, kDiffuse);
   EXPECT_EQ(test::CountWarnings(s, "not supported yet"), 1u) << test::AllWarnings(s);
@@ -126,14 +188,14 @@ TEST(PbrtLoaderMaterials, ApproximationsAndMixes) {
 TEST(PbrtLoaderMaterials, WarningsOncePerKindAtTheFirstLine) {
   PbrtDir dir;
   const Scene s = dir.LoadLit(
-      "MakeNamedMaterial \"one\" \"string type\" \"coateddiffuse\"\n"
-      "MakeNamedMaterial \"two\" \"string type\" \"coateddiffuse\"\n"
+      "MakeNamedMaterial \"one\" \"string type\" \"coatedconductor\"\n"
+      "MakeNamedMaterial \"two\" \"string type\" \"coatedconductor\"\n"
       "NamedMaterial \"one\"\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2]\n"
       "NamedMaterial \"two\"\nShape \"trianglemesh\" \"point3 P\" [0 0 1 1 0 1 0 1 1] \"integer indices\" [0 1 2]\n"
       "LightSource \"goniometric\"\nLightSource \"projection\"\nLightSource \"goniometric\"\n");
-  EXPECT_EQ(test::CountWarnings(s, "coateddiffuse"), 1u) << test::AllWarnings(s);
-  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: material \"one\" (coateddiffuse)"), 1u) << test::AllWarnings(s);
-  EXPECT_EQ(test::CountWarnings(s, "(1 more like it)"), 2u) << test::AllWarnings(s);  // coateddiffuse, goniometric
+  EXPECT_EQ(test::CountWarnings(s, "coatedconductor"), 1u) << test::AllWarnings(s);
+  EXPECT_EQ(test::CountWarnings(s, "s.pbrt:2: material \"one\" (coatedconductor)"), 1u) << test::AllWarnings(s);
+  EXPECT_EQ(test::CountWarnings(s, "(1 more like it)"), 2u) << test::AllWarnings(s);  // coatedconductor, goniometric
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:8: LightSource \"goniometric\" is not rendered yet"), 1u)
       << test::AllWarnings(s);
   EXPECT_EQ(test::CountWarnings(s, "s.pbrt:9: LightSource \"projection\" is not rendered yet"), 1u)

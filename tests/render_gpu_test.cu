@@ -286,6 +286,48 @@ TEST(GpuAgreement, EveryMaterialFeatureInOneScene) {
   test::RemoveTree(dir);
 }
 
+// pbrt-v4's materials on both renderers: a mix of a rough and a smooth coated diffuse (the floor), an anisotropic gold
+// conductor (the wall, its alphas along the uvs), a rough dielectric sphere, a conductor of pbrt's reflectance form, a
+// thin dielectric sheet and a diffuse transmitter, under an area light and a constant environment: every lobe of
+// core/lobes.h and the per-hit-point mix in the GPU's shade queues.
+TEST(GpuAgreement, PbrtMaterialLobesInOneScene) {
+  TRACER_REQUIRE_GPU();
+  const std::string dir = test::MakeTempDir();
+  const std::string quad = "\"integer indices\" [0 1 2 0 2 3]\n";
+  test::WriteFile(
+      dir + "/lobes.pbrt",
+      "LookAt 0 2.2 6  0 0.6 0  0 1 0\nCamera \"perspective\" \"float fov\" 45\nWorldBegin\n"
+      "AttributeBegin AreaLightSource \"diffuse\" \"rgb L\" [8 8 8]\n"
+      "Shape \"trianglemesh\" \"point3 P\" [-1 4 -1 1 4 -1 1 4 1 -1 4 1] " +
+          quad +
+          "AttributeEnd\n"
+          "MakeNamedMaterial \"rough\" \"string type\" \"coateddiffuse\" \"rgb reflectance\" [0.7 0.3 0.1] \"float "
+          "roughness\" 0.1\n"
+          "MakeNamedMaterial \"smooth\" \"string type\" \"coateddiffuse\" \"rgb reflectance\" [0.2 0.5 0.8]\n"
+          "MakeNamedMaterial \"floor\" \"string type\" \"mix\" \"string materials\" [\"rough\" \"smooth\"] \"float "
+          "amount\" 0.4\n"
+          "NamedMaterial \"floor\"\nShape \"trianglemesh\" \"point3 P\" [-4 0 -4 4 0 -4 4 0 4 -4 0 4] "
+          "\"point2 uv\" [0 0 1 0 1 1 0 1] \"integer indices\" [0 2 1 0 3 2]\n"
+          "Material \"conductor\" \"spectrum eta\" \"metal-Au-eta\" \"spectrum k\" \"metal-Au-k\" \"float uroughness\" "
+          "0.05 "
+          "\"float vroughness\" 0.4 \"bool remaproughness\" false\n"
+          "Shape \"trianglemesh\" \"point3 P\" [-4 0 -2 4 0 -2 4 3 -2 -4 3 -2] \"point2 uv\" [0 0 1 0 1 1 0 1] " +
+          quad +
+          "AttributeBegin Translate -1.2 0.6 0.5 Material \"dielectric\" \"float roughness\" 0.05\n"
+          "Shape \"sphere\" \"float radius\" 0.6 AttributeEnd\n"
+          "AttributeBegin Translate 1.2 0.6 0.5 Material \"conductor\" \"rgb reflectance\" [0.9 0.6 0.3]\n"
+          "Shape \"sphere\" \"float radius\" 0.6 AttributeEnd\n"
+          "Material \"thindielectric\"\n"
+          "Shape \"trianglemesh\" \"point3 P\" [-0.5 0 1.5 0.5 0 1.5 0.5 1.2 1.5 -0.5 1.2 1.5] " +
+          quad +
+          "Material \"diffusetransmission\" \"rgb reflectance\" [0.3 0.3 0.3] \"rgb transmittance\" [0.6 0.4 0.2]\n"
+          "Shape \"trianglemesh\" \"point3 P\" [-0.4 0 -1.2 0.4 0 -1.2 0.4 1.6 -0.6 -0.4 1.6 -0.6] " +
+          quad);
+  const SceneData d = Data(dir + "/lobes.pbrt", 64, 64, nullptr, Vec3(0.3f, 0.3f, 0.35f));
+  ExpectDataAgreement("pbrt-v4 material lobes", d, d, 64);
+  test::RemoveTree(dir);
+}
+
 // --aov's first-hit outputs traced on the GPU (ComputeFirstHitAovsCuda) are the CPU's, pixel by pixel, on the scene
 // with every material feature (textures, normal and bump maps, cut-outs; wide and binary BVH) and the Cornell box: the
 // same per-pixel code, so a value may differ only where the rays' last bits matter (nvcc contracts multiply-adds into

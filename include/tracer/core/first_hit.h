@@ -38,7 +38,7 @@ TRACER_HD FirstHitOutputs FirstHitPixel(const SceneView& view, const RenderParam
     Surface sf = GetSurface<kLdg>(view, hit);  // GetBsdf applies bump and normal maps to sf.ns
     Vec3 emission;
     const SurfaceBsdf b = GetBsdf<kLdg>(view, sf, emission);
-    albedo += (b.cls == kMirror || (b.cls == kGlossy && IsBlack(b.kd))) ? b.ks : b.kd;
+    albedo += AovAlbedo(b);
     normal += Dot(sf.ns, ray.d) < 0.0f ? sf.ns : -sf.ns;
     if (EmitterCosine(view, hit.tri, sf.ng, -ray.d) > 0.0f) emitted += emission;
     position += sf.p;

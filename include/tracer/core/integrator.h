@@ -165,8 +165,11 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
       target = ls.p;
     }
   }
-  if (!(pdfLight > 0.0f && Dot(wi, sp.ng) > 0.0f)) return;
+  if (!(pdfLight > 0.0f)) return;
+  // wi must leave on wo's side, or, for a BSDF that transmits, on the side its local direction says.
   const Vec3 wiL = sp.frame.ToLocal(wi);
+  const float side = Dot(wi, sp.ng);
+  if (!(TransmitsLight(bsdf) ? side * wiL.z > 0.0f : side > 0.0f)) return;
   const Vec3 f = BsdfEval(bsdf, sp.woL, wiL);
   if (IsBlack(f)) return;
   const float w = delta ? 1.0f : PowerHeuristic(pdfLight, BsdfPdf(bsdf, sp.woL, wiL));
@@ -200,8 +203,9 @@ TRACER_HD void ContinuePath(const RenderParams& rp, const PathState& ps, const P
   Vec3 wi = sp.frame.ToWorld(bs.wi);
   Vec3 beta = ps.throughput * bs.f * (fabsf(bs.wi.z) / bs.pdf);
   if (IsBlack(beta) || !IsFinite(beta)) return;
-  // A reflected direction must leave on the side it came from, a refracted one on the other.
-  if (bsdf.cls != kDielectric && Dot(wi, sp.ng) <= 0.0f) return;
+  // A reflected direction must leave on the side it came from, a transmitted one on the other (dielectrics, whose
+  // frame is not turned to wo, are not checked).
+  if (bsdf.cls != kDielectric && (bs.wi.z < 0.0f ? Dot(wi, sp.ng) >= 0.0f : Dot(wi, sp.ng) <= 0.0f)) return;
 
   // Russian roulette on the throughput.
   if (static_cast<int32_t>(d) + 1 >= rp.rouletteDepth) {
@@ -248,11 +252,12 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   }
   if (!dielectric) n = BendShadingNormal(n, ng, wo);
   ShadingPoint sp;
-  sp.frame = Frame::FromNormal(n);
+  // An anisotropic lobe's alphas lie along dp/du and its normal's cross product with it (pbrt-v4's shading frame).
+  sp.frame = IsAnisotropic(bsdf) ? Frame::FromNormalTangent(n, SurfaceDpdu<kLdg>(s, sf)) : Frame::FromNormal(n);
   sp.woL = sp.frame.ToLocal(wo);
   sp.ng = ng;
 
-  if (!IsDeltaClass(bsdf.cls) && (s.numEmitters > 0 || envPick > 0.0f || s.numDeltaLights > 0))
+  if (!IsDeltaBsdf(bsdf) && (s.numEmitters > 0 || envPick > 0.0f || s.numDeltaLights > 0))
     SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, out);
   ContinuePath(rp, ps, rng, sf, bsdf, sp, out);
   return out;
@@ -263,8 +268,10 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
 template <bool kLdg>
 TRACER_HD int32_t ClassOfHit(const SceneView& s, const HitRecord& hit) {
   if (hit.tri < 0) return -1;
-  int32_t m = TriangleMaterial<kLdg>(s, hit.tri);
-  return LoadRO<kLdg>(&s.materials[m].info.x);
+  const int32_t m = TriangleMaterial<kLdg>(s, hit.tri);
+  const int32_t cls = LoadRO<kLdg>(&s.materials[m].info.x);
+  if (cls != kMixMaterial) return cls;
+  return LoadRO<kLdg>(&s.materials[ResolveMix<kLdg>(s, m, hit.tri, hit.b1, hit.b2)].info.x);
 }
 
 }  // namespace tracer

@@ -3,19 +3,13 @@
 // A material is a class tag plus plain data; dispatch happens by queue, one shade kernel per class.
 // Directions are local: the shading normal is +z. wo points away from the surface towards the viewer.
 #pragma once
-#include "tracer/core/ggx_albedo_table.h"
+#include "tracer/core/bsdf.h"
+#include "tracer/core/ggx_albedo_lookup.h"
+#include "tracer/core/lobes.h"
 #include "tracer/core/microfacet.h"
 #include "tracer/core/sampling.h"
 
 namespace tracer {
-
-enum MaterialClass : int32_t {
-  kDiffuse = 0,
-  kGlossy = 1,
-  kMirror = 2,
-  kDielectric = 3,
-  kNumMaterialClasses = 4,
-};
 
 // 96 bytes, six 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns, the sixth (bump)
 // only for surfaces with a bump or normal map. The loader (host/scene_loader.h, docs/RENDERING.md "Materials") maps MTL
@@ -32,93 +26,37 @@ enum MaterialClass : int32_t {
 //          conductor, whose f0 is Ks times the texel; a map_Ns texel's first channel is the roughness sqrt(alpha).
 //   bump = (texture, kBumpHeight (bump/map_Bump: heights, its -bm in TextureInfo) or kBumpNormal (norm/map_Kn:
 //           tangent-space normals), 0, 0): scene_view.h's MappedNormal.
+// A lobe other than the class's own (info.w's lobe bits, bsdf.h; only pbrt-v4 materials have one) reuses the fields,
+// and maps is then loaded always and holds (alphaY as float bits, an int parameter, 0, map_d texture or -1):
+//   conductor             kd = (eta, or with kMaterialReflectance the reflectance r: eta 1, k = 2 sqrt(r / (1 - r)),
+//                         pbrt-v4's mapping; kd's texture scales r), ks = (k, alpha); a mirror-class one ignores alpha
+//   coated                kd = (the base's albedo, its texture), ks = (CoatLayer tau, internal, escape, alpha),
+//                         ke.w = the coat's eta, maps.y = CoatLayer bounces, maps.z = the coat's table (a texture
+//                         whose texels are lobes.h's kCoatTableRes (Rc, T A) pairs)
+//   rough dielectric      kd = (tint, texture), ks.w = alpha, ke.w = eta
+//   thin dielectric       kd = (tint, texture), ke.w = eta
+//   diffuse transmission  kd = (reflectance, texture), ks = (transmittance, 0), maps.y = its texture or -1
+// A mix of two materials (pbrt-v4's "mix") has info.x = kMixMaterial, not a class: ClassOfHit and GetBsdf resolve
+// it at each hit point to one of the two (ResolveMix, scene_view.h). It keeps its own emission, map_Ke and
+// cut-out, and maps = (material a, material b, amount as float bits (the chance of b), map_d texture or -1).
 struct alignas(16) Material {
   Float4 kd, ks, ke;
   Int4 info, maps, bump;
 };
 static_assert(sizeof(Material) == 96 && alignof(Material) == 16, "material: six 16-byte loads");
-constexpr int32_t kMaterialHasMaps = 1;  // info.w bit: load maps
-constexpr int32_t kMaterialCutout = 2;   // info.w bit: opacity d < 1 or a map_d texture: traversal tests it
-constexpr int32_t kMaterialHasBump = 4;  // info.w bit: load bump, a bump or normal map sets the shading normal
-constexpr int32_t kBumpHeight = 1;       // bump.y: the texture's first channel is a height (bump, map_Bump)
-constexpr int32_t kBumpNormal = 2;       // bump.y: the texture holds tangent-space normals (norm, map_Kn)
+constexpr int32_t kMaterialHasMaps = 1;    // info.w bit: load maps
+constexpr int32_t kMaterialCutout = 2;     // info.w bit: opacity d < 1 or a map_d texture: traversal tests it
+constexpr int32_t kMaterialHasBump = 4;    // info.w bit: load bump, a bump or normal map sets the shading normal
+constexpr int32_t kMaterialLobeShift = 3;  // info.w bits 3 to 5: the BsdfLobe (0: the class's own)
+constexpr int32_t kMaterialLobeMask = 7;
+constexpr int32_t kMaterialReflectance = 64;  // info.w bit: a conductor's kd is the reflectance r, not eta
+constexpr int32_t kMixMaterial = 16;          // info.x of a mix (no class has this number)
+constexpr int kMaxMixDepth = 8;               // mixes of mixes resolve this deep; the loader refuses deeper ones
+constexpr int32_t kBumpHeight = 1;            // bump.y: the texture's first channel is a height (bump, map_Bump)
+constexpr int32_t kBumpNormal = 2;            // bump.y: the texture holds tangent-space normals (norm, map_Kn)
 // The smallest GGX alpha of the glossy class: below it the lobe is too sharp for light sampling to be of use
 // (the loader makes smoother conductors mirrors).
 constexpr float kMinGlossyAlpha = 0.02f;
-
-// The register form the BSDF code uses.
-struct SurfaceBsdf {
-  int32_t cls;
-  Vec3 kd, ks;  // glossy: kd the base colour, ks the specular layer's f0
-  float alpha, ior;
-  float f90 = 1.0f;  // glossy: the specular layer's reflectance at grazing
-};
-
-struct BsdfSample {
-  Vec3 wi;
-  Vec3 f;     // BSDF value (for delta lobes: the weight times 1/|cos|, so f*|cos|/pdf is right)
-  float pdf;  // solid angle; for delta lobes the discrete probability of the lobe
-  bool delta;
-  bool valid;
-};
-
-// ---- GGX albedo tables (core/ggx_albedo_table.h; host/ggx_albedo.h says what they hold) -----------------
-namespace detail {
-// One copy for host code and one in device memory, from the same generated numbers.
-inline constexpr float kGgxAlbedoHost[] = {TRACER_GGX_ALBEDO_TABLE_DATA};
-#if defined(__CUDACC__)
-static __device__ const float kGgxAlbedoDevice[] = {TRACER_GGX_ALBEDO_TABLE_DATA};
-#endif
-}  // namespace detail
-constexpr int kGgxAlbedoAvgOffset = kGgxAlbedoRes * kGgxAlbedoRes * 2;
-static_assert(sizeof(detail::kGgxAlbedoHost) == sizeof(float) * (kGgxAlbedoAvgOffset + kGgxAlbedoRes * 2),
-              "ggx_albedo_table.h: (E, E5) per (roughness, mu), then (Eavg, E5avg) per roughness");
-
-TRACER_HD float GgxAlbedoEntry(int i) {
-#if TRACER_ON_DEVICE
-  return __ldg(&detail::kGgxAlbedoDevice[i]);
-#else
-  return detail::kGgxAlbedoHost[i];
-#endif
-}
-
-// (E, E5) of GGX at one direction: albedo with Fresnel 1, and its part weighted by Schlick's (1 - wo.h)^5.
-struct GgxAlbedo {
-  float e, e5;
-};
-
-// Where roughness r = sqrt(alpha) falls in the table: row and fraction (shared by the 2D and 1D lookups).
-struct GgxAlbedoRow {
-  int i;
-  float t;
-};
-TRACER_HD GgxAlbedoRow GgxAlbedoRowOf(float alpha) {
-  float y = SafeSqrt(alpha) * static_cast<float>(kGgxAlbedoRes - 1);
-  int i = static_cast<int>(y);
-  i = i < 0 ? 0 : (i > kGgxAlbedoRes - 2 ? kGgxAlbedoRes - 2 : i);
-  return {i, Clamp(y - static_cast<float>(i), 0.0f, 1.0f)};
-}
-// Bilinear in (roughness, sqrt(cos theta)), the table's axes.
-TRACER_HD GgxAlbedo LookupGgxAlbedo(GgxAlbedoRow row, float mu) {
-  float x = SafeSqrt(Fminf(mu, 1.0f)) * static_cast<float>(kGgxAlbedoRes - 1);
-  int j = static_cast<int>(x);
-  j = j > kGgxAlbedoRes - 2 ? kGgxAlbedoRes - 2 : j;
-  float s = x - static_cast<float>(j);
-  int k = (row.i * kGgxAlbedoRes + j) * 2;
-  float e0 = GgxAlbedoEntry(k) + s * (GgxAlbedoEntry(k + 2) - GgxAlbedoEntry(k));
-  float f0 = GgxAlbedoEntry(k + 1) + s * (GgxAlbedoEntry(k + 3) - GgxAlbedoEntry(k + 1));
-  k += kGgxAlbedoRes * 2;
-  float e1 = GgxAlbedoEntry(k) + s * (GgxAlbedoEntry(k + 2) - GgxAlbedoEntry(k));
-  float f1 = GgxAlbedoEntry(k + 1) + s * (GgxAlbedoEntry(k + 3) - GgxAlbedoEntry(k + 1));
-  return {e0 + row.t * (e1 - e0), f0 + row.t * (f1 - f0)};
-}
-// The cosine-weighted averages (Eavg, E5avg), linear in roughness.
-TRACER_HD GgxAlbedo LookupGgxAlbedoAvg(GgxAlbedoRow row) {
-  int k = kGgxAlbedoAvgOffset + row.i * 2;
-  float e = GgxAlbedoEntry(k) + row.t * (GgxAlbedoEntry(k + 2) - GgxAlbedoEntry(k));
-  float e5 = GgxAlbedoEntry(k + 1) + row.t * (GgxAlbedoEntry(k + 3) - GgxAlbedoEntry(k + 1));
-  return {e, e5};
-}
 
 // ---- the glossy class: a GGX specular layer over a Lambertian base ------------------------------------------
 // f = f_ss + f_ms + f_base, with F = f0 + (f90 - f0)(1 - wo.h)^5 (Schlick) and, writing E, E5 for the table's
@@ -171,6 +109,7 @@ TRACER_HD float GlossySpecularWeight(const SurfaceBsdf& b, const GlossyLayer& l,
 
 // ---- evaluation (non-delta classes; delta classes return zero) -------------------------------------
 TRACER_HD Vec3 BsdfEval(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
+  if (b.lobe != kLobeClass) return LobeEval(b, wo, wi);
   if (!SameHemisphere(wo, wi) || wo.z <= 0.0f) return Vec3(0.0f);
   if (b.cls == kDiffuse) return b.kd * kInvPi;
   if (b.cls == kGlossy) {
@@ -188,6 +127,7 @@ TRACER_HD Vec3 BsdfEval(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
 }
 
 TRACER_HD float BsdfPdf(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
+  if (b.lobe != kLobeClass) return LobePdf(b, wo, wi);
   if (!SameHemisphere(wo, wi) || wo.z <= 0.0f) return 0.0f;
   if (b.cls == kDiffuse) return CosineHemispherePdf(wi.z);
   if (b.cls == kGlossy) {
@@ -201,10 +141,31 @@ TRACER_HD float BsdfPdf(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
 }
 
 TRACER_HD bool IsDeltaClass(int32_t cls) { return cls == kMirror || cls == kDielectric; }
+// Whether every direction the BSDF scatters to is a delta lobe (no light sampling): the mirror and dielectric
+// classes, except the rough dielectric. (A smooth coat's delta reflection sits beside its diffuse base.)
+TRACER_HD bool IsDeltaBsdf(const SurfaceBsdf& b) { return b.lobe != kLobeRoughDielectric && IsDeltaClass(b.cls); }
+// Whether a GGX lobe's two alphas differ, so that its frame must follow the surface's dp/du.
+TRACER_HD bool IsAnisotropic(const SurfaceBsdf& b) {
+  const bool ggx = b.lobe == kLobeConductor || b.lobe == kLobeCoated || b.lobe == kLobeRoughDielectric;
+  return ggx && b.alpha != b.alphaY;
+}
+// Whether the BSDF sends light to the other side of the surface (the shade step then accepts directions there).
+TRACER_HD bool TransmitsLight(const SurfaceBsdf& b) {
+  return b.cls == kDielectric || b.lobe == kLobeDiffuseTransmission;
+}
+
+// The colour the albedo output (--aov albedo) shows: a conductor's reflectance at normal incidence, a lobe's kd, and
+// for the classes' own what they have always shown (ks for mirrors and base-less glossy layers, else kd).
+TRACER_HD Vec3 AovAlbedo(const SurfaceBsdf& b) {
+  if (b.lobe == kLobeConductor) return FresnelConductor(1.0f, b.kd, b.k);
+  if (b.lobe != kLobeClass) return b.kd;
+  return (b.cls == kMirror || (b.cls == kGlossy && IsBlack(b.kd))) ? b.ks : b.kd;
+}
 
 // Samples wi given wo (wo.z > 0 for reflective classes; the shade code flips the frame so that it is).
 // uLobe picks a lobe, (u1, u2) the direction.
 TRACER_HD BsdfSample BsdfSampleDir(const SurfaceBsdf& b, Vec3 wo, float uLobe, float u1, float u2) {
+  if (b.lobe != kLobeClass) return LobeSample(b, wo, uLobe, u1, u2);
   BsdfSample s;
   s.valid = false;
   s.delta = false;

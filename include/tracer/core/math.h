@@ -70,6 +70,17 @@ struct Frame {
     f.n = n;
     return f;
   }
+  // The frame whose first axis is t made perpendicular to n (Gram-Schmidt); FromNormal(n) where t is along n or zero.
+  TRACER_HD static Frame FromNormalTangent(Vec3 n, Vec3 t) {
+    const Vec3 p = t - n * Dot(n, t);
+    const float len = Length(p);
+    if (!(len > 1e-12f) || !isfinite(len)) return FromNormal(n);
+    Frame f;
+    f.s = p / len;
+    f.t = Cross(n, f.s);
+    f.n = n;
+    return f;
+  }
   TRACER_HD Vec3 ToLocal(Vec3 v) const { return {Dot(v, s), Dot(v, t), Dot(v, n)}; }
   TRACER_HD Vec3 ToWorld(Vec3 v) const { return s * v.x + t * v.y + n * v.z; }
 };

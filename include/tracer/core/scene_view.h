@@ -268,7 +268,8 @@ struct Surface {
   Vec3 ns;  // unit shading normal, flipped into ng's hemisphere
   float u, v;
   int32_t material;
-  int32_t tri;  // BVH order
+  int32_t tri;   // BVH order
+  float b1, b2;  // the hit's barycentrics (a mix's choice hashes them, ResolveMix)
 };
 
 template <bool kLdg>
@@ -297,6 +298,8 @@ TRACER_HD Surface GetSurface(const SceneView& s, const HitRecord& hit) {
   sf.v = n2.w * b0 + uv.y * hit.b1 + uv.w * hit.b2;
   sf.material = static_cast<int32_t>(BitsFromFloat(n0.w));
   sf.tri = hit.tri;
+  sf.b1 = hit.b1;
+  sf.b2 = hit.b2;
   return sf;
 }
 
@@ -315,6 +318,35 @@ TRACER_HD void TriangleUv(const SceneView& s, int tri, float b1, float b2, float
   v = n2.w * b0 + uv.y * b1 + uv.w * b2;
 }
 
+// dp/du and dp/dv of a triangle, solved from two edges and their uv differences (Pharr, Jakob and Humphreys,
+// "Physically Based Rendering", 3rd ed., section 3.6.2): bump and normal maps' frame, and an anisotropic BSDF's.
+struct UvTangents {
+  Vec3 dpdu, dpdv;
+  bool ok;  // false where the uvs have no area
+};
+template <bool kLdg>
+TRACER_HD UvTangents TriangleTangents(const SceneView& s, int tri) {
+  Vec3 p0, p1, p2;
+  LoadTriangle<kLdg>(s.bvh.tris, tri, p0, p1, p2);
+  const TriShading* sh = &s.shading[tri];
+  const Float4 n1 = Load4<kLdg>(&sh->n1), n2 = Load4<kLdg>(&sh->n2), uv = Load4<kLdg>(&sh->uv);
+  const float du1 = uv.x - n1.w, dv1 = uv.y - n2.w, du2 = uv.z - n1.w, dv2 = uv.w - n2.w;
+  const float det = du1 * dv2 - du2 * dv1;
+  UvTangents g;
+  g.ok = fabsf(det) > 1e-20f && isfinite(det);
+  if (!g.ok) return g;
+  const Vec3 e1 = p1 - p0, e2 = p2 - p0;
+  g.dpdu = (e1 * dv2 - e2 * dv1) / det;
+  g.dpdv = (e2 * du1 - e1 * du2) / det;
+  return g;
+}
+// dp/du at a surface point (an anisotropic BSDF's first axis), or the zero vector without uvs.
+template <bool kLdg>
+TRACER_HD Vec3 SurfaceDpdu(const SceneView& s, const Surface& sf) {
+  const UvTangents g = TriangleTangents<kLdg>(s, sf.tri);
+  return g.ok ? g.dpdu : Vec3(0.0f);
+}
+
 // ---- shading normals from bump and normal maps (MTL bump/map_Bump and norm/map_Kn) ---------------------------
 // The tangents come from the uvs: dp/du and dp/dv of the triangle, solved from two edges and their uv differences
 // (Pharr, Jakob and Humphreys, "Physically Based Rendering", 3rd ed., section 3.6.2), projected onto the plane of the
@@ -328,15 +360,9 @@ TRACER_HD void TriangleUv(const SceneView& s, int tri, float b1, float b2, float
 // surface (the shade step bends it further where the view needs it: integrator.h, BendShadingNormal).
 template <bool kLdg>
 TRACER_HD Vec3 MappedNormal(const SceneView& s, const Surface& sf, Int4 bump) {
-  Vec3 p0, p1, p2;
-  LoadTriangle<kLdg>(s.bvh.tris, sf.tri, p0, p1, p2);
-  const TriShading* sh = &s.shading[sf.tri];
-  const Float4 n1 = Load4<kLdg>(&sh->n1), n2 = Load4<kLdg>(&sh->n2), uv = Load4<kLdg>(&sh->uv);
-  const float du1 = uv.x - n1.w, dv1 = uv.y - n2.w, du2 = uv.z - n1.w, dv2 = uv.w - n2.w;
-  const float det = du1 * dv2 - du2 * dv1;
-  if (!(fabsf(det) > 1e-20f) || !isfinite(det)) return sf.ns;
-  const Vec3 e1 = p1 - p0, e2 = p2 - p0, ns = sf.ns;
-  const Vec3 dpdu = (e1 * dv2 - e2 * dv1) / det, dpdv = (e2 * du1 - e1 * du2) / det;
+  const UvTangents g = TriangleTangents<kLdg>(s, sf.tri);
+  if (!g.ok) return sf.ns;
+  const Vec3 ns = sf.ns, dpdu = g.dpdu, dpdv = g.dpdv;
   const Vec3 t = dpdu - ns * Dot(ns, dpdu), b = dpdv - ns * Dot(ns, dpdv);
   Vec3 n;
   if (bump.y == kBumpNormal) {
@@ -369,12 +395,67 @@ TRACER_HD Vec3 MappedNormal(const SceneView& s, const Surface& sf, Int4 bump) {
   return n;
 }
 
+// ---- mixes of two materials (pbrt-v4's "mix") --------------------------------------------------------------------
+// A uniform number in [0, 1) from a hit point (triangle and barycentrics, MixBits above) and the mix's nesting level:
+// the same point always makes the same choice (so the intersect step, which queues the hit by class, and the shade
+// step agree), and a pixel's samples average the two materials over the surface.
+TRACER_HD float MixUniform(int32_t tri, float b1, float b2, int level) {
+  uint32_t h = MixBits(static_cast<uint32_t>(tri) ^ 0x9e3779b9u * static_cast<uint32_t>(level + 1));
+  h = MixBits(h ^ BitsFromFloat(b1));
+  h = MixBits(h ^ BitsFromFloat(b2));
+  return static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
+}
+// The material a mix (info.x == kMixMaterial) is at a hit point: material b where the point's uniform falls below
+// the amount, else a; nested mixes resolve level by level (the loader refuses chains deeper than kMaxMixDepth).
+template <bool kLdg>
+TRACER_HD int32_t ResolveMix(const SceneView& s, int32_t m, int32_t tri, float b1, float b2) {
+  for (int level = 0; level < kMaxMixDepth; ++level) {
+    const Int4 mix = Load4<kLdg>(&s.materials[m].maps);
+    m = MixUniform(tri, b1, b2, level) < FloatFromBits(static_cast<uint32_t>(mix.z)) ? mix.y : mix.x;
+    if (LoadRO<kLdg>(&s.materials[m].info.x) != kMixMaterial) break;
+  }
+  return m;
+}
+
+// A lobe's parameters beyond the class's fields (material.h's Material says where they are).
+template <bool kLdg>
+TRACER_HD void GetLobe(const SceneView& s, const Surface& sf, const Material* m, Int4 info, Float4 ks, SurfaceBsdf& b) {
+  const Int4 extra = Load4<kLdg>(&m->maps);
+  b.alphaY = FloatFromBits(static_cast<uint32_t>(extra.x));
+  if (b.lobe == kLobeConductor) {
+    b.k = b.ks;
+    if (info.w & kMaterialReflectance) {
+      // pbrt-v4's ConductorMaterial with a reflectance r: eta 1 and k = 2 sqrt(r) / sqrt(1 - r), whose Fresnel
+      // at normal incidence is r.
+      const Vec3 r = Min(Max(b.kd, Vec3(0.0f)), Vec3(0.9999f));
+      b.k = Vec3(2.0f * sqrtf(r.x / (1.0f - r.x)), 2.0f * sqrtf(r.y / (1.0f - r.y)), 2.0f * sqrtf(r.z / (1.0f - r.z)));
+      b.kd = Vec3(1.0f);
+    }
+  } else if (b.lobe == kLobeCoated) {
+    b.coatTable = s.texels + s.textures[extra.z].offset;
+    b.coat.tau = ks.x;
+    b.coat.internal = ks.y;
+    b.coat.escape = ks.z;
+    b.coat.bounces = extra.y;
+  } else if (b.lobe == kLobeDiffuseTransmission && extra.y >= 0) {
+    b.ks = b.ks * SampleTexture(s, extra.y, sf.u, sf.v);
+  }
+}
+
 // The BSDF at a surface point, with its emission; a bump or normal map replaces sf.ns by the mapped normal.
 template <bool kLdg>
 TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
   const Material* m = &s.materials[sf.material];
-  Float4 kd = Load4<kLdg>(&m->kd), ks = Load4<kLdg>(&m->ks), ke = Load4<kLdg>(&m->ke);
+  Float4 ke = Load4<kLdg>(&m->ke);
   Int4 info = Load4<kLdg>(&m->info);
+  emission = Vec3(ke.x, ke.y, ke.z);
+  if (info.y >= 0) emission = emission * SampleTexture(s, info.y, sf.u, sf.v);  // map_Ke
+  if (info.x == kMixMaterial) {  // the emission is the mix's own; the BSDF one of its two materials'
+    m = &s.materials[ResolveMix<kLdg>(s, sf.material, sf.tri, sf.b1, sf.b2)];
+    ke = Load4<kLdg>(&m->ke);
+    info = Load4<kLdg>(&m->info);
+  }
+  const Float4 kd = Load4<kLdg>(&m->kd), ks = Load4<kLdg>(&m->ks);
   SurfaceBsdf b;
   b.cls = info.x;
   b.kd = Vec3(kd.x, kd.y, kd.z);
@@ -404,9 +485,9 @@ TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
       b.alpha = Fmaxf(r * r, kMinGlossyAlpha);
     }
   }
+  b.lobe = (info.w >> kMaterialLobeShift) & kMaterialLobeMask;
+  if (b.lobe != kLobeClass) GetLobe<kLdg>(s, sf, m, info, ks, b);
   if (info.w & kMaterialHasBump) sf.ns = MappedNormal<kLdg>(s, sf, Load4<kLdg>(&m->bump));
-  emission = Vec3(ke.x, ke.y, ke.z);
-  if (info.y >= 0) emission = emission * SampleTexture(s, info.y, sf.u, sf.v);  // map_Ke
   return b;
 }
 

@@ -50,7 +50,8 @@ struct TextureMap {
   TextureOptions options;
 };
 
-// One MTL material as the BSDFs read it (core/material.h's Material says how each field is used per class).
+// One material as the BSDFs read it (core/material.h's Material says how each field is used per class and lobe).
+// OBJ materials use the class's own BSDF (lobe 0) and leave the pbrt-v4 fields at the end as they are.
 struct HostMaterial {
   std::string name;
   MaterialClass cls = kDiffuse;
@@ -70,6 +71,19 @@ struct HostMaterial {
   bool bumpIsNormalMap = false;  // bumpTexture holds tangent-space normals (norm), not heights (bump)
   float specularScale = 0.0f;    // with map_Ks: 2 f0(Ni) for a dielectric layer, 0 for a conductor
   bool twoSided = false;         // the emission leaves both sides (pbrt's "twosided" area lights; OBJ: never)
+  // pbrt-v4's materials (core/bsdf.h's lobes, core/lobes.h): kd and ks as core/material.h's Material says per lobe
+  // (conductor: kd = eta, ks = k; diffuse transmission: ks the transmittance).
+  int lobe = 0;                       // BsdfLobe (0: the class's own)
+  float alphaY = 0.0f;                // GGX lobes: alpha along v (alpha along u)
+  bool conductorReflectance = false;  // conductor: kd is pbrt-v4's "reflectance", not eta (k then follows from it)
+  CoatLayer coat{};                   // coated: the layer's constants (CoatedLayerOf)
+  int coatTable = -1;                 // coated: the coat's table (FillCoatTable), a TextureMap index
+  int transmittanceTexture = -1;      // diffuse transmission: ks's texture
+  // A mix (pbrt-v4's "mix", ResolveMix): per hit point material mixB with probability mixAmount, else mixA (indices
+  // into Scene::materials); the mix keeps its own emission and cut-out.
+  bool mix = false;
+  int mixA = -1, mixB = -1;
+  float mixAmount = 0.5f;
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 

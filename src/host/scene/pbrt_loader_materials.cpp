@@ -11,8 +11,6 @@
 namespace tracer::pbrtload {
 namespace {
 
-constexpr float kSmoothAlpha = 1e-3f;  // pbrt-v4's TrowbridgeReitzDistribution::EffectivelySmooth: alpha < 1e-3
-
 // What one material is, and where, for messages.
 struct Source {
   const PbrtMaterial& m;
@@ -25,15 +23,16 @@ class MaterialMapper {
  public:
   MaterialMapper(PbrtLoad& load, PbrtTextures& textures) : load_(load), textures_(textures) {}
 
-  MappedMaterial Map(const PbrtMaterial& m, int depth);
+  MappedMaterial Map(const PbrtMaterial& m);
 
  private:
   MappedMaterial Diffuse(const Source& s, const char* reflectance, Vec3 fallback);
   MappedMaterial Conductor(const Source& s, const std::string& prefix, float outsideEta);
   MappedMaterial Dielectric(const Source& s);
   MappedMaterial CoatedDiffuse(const Source& s);
-  MappedMaterial Mix(const Source& s, int depth);
-  float Alpha(const Source& s, const std::string& prefix);
+  MappedMaterial Mix(const Source& s);
+  MappedMaterial DiffuseTransmission(const Source& s);
+  GgxAlphas Alphas(const Source& s, const std::string& prefix);
   void Approximate(const Source& s, const std::string& why);
   void AddNormalMap(const Source& s, HostMaterial& out);
 
@@ -69,20 +68,17 @@ void MaterialMapper::Approximate(const Source& s, const std::string& why) {
   load_.WarnKind("material-approx:" + s.m.type + ":" + why, s.m.loc, s.Label() + ": " + why);
 }
 
-// The GGX alpha of a material's "roughness" (or "uroughness"/"vroughness", which default to it) after pbrt-v4's
-// remapping. Anisotropic roughness becomes the geometric mean of the two alphas (the renderer's GGX is isotropic).
-float MaterialMapper::Alpha(const Source& s, const std::string& prefix) {
+// The GGX alphas (along u and v) of a material's "roughness", or "uroughness" and "vroughness", which default to it,
+// after pbrt-v4's remapping; a rough lobe's alphas are at least 1e-4, as pbrt-v4's TrowbridgeReitzDistribution keeps
+// them.
+GgxAlphas MaterialMapper::Alphas(const Source& s, const std::string& prefix) {
   const float r = FloatValue(load_, textures_, s, prefix + "roughness", 0.0f);
   const float ur = FloatValue(load_, textures_, s, prefix + "uroughness", r);
   const float vr = FloatValue(load_, textures_, s, prefix + "vroughness", r);
   const bool remap = s.m.params.GetBool("remaproughness", true);
-  const float au = RoughnessToAlpha(std::max(ur, 0.0f), remap), av = RoughnessToAlpha(std::max(vr, 0.0f), remap);
-  if (au != av)
-    load_.WarnKind("anisotropic", s.m.loc,
-                   s.Label() +
-                       ": anisotropic roughness is not supported yet; the geometric mean of the two alphas "
-                       "is used");
-  return std::sqrt(au * av);
+  GgxAlphas a{RoughnessToAlpha(std::max(ur, 0.0f), remap), RoughnessToAlpha(std::max(vr, 0.0f), remap)};
+  if (std::max(a.x, a.y) > kSmoothAlpha) a = GgxAlphas{std::max(a.x, 1e-4f), std::max(a.y, 1e-4f)};
+  return a;
 }
 
 void MaterialMapper::AddNormalMap(const Source& s, HostMaterial& out) {
@@ -114,38 +110,46 @@ MappedMaterial MaterialMapper::Diffuse(const Source& s, const char* reflectance,
   return out;
 }
 
-// A conductor (or the conductor under a coatedconductor's coating, prefix "conductor."): Schlick's Fresnel from the
-// normal-incidence reflectance, relative to a medium of index outsideEta.
+// Sets a GGX lobe's alphas; false (alphas 0) when the lobe is smooth, a delta lobe.
+bool SetAlphas(HostMaterial& h, GgxAlphas a) {
+  const bool rough = std::max(a.x, a.y) > kSmoothAlpha;
+  h.alpha = rough ? a.x : 0.0f;
+  h.alphaY = rough ? a.y : 0.0f;
+  return rough;
+}
+
+// A conductor (or the conductor under a coatedconductor's coating, prefix "conductor."), relative to a medium of
+// index outsideEta: pbrt-v4's ConductorBxDF, the exact Fresnel of eta + i k per channel (the conductor lobe, core/
+// lobes.h), in the glossy class when rough and the mirror class when smooth.
 MappedMaterial MaterialMapper::Conductor(const Source& s, const std::string& prefix, float outsideEta) {
   MappedMaterial out;
   HostMaterial& h = out.material;
+  h.lobe = kLobeConductor;
   MappedTexture reflectance;
-  h.kd = Vec3(0.0f);
-  if (textures_.Spectrum(s.m.params, "reflectance", SpectrumUse::kAlbedo, &reflectance)) {
-    // pbrt-v4's ConductorMaterial with "reflectance" r: eta 1, k = 2 sqrt(r) / sqrt(1 - r), whose normal-incidence
-    // reflectance is r itself.
-    h.ks = reflectance.factor;
-    h.specularTexture = reflectance.map;
+  if (textures_.Spectrum(s.m.params, prefix + "reflectance", SpectrumUse::kAlbedo, &reflectance)) {
+    // pbrt-v4's "reflectance" r: eta 1 and k = 2 sqrt(r) / sqrt(1 - r) (GetBsdf, core/scene_view.h), whose
+    // normal-incidence reflectance is r; under a coat both are divided by its index, which only a constant r allows.
+    const Vec3 r = Min(Max(reflectance.factor, Vec3(0.0f)), Vec3(0.9999f));
+    if (outsideEta == 1.0f || reflectance.map >= 0) {
+      h.conductorReflectance = true;
+      h.kd = r;
+      h.texture = reflectance.map;
+    } else {
+      h.kd = Vec3(1.0f / outsideEta);
+      for (int c = 0; c < 3; ++c) h.ks[c] = 2.0f * std::sqrt(r[c] / (1.0f - r[c])) / outsideEta;
+    }
   } else {
     Vec3 cuEta, cuK;
     NamedSpectrumRgb("metal-Cu-eta", &cuEta);  // pbrt-v4's defaults
     NamedSpectrumRgb("metal-Cu-k", &cuK);
-    const Vec3 eta = RgbValue(load_, textures_, s, prefix + "eta", SpectrumUse::kUnbounded, cuEta);
-    const Vec3 k = RgbValue(load_, textures_, s, prefix + "k", SpectrumUse::kUnbounded, cuK);
-    h.ks = ConductorF0(eta / outsideEta, k / outsideEta);
+    h.kd = RgbValue(load_, textures_, s, prefix + "eta", SpectrumUse::kUnbounded, cuEta) / outsideEta;
+    h.ks = RgbValue(load_, textures_, s, prefix + "k", SpectrumUse::kUnbounded, cuK) / outsideEta;
   }
-  h.alpha = Alpha(s, prefix);
-  if (h.alpha < kMinGlossyAlpha && h.specularTexture < 0) {
-    h.cls = kMirror;  // as the OBJ loader does: a sharper lobe than the glossy class samples well is a mirror
-    h.alpha = 0.0f;
-  } else {
-    h.cls = kGlossy;
-    h.f90 = 1.0f;
-    h.alpha = std::max(h.alpha, kMinGlossyAlpha);
-  }
+  h.cls = SetAlphas(h, Alphas(s, prefix)) ? kGlossy : kMirror;
   return out;
 }
 
+// pbrt-v4's DielectricMaterial (smooth: the class's own; rough: the rough lobe) and ThinDielectricMaterial.
 MappedMaterial MaterialMapper::Dielectric(const Source& s) {
   MappedMaterial out;
   HostMaterial& h = out.material;
@@ -169,53 +173,100 @@ MappedMaterial MaterialMapper::Dielectric(const Source& s) {
     h.ior = 1.5f;
   }
   if (s.m.type == "thindielectric")
-    Approximate(s,
-                "mapped to the dielectric class, which refracts as the surface of a solid; pbrt-v4's thin "
-                "dielectric is a sheet that passes light straight through");
-  else if (Alpha(s, "") >= kSmoothAlpha)
-    Approximate(s, "rough dielectrics are not supported yet: mapped to smooth glass (the dielectric class)");
+    h.lobe = kLobeThinDielectric;
+  else if (SetAlphas(h, Alphas(s, "")))
+    h.lobe = kLobeRoughDielectric;
   return out;
 }
 
+// pbrt-v4's CoatedDiffuseMaterial: the coated lobe (core/lobes.h), its layer integrated here.
 MappedMaterial MaterialMapper::CoatedDiffuse(const Source& s) {
   MappedMaterial out = Diffuse(s, "reflectance", Vec3(0.5f));
   HostMaterial& h = out.material;
-  const float eta = FloatValue(load_, textures_, s, "eta", 1.5f);
-  const float f0 = Sqr((eta - 1.0f) / (eta + 1.0f));
-  if (!(f0 > 0.0f)) return out;  // an index-matched coat reflects nothing: the diffuse base alone
   h.cls = kGlossy;
-  h.ks = Vec3(f0);
-  h.f90 = 1.0f;
-  h.alpha = std::max(Alpha(s, ""), kMinGlossyAlpha);
-  Approximate(s,
-              "mapped to the glossy class: a GGX dielectric coat (f0 from \"eta\") over a Lambertian base of "
-              "\"reflectance\", roughness at least the class's smallest alpha (" +
-                  std::to_string(kMinGlossyAlpha) +
-                  "); pbrt-v4's layered BSDF is stochastic and also absorbs and inter-reflects in the coat "
-                  "(\"thickness\", \"albedo\"), so matching its look is later work");
+  h.lobe = kLobeCoated;
+  h.ior = FloatValue(load_, textures_, s, "eta", 1.5f);
+  if (!(h.ior > 0.0f) || !std::isfinite(h.ior)) h.ior = 1.0f;  // pbrt-v4 reads an eta of 0 as 1
+  if (h.ior < 1.0f) {
+    Approximate(s, "a coat less dense than the outside (\"eta\" below 1) is rendered with 1 / eta");
+    h.ior = 1.0f / h.ior;
+  }
+  SetAlphas(h, Alphas(s, ""));
+  float thickness = std::max(FloatValue(load_, textures_, s, "thickness", 0.01f), 0.0f);
+  const Vec3 albedo = RgbValue(load_, textures_, s, "albedo", SpectrumUse::kAlbedo, Vec3(0.0f));
+  if (MaxComponent(albedo) > 0.0f) {
+    // pbrt-v4's layer then scatters (albedo, "g") as well as absorbs; only its absorption is kept.
+    thickness *= 1.0f - Clamp((albedo.x + albedo.y + albedo.z) / 3.0f, 0.0f, 1.0f);
+    Approximate(s,
+                "the coat's medium \"albedo\" (and \"g\") is not supported yet: the layer only absorbs, at its "
+                "absorption 1 - albedo");
+  }
+  // pbrt-v4's random walk ("maxdepth", default 10) meets the base at every second step.
+  const int maxDepth = s.m.params.GetInt("maxdepth", 10);
+  // The coat's reflectance and transmittance per angle: a one-row texture the lobe reads (core/lobes.h).
+  Texture table;
+  table.path = s.Label() + " (its coat's table)";
+  table.width = kCoatTableRes;
+  table.height = 1;
+  table.texels.resize(size_t(kCoatTableRes));
+  FillCoatTable(h.ior, GgxAlphas{h.alpha, h.alphaY}, thickness, table.texels.data());
+  h.coat = CoatedLayerOf(h.ior, GgxAlphas{h.alpha, h.alphaY}, thickness, std::max(1, (maxDepth + 1) / 2),
+                         table.texels.data());
+  TextureMap map;
+  map.texture = int(load_.scene.textures.size());
+  map.options.clamp = true;
+  load_.scene.textures.push_back(std::move(table));
+  h.coatTable = int(load_.scene.textureMaps.size());
+  load_.scene.textureMaps.push_back(map);
   return out;
 }
 
-MappedMaterial MaterialMapper::Mix(const Source& s, int depth) {
+// pbrt-v4's DiffuseTransmissionMaterial: reflectance and transmittance (default 0.25 each) times "scale", clamped to
+// [0, 1].
+MappedMaterial MaterialMapper::DiffuseTransmission(const Source& s) {
+  const float scale = float(s.m.params.GetFloat("scale", 1.0));
+  MappedMaterial out = Diffuse(s, "reflectance", Vec3(0.25f));
+  HostMaterial& h = out.material;
+  h.lobe = kLobeDiffuseTransmission;
+  h.kd = Min(Max(h.kd * scale, Vec3(0.0f)), Vec3(1.0f));
+  MappedTexture t;
+  if (textures_.Spectrum(s.m.params, "transmittance", SpectrumUse::kAlbedo, &t)) {
+    h.ks = t.factor;
+    h.transmittanceTexture = t.map;
+  } else {
+    h.ks = Vec3(0.25f);
+  }
+  h.ks = Min(Max(h.ks * scale, Vec3(0.0f)), Vec3(1.0f));
+  return out;
+}
+
+// pbrt-v4's MixMaterial: per hit point materials[1] with probability "amount" (default 0.5), else materials[0]
+// (ResolveMix, core/scene_view.h). mixA and mixB hold the two pbrt materials' indices here; the shapes' builder
+// turns them into the Scene's.
+MappedMaterial MaterialMapper::Mix(const Source& s) {
   const PbrtParam* names = s.m.params.Find("materials", PbrtParamType::kString);
   if (!names || names->strings.size() != 2) {
     load_.Warn(s.m.loc, s.Label() + ": needs \"string materials\" with two names; a grey diffuse is used");
     return Diffuse(s, "", Vec3(0.5f));
   }
-  // pbrt-v4's MixMaterial picks materials[1] with probability "amount" (default 0.5) at each point; the renderer
-  // takes the likelier one (materials[0] at 0.5).
-  const float amount = FloatValue(load_, textures_, s, "amount", 0.5f);
-  const std::string& pick = names->strings[amount > 0.5f ? 1 : 0];
-  Approximate(s, "a stochastic mix of two materials; the one with the larger weight is used");
-  auto found = load_.pbrt.namedMaterials.find(pick);
-  if (found == load_.pbrt.namedMaterials.end()) {
-    load_.Warn(s.m.loc, s.Label() + ": no material named \"" + pick + "\"; a grey diffuse is used");
-    return Diffuse(s, "", Vec3(0.5f));
+  MappedMaterial out;
+  HostMaterial& h = out.material;
+  int* index[2] = {&h.mixA, &h.mixB};
+  for (int i = 0; i < 2; ++i) {
+    auto found = load_.pbrt.namedMaterials.find(names->strings[size_t(i)]);
+    if (found == load_.pbrt.namedMaterials.end()) {
+      load_.Warn(s.m.loc,
+                 s.Label() + ": no material named \"" + names->strings[size_t(i)] + "\"; a grey diffuse is used");
+      return Diffuse(s, "", Vec3(0.5f));
+    }
+    *index[i] = found->second;
   }
-  return Map(load_.pbrt.materials[size_t(found->second)], depth + 1);
+  h.mix = true;
+  h.mixAmount = Clamp(FloatValue(load_, textures_, s, "amount", 0.5f), 0.0f, 1.0f);
+  return out;
 }
 
-MappedMaterial MaterialMapper::Map(const PbrtMaterial& m, int depth) {
+MappedMaterial MaterialMapper::Map(const PbrtMaterial& m) {
   const Source s{m};
   if (m.colorSpace != "srgb")
     load_.WarnKind(
@@ -223,22 +274,16 @@ MappedMaterial MaterialMapper::Map(const PbrtMaterial& m, int depth) {
         s.Label() + ": colour space \"" + m.colorSpace + "\" is not supported yet; its RGB values are used as sRGB");
   MappedMaterial out;
   const std::string& type = m.type;
-  if (depth > 16) {
-    load_.Warn(m.loc, s.Label() + ": mixes nested too deep (a cycle?); a grey diffuse is used");
-    out = Diffuse(s, "", Vec3(0.5f));
-  } else if (type == "diffuse") {
+  if (type == "diffuse") {
     out = Diffuse(s, "reflectance", Vec3(0.5f));
   } else if (type == "conductor") {
     out = Conductor(s, "", 1.0f);
-    Approximate(s, out.material.cls == kMirror
-                       ? "a conductor smoother than the glossy class's smallest alpha is a mirror of constant "
-                         "reflectance (its normal-incidence Fresnel reflectance)"
-                       : "mapped to the glossy class without a base: Schlick's Fresnel from the normal-incidence "
-                         "reflectance of eta and k (pbrt-v4: the exact conductor Fresnel, per wavelength)");
   } else if (type == "coatedconductor") {
     const float interfaceEta = FloatValue(load_, textures_, s, "interface.eta", 1.5f);
     out = Conductor(s, "conductor.", interfaceEta > 0.0f ? interfaceEta : 1.5f);
-    out.material.alpha = std::max(out.material.alpha, Alpha(s, "interface."));
+    HostMaterial& h = out.material;
+    const GgxAlphas coat = Alphas(s, "interface.");
+    if (SetAlphas(h, GgxAlphas{std::max(h.alpha, coat.x), std::max(h.alphaY, coat.y)})) h.cls = kGlossy;
     Approximate(s,
                 "mapped to a conductor (its Fresnel relative to the coat's index, the rougher of the two "
                 "layers); the coat's own reflection is left out");
@@ -247,10 +292,9 @@ MappedMaterial MaterialMapper::Map(const PbrtMaterial& m, int depth) {
   } else if (type == "coateddiffuse") {
     out = CoatedDiffuse(s);
   } else if (type == "diffusetransmission") {
-    out = Diffuse(s, "reflectance", Vec3(0.25f));
-    Approximate(s, "mapped to the diffuse class: its \"transmittance\" is left out");
+    out = DiffuseTransmission(s);
   } else if (type == "mix") {
-    return Mix(s, depth);
+    return Mix(s);
   } else if (type == "interface" || type == "none" || type.empty()) {
     out.interface = true;
     load_.WarnKind("material-interface", m.loc,
@@ -269,17 +313,11 @@ MappedMaterial MaterialMapper::Map(const PbrtMaterial& m, int depth) {
 
 float RoughnessToAlpha(float roughness, bool remap) { return remap ? std::sqrt(roughness) : roughness; }
 
-Vec3 ConductorF0(Vec3 eta, Vec3 k) {
-  Vec3 f0;
-  for (int i = 0; i < 3; ++i) f0[i] = (Sqr(eta[i] - 1.0f) + Sqr(k[i])) / (Sqr(eta[i] + 1.0f) + Sqr(k[i]));
-  return Min(Max(f0, Vec3(0.0f)), Vec3(1.0f));
-}
-
 const MappedMaterial& PbrtMaterials::Get(int index) {
   auto known = mapped_.find(index);
   if (known != mapped_.end()) return known->second;
   const PbrtMaterial& m = load_.pbrt.materials.at(size_t(index));
-  MappedMaterial mapped = MaterialMapper(load_, textures_).Map(m, 0);
+  MappedMaterial mapped = MaterialMapper(load_, textures_).Map(m);
   mapped.material.name = m.name.empty() ? m.type + "@" + m.loc.ToString() : m.name;
   return mapped_.emplace(index, std::move(mapped)).first->second;
 }

@@ -9,7 +9,8 @@
 namespace tracer::pbrtload {
 
 struct MappedMaterial {
-  HostMaterial material;   // without emission: area lights add it per shape
+  HostMaterial material;   // without emission: area lights add it per shape; a mix's mixA and mixB are indices
+                           // into PbrtScene::materials (the shapes' builder turns them into the Scene's)
   bool interface = false;  // "interface" (or none): no surface; its shapes are left out, as pbrt-v4 does
 };
 
@@ -29,9 +30,5 @@ class PbrtMaterials {
 // pbrt-v4's TrowbridgeReitzDistribution::RoughnessToAlpha (src/pbrt/util/scattering.h): alpha = sqrt(roughness)
 // when "remaproughness" is true (its default), else the roughness itself.
 float RoughnessToAlpha(float roughness, bool remap);
-
-// The normal-incidence Fresnel reflectance of a conductor of complex index eta + i k (per channel), relative to the
-// medium outside: ((eta - 1)^2 + k^2) / ((eta + 1)^2 + k^2).
-Vec3 ConductorF0(Vec3 eta, Vec3 k);
 
 }  // namespace tracer::pbrtload

@@ -86,7 +86,9 @@ class ShapeBuilder {
   void Tessellate(const PbrtWorldShape& ws, double diagonal);
   Emission EmissionOf(const PbrtWorldShape& ws, int material);
   Alpha AlphaOf(const PbrtShape& s);
-  int MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, bool twoSided, const Alpha& alpha);
+  // The Scene's material for a pbrt material with this emission (one- or two-sided) and cut-out (one per combination);
+  // depth counts the mixes around it.
+  int MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, bool twoSided, const Alpha& alpha, int depth = 0);
   void Emit(const PbrtWorldShape& ws, const WorldMesh& mesh);
   void Grow(Vec3 p) { lo_ = Min(lo_, p), hi_ = Max(hi_, p); }
 
@@ -394,20 +396,44 @@ Alpha ShapeBuilder::AlphaOf(const PbrtShape& s) {
   return alphas_[&s] = a;
 }
 
-int ShapeBuilder::MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, bool twoSided, const Alpha& alpha) {
+int ShapeBuilder::MaterialFor(int pbrtMaterial, Vec3 ke, int emissionMap, bool twoSided, const Alpha& alpha,
+                              int depth) {
   const auto key = std::make_tuple(pbrtMaterial, ke.x, ke.y, ke.z, emissionMap, twoSided, alpha.opacity, alpha.map);
-  auto [it, isNew] = variants_.emplace(key, 0);
-  if (isNew) {
-    HostMaterial m = materials_.Get(pbrtMaterial).material;
-    m.ke = ke;
-    m.emissionTexture = emissionMap;
-    m.twoSided = twoSided;
-    m.opacity = alpha.opacity;
-    m.opacityTexture = alpha.map;
-    it->second = int(load_.scene.materials.size());
-    load_.scene.materials.push_back(std::move(m));
+  auto known = variants_.find(key);
+  if (known != variants_.end()) return known->second;
+  const MappedMaterial& mapped = materials_.Get(pbrtMaterial);
+  HostMaterial m = mapped.material;
+  if (m.mix) {
+    // The two materials of a mix, plain (no emission, no cut-out: the mix's own apply), each once.
+    const PbrtMaterial& source = load_.pbrt.materials[size_t(pbrtMaterial)];
+    for (int* part : {&m.mixA, &m.mixB}) {
+      // The renderer resolves kMaxMixDepth levels (ResolveMix): a mix at the last level has plain parts.
+      const MappedMaterial& inner = materials_.Get(*part);
+      const bool skip = inner.interface, deep = inner.material.mix && depth + 1 >= kMaxMixDepth;
+      if (skip || deep) {
+        load_.WarnKind(skip ? "mix-interface" : "mix-depth", source.loc,
+                       "material \"" + source.name + "\" (mix): " +
+                           (skip ? "a part that is an \"interface\" is not supported"
+                                 : "mixes nest more than " + std::to_string(kMaxMixDepth) + " deep (a cycle?)") +
+                           "; a grey diffuse takes its place");
+        HostMaterial grey;
+        grey.name = "grey@" + source.loc.ToString();
+        *part = int(load_.scene.materials.size());
+        load_.scene.materials.push_back(grey);
+      } else {
+        *part = MaterialFor(*part, Vec3(0.0f), -1, false, Alpha{}, depth + 1);
+      }
+    }
   }
-  return it->second;
+  m.ke = ke;
+  m.emissionTexture = emissionMap;
+  m.twoSided = twoSided;
+  m.opacity = alpha.opacity;
+  m.opacityTexture = alpha.map;
+  const int index = int(load_.scene.materials.size());
+  load_.scene.materials.push_back(std::move(m));
+  variants_.emplace(key, index);
+  return index;
 }
 
 // ---- the Scene's arrays -------------------------------------------------------------------------------------

@@ -54,6 +54,33 @@ std::vector<AliasEntry> BuildAliasTable(const std::vector<double>& weights) {
 
 static Float4 F4(Vec3 v, float w) { return Float4{v.x, v.y, v.z, w}; }
 
+static int32_t IntBits(float f) { return static_cast<int32_t>(BitsFromFloat(f)); }
+
+// A HostMaterial in the device layout (core/material.h's Material).
+static Material PackMaterial(const HostMaterial& m) {
+  Material g;
+  g.kd = F4(m.kd, FloatFromBits(static_cast<uint32_t>(m.texture)));
+  g.ks = F4(m.ks, m.alpha);
+  g.ke = F4(m.ke, m.cls == kGlossy && m.lobe != kLobeCoated ? m.f90 : m.ior);
+  const bool maps = m.cls == kGlossy && (m.specularTexture >= 0 || m.roughnessTexture >= 0);
+  const bool cutout = m.opacity < 1.0f || m.opacityTexture >= 0;
+  const bool bump = m.bumpTexture >= 0;
+  g.info = Int4{static_cast<int32_t>(m.cls), m.emissionTexture, IntBits(m.opacity),
+                (maps ? kMaterialHasMaps : 0) | (cutout ? kMaterialCutout : 0) | (bump ? kMaterialHasBump : 0)};
+  g.maps = Int4{m.specularTexture, m.roughnessTexture, IntBits(m.specularScale), m.opacityTexture};
+  g.bump = Int4{m.bumpTexture, m.bumpIsNormalMap ? kBumpNormal : kBumpHeight, 0, 0};
+  if (m.mix) {
+    g.info.x = kMixMaterial;
+    g.maps = Int4{m.mixA, m.mixB, IntBits(m.mixAmount), m.opacityTexture};
+  } else if (m.lobe != kLobeClass) {
+    g.info.w |= (m.lobe << kMaterialLobeShift) | (m.conductorReflectance ? kMaterialReflectance : 0);
+    if (m.lobe == kLobeCoated) g.ks = Float4{m.coat.tau, m.coat.internal, m.coat.escape, m.alpha};
+    const int32_t param = m.lobe == kLobeCoated ? m.coat.bounces : m.transmittanceTexture;
+    g.maps = Int4{IntBits(m.alphaY), param, m.coatTable, m.opacityTexture};
+  }
+  return g;
+}
+
 void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
   const size_t n = scene.NumTriangles();
   ResizeOnHugePages(d.shading, n);
@@ -113,21 +140,7 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool) {
   if (std::find(twoSided.begin(), twoSided.end(), uint8_t(1)) != twoSided.end()) d.emitterTwoSided = twoSided;
   if (!power.empty()) d.lightAlias = BuildAliasTable(power);
 
-  for (const HostMaterial& m : scene.materials) {
-    Material g;
-    g.kd = F4(m.kd, FloatFromBits(static_cast<uint32_t>(m.texture)));
-    g.ks = F4(m.ks, m.alpha);
-    g.ke = F4(m.ke, m.cls == kGlossy ? m.f90 : m.ior);
-    const bool maps = m.cls == kGlossy && (m.specularTexture >= 0 || m.roughnessTexture >= 0);
-    const bool cutout = m.opacity < 1.0f || m.opacityTexture >= 0;
-    const bool bump = m.bumpTexture >= 0;
-    g.info = Int4{static_cast<int32_t>(m.cls), m.emissionTexture, static_cast<int32_t>(BitsFromFloat(m.opacity)),
-                  (maps ? kMaterialHasMaps : 0) | (cutout ? kMaterialCutout : 0) | (bump ? kMaterialHasBump : 0)};
-    g.maps = Int4{m.specularTexture, m.roughnessTexture, static_cast<int32_t>(BitsFromFloat(m.specularScale)),
-                  m.opacityTexture};
-    g.bump = Int4{m.bumpTexture, m.bumpIsNormalMap ? kBumpNormal : kBumpHeight, 0, 0};
-    d.materials.push_back(g);
-  }
+  for (const HostMaterial& m : scene.materials) d.materials.push_back(PackMaterial(m));
   // Each image's texels once; a TextureInfo per map (image and options) points at them.
   std::vector<int32_t> imageOffset;
   for (const Texture& t : scene.textures) {

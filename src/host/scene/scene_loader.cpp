@@ -60,16 +60,20 @@ using loader::Warn;
 
 std::string Scene::Summary() const {
   size_t perClass[kNumMaterialClasses] = {};
-  size_t emissive = 0, emitterTriangles = 0;
+  size_t emissive = 0, emitterTriangles = 0, mixes = 0;
   for (const HostMaterial& m : materials) {
-    perClass[m.cls]++;
+    if (m.mix)
+      ++mixes;
+    else
+      perClass[m.cls]++;
     emissive += m.IsEmissive();
   }
   for (int32_t m : triMaterial) emitterTriangles += materials[size_t(m)].IsEmissive();
   std::ostringstream ss;
   ss << "scene: " << NumTriangles() << " triangles, " << materials.size() << " materials (" << perClass[kDiffuse]
      << " diffuse, " << perClass[kGlossy] << " glossy, " << perClass[kMirror] << " mirror, " << perClass[kDielectric]
-     << " dielectric; " << emissive << " emissive), " << emitterTriangles << " emitter triangles";
+     << " dielectric" << (mixes ? "; " + std::to_string(mixes) + " mixes" : std::string()) << "; " << emissive
+     << " emissive), " << emitterTriangles << " emitter triangles";
   if (!deltaLights.empty()) ss << ", " << deltaLights.size() << " point, spot or distant lights";
   return ss.str();
 }
