@@ -30,22 +30,30 @@ using namespace tracer;
 
 namespace {
 
-using test::Built;
-using test::GpuBuilder;
-using test::kGpuBuilders;
-using test::SameBytes;
-using test::ScopedEnv;
-using test::WithAndWithoutSahTop;
+struct Built {
+  Bvh binary;
+  WideBvh wide;
+  BvhBuildReport report;
+};
 
-// Without pre-splitting (presplit_gpu_test.cu tests it), so that the wide BVH is the host collapse of the binary tree:
-// pre-split, the binary BVH leaves out all but one reference of each triangle, and the wide BVH keeps them all.
+// The GPU builder (H-PLOC) and its naive twin (PLOC's passes): every property below holds for both.
+struct GpuBuilder {
+  const char* name;
+  BvhBuilderFn fn;
+};
+const GpuBuilder kGpuBuilders[] = {{"H-PLOC", &BuildBvhsOnGpu}, {"PLOC passes", &BuildBvhsOnGpuInPasses}};
+
 Built GpuBuild(const std::vector<Vec3>& p, int maxLeafSize = 4, BvhBuilderFn fn = &BuildBvhsOnGpu) {
   BvhBuildOptions o;
   o.maxLeafSize = maxLeafSize;
-  o.presplitBudget = 0.0f;
   Built b;
   b.report = fn(p, o, b.binary, b.wide);
   return b;
+}
+
+template <typename T>
+bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // Walks the binary BVH from the root: every node reached once, each child box holds the triangles below it, every
@@ -209,6 +217,24 @@ std::vector<Vec3> Heightfield(int n) {
       p.insert(p.end(), {a, b, c, a, c, d});
     }
   return p;
+}
+
+// Sets an environment variable for its lifetime (the builder's measuring knobs).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// Runs f with the SAH top as by default (off below 2^20 triangles) and on (TRACER_SAH_TOP=1), with words to name each.
+template <typename F>
+void WithAndWithoutSahTop(F f) {
+  f("");
+  const ScopedEnv on("TRACER_SAH_TOP", "1");
+  f(", SAH top");
 }
 
 // The wide BVH's SAH cost from H-PLOC within 5% of that from PLOC's passes (or below it).

@@ -1,7 +1,6 @@
 // @file bvh_checks.h: the BVH tests' oracles and checks: brute-force closest and any hit (in input order and in the
-// tree's order, with the traversals' tie rule), the tree validator, random rays over a soup, scenes of long thin
-// triangles, and the traversal check against brute force that bvh_test.cpp, spatial_split_test.cpp and
-// presplit_gpu_test.cu share.
+// tree's order, with the traversals' tie rule), the tree validator, random rays over a soup, and the traversal
+// check against brute force that bvh_test.cpp and spatial_split_test.cpp share.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -178,34 +177,6 @@ inline Vec3 RandomDirection(std::mt19937& rng) {
     float l2 = Dot(d, d);
     if (l2 > 1e-4f && l2 <= 1.0f) return d * (1.0f / std::sqrt(l2));
   }
-}
-
-// Long thin triangles (wires, a car's trim, hair), whose boxes are large and mostly empty, which is where spatial
-// splits pay (Stich et al. 2009). kDiagonalBundle: all along the scene's diagonal in a 5-unit cube, lengths 5 to 10,
-// so every box spans most of the scene and all of them overlap while the triangles barely do. kLongAmongSmall: one in
-// ten 10 units long in a random direction, the others 0.3 units across, in a 10-unit cube: the long ones' boxes take
-// in many small triangles.
-enum class Thin { kDiagonalBundle, kLongAmongSmall };
-inline std::vector<Vec3> ThinTriangles(Thin kind, int n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  std::vector<Vec3> p;
-  for (int i = 0; i < n; ++i) {
-    const bool bundle = kind == Thin::kDiagonalBundle, isLong = bundle || i % 10 == 0;
-    const float scale = bundle ? 5.0f : 10.0f;
-    const Vec3 a(scale * u(rng), scale * u(rng), scale * u(rng));
-    const Vec3 d = bundle ? Normalize(Vec3(1.0f) + RandomDirection(rng) * 0.3f) : RandomDirection(rng);
-    const float length = bundle ? 5.0f + 5.0f * u(rng) : isLong ? 10.0f : 0.3f;
-    const float width = isLong ? 0.02f + 0.05f * u(rng) : 0.3f;
-    p.insert(p.end(), {a, a + d * length, a + d * (0.5f * length) + Frame::FromNormal(d).s * width});
-  }
-  return p;
-}
-inline std::vector<Vec3> ThinDiagonalTriangles(int n, uint32_t seed) {
-  return ThinTriangles(Thin::kDiagonalBundle, n, seed);
-}
-inline std::vector<Vec3> LongAmongSmallTriangles(int n, uint32_t seed) {
-  return ThinTriangles(Thin::kLongAmongSmall, n, seed);
 }
 
 struct Bounds {

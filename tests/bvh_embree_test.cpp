@@ -8,8 +8,7 @@
 // The wide BVH is built with spatial splits (the default); on the bunny, the conference room and the sports car
 // (long thin triangles) they split triangles, which is checked, so that the parity covers split references.
 // Built a second time as tracer_embree_gpu_test (TRACER_EMBREE_GPU_BUILDER, labels gpu and embree), the same tests
-// check the trees of the GPU builder (host/bvh_build_gpu.h) instead, which makes no spatial splits but pre-splits
-// triangles where a scene's waste says so (core/presplit.h): of these scenes, the sports car, which is checked.
+// check the trees of the GPU builder (host/bvh_build_gpu.h) instead, which makes no spatial splits.
 #include <embree3/rtcore.h>
 #include <gtest/gtest.h>
 #include <tiny_obj_loader.h>
@@ -552,7 +551,7 @@ void CompareWithEmbree(const std::string& name, const Mesh& mesh, int count, uin
   auto t0 = std::chrono::steady_clock::now();
   const BvhBuildReport report = BuildBvhsOnGpu(p, BvhBuildOptions{}, bvh, wide);
   ASSERT_EQ(report.builder, "gpu") << report.note;
-  expectSplits = name == "sportscar";  // the gate's choice: its waste is about 0.78, the others' 0.5 to 0.66
+  expectSplits = false;
   auto t1 = std::chrono::steady_clock::now();
   EmbreeScene embree(p);
   auto t2 = std::chrono::steady_clock::now();

@@ -2,13 +2,11 @@
 //
 //   build/tests/gpu_build_bench SCENE.obj [REPEATS]
 //
-// Loads the scene as the tracer does and builds its BVHs with H-PLOC (BuildBvhsOnGpu, the default), with PLOC's
-// passes (BuildBvhsOnGpuInPasses, its naive twin), and with H-PLOC with pre-splitting forced and turned off, in turn,
-// one warm-up each and then REPEATS (default 9) timed builds, and prints for each: the median, lowest and highest
-// build time of the kernels (CUDA events, as report.buildMs), triangles per second, the transfers and gathers around
-// it, the trees' nodes, depths and wide SAH cost (WideSahCost), references per triangle and the method (whether the
-// pre-splitting gate split, with the scene's waste); then the medians of the build's parts (Morton codes and sort, of
-// which deciding and making the pre-split references, clustering, SAH top, sweeps).
+// Loads the scene as the tracer does and builds its BVHs with H-PLOC (BuildBvhsOnGpu, the default) and with PLOC's
+// passes (BuildBvhsOnGpuInPasses, its naive twin), alternately, one warm-up each and then REPEATS (default 9) timed
+// builds, and prints for each builder: the median, lowest and highest build time of the kernels (CUDA events, as
+// report.buildMs), triangles per second, the transfers and gathers around it, and the trees' nodes, depths and wide
+// SAH cost (WideSahCost); then the medians of the build's parts (Morton codes and sort, clustering, SAH top, sweeps).
 // Trace speed is --trace-rays's (tracer SCENE --trace-rays RAYS --bvh-builder gpu|ploc).
 #include <algorithm>
 #include <cstdio>
@@ -32,31 +30,25 @@ int main(int argc, char** argv) {
   struct Builder {
     const char* name;
     BvhBuilderFn fn;
-    BvhBuildOptions options;
-    std::vector<double> ms, transferMs, sortMs, presplitMs, clusterMs, topMs, sweepMs;
+    std::vector<double> ms, transferMs, sortMs, clusterMs, topMs, sweepMs;
     Bvh binary;
     WideBvh wide;
-    BvhBuildReport report;
+    int passes = 0;
   };
-  BvhBuildOptions forced, none;
-  forced.presplitAlways = true;
-  none.presplitBudget = 0.0f;
-  Builder builders[4] = {{"H-PLOC", &BuildBvhsOnGpu, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}},
-                         {"PLOC passes", &BuildBvhsOnGpuInPasses, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}},
-                         {"split", &BuildBvhsOnGpu, forced, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}},
-                         {"no split", &BuildBvhsOnGpu, none, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};
+  Builder builders[2] = {{"H-PLOC", &BuildBvhsOnGpu, {}, {}, {}, {}, {}, {}, {}, {}, 0},
+                         {"PLOC passes", &BuildBvhsOnGpuInPasses, {}, {}, {}, {}, {}, {}, {}, {}, 0}};
+  const BvhBuildOptions options;
   for (int r = 0; r <= repeats; ++r) {
     for (Builder& b : builders) {
-      const BvhBuildReport report = b.fn(positions, b.options, b.binary, b.wide);
+      const BvhBuildReport report = b.fn(positions, options, b.binary, b.wide);
       if (report.builder != "gpu") {
         std::fprintf(stderr, "%s: built on the host: %s\n", b.name, report.note.c_str());
         return 1;
       }
-      b.report = report;
+      b.passes = report.iterations;
       if (r == 0) continue;
       b.ms.push_back(report.buildMs), b.transferMs.push_back(report.transferMs);
       b.sortMs.push_back(report.sortMs), b.clusterMs.push_back(report.clusterMs), b.topMs.push_back(report.topMs);
-      b.presplitMs.push_back(report.presplitMs);
       b.sweepMs.push_back(report.sweepMs);
     }
   }
@@ -70,18 +62,16 @@ int main(int argc, char** argv) {
     const double med = b.ms[b.ms.size() / 2];
     std::printf(
         "  %-12s build %8.2f ms (%.2f-%.2f; %7.1f M triangles/s), transfers and gathers %7.1f ms; binary %zu nodes "
-        "depth %d, wide %zu nodes depth %d, wide SAH cost %.3f, %.3f references/triangle; %s (waste %.3f)%s\n",
+        "depth %d, wide %zu nodes depth %d, wide SAH cost %.3f%s\n",
         b.name, med, b.ms.front(), b.ms.back(), static_cast<double>(n) / (med * 1e3), median(b.transferMs),
         b.binary.nodes.size(), b.binary.depth, b.wide.nodes.size(), b.wide.depth, WideSahCost(b.wide),
-        static_cast<double>(b.report.references) / static_cast<double>(n), b.report.method.c_str(),
-        b.report.presplitWaste,
-        b.report.iterations ? (", " + std::to_string(b.report.iterations) + " passes").c_str() : "");
+        b.passes ? (", " + std::to_string(b.passes) + " passes").c_str() : "");
   }
   for (const Builder& b : builders)
     std::printf(
-        "  %-12s Morton codes and sort %.3f ms (pre-splitting %.3f), clustering %.3f ms, SAH top %.3f ms, top-down "
-        "sweeps %.3f ms (medians)\n",
-        b.name, median(b.sortMs), median(b.presplitMs), median(b.clusterMs), median(b.topMs), median(b.sweepMs));
+        "  %-12s Morton codes and sort %.3f ms, clustering %.3f ms, SAH top %.3f ms, top-down sweeps %.3f ms "
+        "(medians)\n",
+        b.name, median(b.sortMs), median(b.clusterMs), median(b.topMs), median(b.sweepMs));
   std::printf("  H-PLOC / PLOC passes build time: %.3f\n",
               builders[0].ms[builders[0].ms.size() / 2] / builders[1].ms[builders[1].ms.size() / 2]);
   return 0;

@@ -9,25 +9,11 @@
 
 namespace tracer::gpu_build {
 
-// The build's arrays besides the tree's (carved by the driver's Carve). Those of the other clustering are empty. The
-// leaves are references: the triangles themselves (refLo == triLo, refTri null) or, pre-split (presplit.h), pieces.
+// The build's arrays besides the tree's (carved by the driver's Carve). Those of the other clustering are empty.
 struct BuildArrays {
   float* pos;
   Float4 *triLo, *triHi;
-  uint32_t*
-      bounds;  // of the references' centres (the Morton codes' grid): min x, y, z, max x, y, z as OrderedFromFloat
-  // Pre-splitting (null without it): the scene's box (as bounds), the gate's sums (PresplitGate), the triangles'
-  // weights (PresplitWeight), each reference's box and triangle (in triangle order, a triangle's pieces together, its
-  // first one its primary: the one the binary BVH keeps), and, once the layouts are written, the triangle at each
-  // depth-first reference position and each triangle's binary position (WriteLayouts, for the wide BVH's sources).
-  // Without pre-splits refLo, refHi are triLo, triHi.
-  uint32_t* sceneBounds;
-  unsigned long long* gate;
-  uint64_t* weights;
-  Float4 *refLo, *refHi;
-  int* refTri;
-  int *triAtDfs, *binPosOfTri;
-  BinaryView binary;  // the tree as the binary BVH sees it (pre-split only; all null without)
+  uint32_t* bounds;
   uint64_t *keys, *sortedKeys;
   int *ids, *sortedTri;
   unsigned char* temp;

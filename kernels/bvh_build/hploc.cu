@@ -49,9 +49,9 @@ __device__ Float4 ShflDownBox(Float4 v, int d) {
 // child kept (at the start of its range, followed by -1), PLOC within the warp (each cluster's nearest neighbour
 // among kRadius on either side, NearerPair, lane positions as the order), until `target` are left, which it stores at
 // [l, l + count) for the parent, followed by -1.
-template <int kRadius, bool kPresplit>
-__device__ void WarpCluster(const PlocTree& t, const BinaryView& view, int* cNode, int* counter, int l, int s, int r,
-                            int target, int maxLeaf, double ci, double ct, bool wide) {
+template <int kRadius>
+__device__ void WarpCluster(const PlocTree& t, int* cNode, int* counter, int l, int s, int r, int target, int maxLeaf,
+                            double ci, double ct, bool wide) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int nl = min(kHplocKeep, s - l), nr = min(kHplocKeep, r - s + 1);
   const int at =
@@ -85,7 +85,7 @@ __device__ void WarpCluster(const PlocTree& t, const BinaryView& view, int* cNod
     if (makes) {
       const int k = t.n + base + __popc(makers & ((1u << lane) - 1u));
       lo = BoxMin(lo, olo), hi = BoxMax(hi, ohi);
-      MakeNodeAs<kPresplit>(t, view, k, node, otherNode, lo, hi, maxLeaf, ci, ct, wide);
+      MakeNode(t, k, node, otherNode, lo, hi, maxLeaf, ci, ct, wide);
       node = k;
     }
     __syncwarp();  // the new nodes before other lanes make their parents
@@ -113,11 +113,10 @@ __device__ __noinline__ void HandOver(const int* cNode, int l, int s, int r, int
 
 // bound: n - 1 ints, -1 (where two subtrees meet, the first to arrive leaves its far end); counter: nodes made.
 // stopRange > 0: subtrees of more leaves are left to the SAH top, which gets their children's clusters (HandOver).
-// kPresplit: the leaves are pre-split references (MakeNodeAs).
-template <int kRadius, bool kPresplit>
+template <int kRadius>
 __global__ void __launch_bounds__(kHplocBlock)
-    Hploc(PlocTree t, BinaryView view, const uint64_t* keys, int* cNode, int* bound, int* counter, int maxLeaf,
-          double ci, double ct, bool wide, int stopRange, int* handed) {
+    Hploc(PlocTree t, const uint64_t* keys, int* cNode, int* bound, int* counter, int maxLeaf, double ci, double ct,
+          bool wide, int stopRange, int* handed) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   int lo = i, hi = i, split = 0;  // this lane's subtree: leaf positions [lo, hi], its children meeting at split
   bool active = i < t.n;
@@ -143,8 +142,7 @@ __global__ void __launch_bounds__(kHplocBlock)
       if (stopRange > 0 && r - l + 1 > stopRange)
         HandOver(cNode, l, s, r, stopRange, handed);
       else
-        WarpCluster<kRadius, kPresplit>(t, view, cNode, counter, l, s, r, r - l + 1 == t.n ? 1 : kHplocKeep, maxLeaf,
-                                        ci, ct, wide);
+        WarpCluster<kRadius>(t, cNode, counter, l, s, r, r - l + 1 == t.n ? 1 : kHplocKeep, maxLeaf, ci, ct, wide);
     }
     if (root) active = false;
   }
@@ -161,10 +159,9 @@ void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const Bvh
   const unsigned grid = GridFor(static_cast<size_t>(n), kHplocBlock);
   const double ci = options.intersectCost, ct = options.traversalCost;
   WithPlocRadius([&](auto radius) {
-    constexpr int kRadius = decltype(radius)::value;
-    auto kernel = a.binary.tris ? &Hploc<kRadius, true> : &Hploc<kRadius, false>;
-    kernel<<<grid, kHplocBlock, 0, st>>>(tree, a.binary, a.sortedKeys, a.cNode[0], a.bound, a.counter,
-                                         options.maxLeafSize, ci, ct, options.wide, top ? kSahTopRange : 0, top);
+    Hploc<decltype(radius)::value><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter,
+                                                                 options.maxLeafSize, ci, ct, options.wide,
+                                                                 top ? kSahTopRange : 0, top);
   });
   TRACER_CHECK_LAUNCH("Hploc");
 }

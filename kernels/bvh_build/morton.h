@@ -10,14 +10,10 @@ namespace tracer::gpu_build {
 
 // The scratch bytes of MortonOrder's sort of n keys (CUB).
 size_t MortonSortBytes(int n, cudaStream_t st);
-// Each triangle's box (a.triLo, a.triHi), the centroids' bounds (a.bounds) and, where pre-splitting may follow, the
-// scene's box (a.sceneBounds).
-void LaunchTriangleBoxes(const BuildArrays& a, int numTris, cudaStream_t st);
-// The n references' Morton codes over a.bounds (TRACER_MORTON_CUBE: cubic cells), sorted (CUB, tempBytes of a.temp):
-// a.sortedKeys, and the references in that order, a.sortedTri.
+// Each triangle's box (a.triLo, a.triHi) and the centroids' bounds, their Morton codes (TRACER_MORTON_CUBE: cubic
+// cells), sorted (CUB, tempBytes of a.temp): a.sortedKeys, and the triangles in that order, a.sortedTri.
 void MortonOrder(const BuildArrays& a, int n, size_t tempBytes, cudaStream_t st);
-// Leaf i is the reference at Morton position i and starts as cluster i (a.cNode[0]; PLOC's passes: a.cLo[0],
-// a.cHi[0]); pre-split, with its binary view.
+// Leaf i is the triangle at Morton position i and starts as cluster i (a.cNode[0]; PLOC's passes: a.cLo[0], a.cHi[0]).
 void LaunchInitLeaves(const BuildArrays& a, const PlocTree& tree, cudaStream_t st);
 
 }  // namespace tracer::gpu_build

@@ -57,10 +57,10 @@ __global__ void PlocFlags(const int* nn, const PassState* state, int stop, int c
 
 // Merges mutual pairs into new nodes (with both layouts' bottom-up choices), and compacts the survivors into copy
 // `outAt`. Clustering stops at `stop` clusters or fewer.
-__global__ void PlocMerge(PlocTree t, BinaryView view, const PassState* state, PassState* next, int stop, int outAt,
-                          int* passes, const int* nn, const unsigned long long* flags,
-                          const unsigned long long* scanned, const int* cNode, const Float4* cLo, const Float4* cHi,
-                          int* outNode, Float4* outLo, Float4* outHi, int maxLeaf, double ci, double ct, bool wide) {
+__global__ void PlocMerge(PlocTree t, const PassState* state, PassState* next, int stop, int outAt, int* passes,
+                          const int* nn, const unsigned long long* flags, const unsigned long long* scanned,
+                          const int* cNode, const Float4* cLo, const Float4* cHi, int* outNode, Float4* outLo,
+                          Float4* outHi, int maxLeaf, double ci, double ct, bool wide) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, c = state->clusters, nodeBase = state->nodeBase;
   if (c <= stop) {  // done: a queued pass only carries the state over
     if (i == 0) *next = *state;
@@ -81,7 +81,7 @@ __global__ void PlocMerge(PlocTree t, BinaryView view, const PassState* state, P
   }
   const int j = nn[i], k = nodeBase + static_cast<int>(s >> 32);
   const Float4 lo = BoxMin(cLo[i], cLo[j]), hi = BoxMax(cHi[i], cHi[j]);
-  MakeNode(t, view, k, cNode[i], cNode[j], lo, hi, maxLeaf, ci, ct, wide);
+  MakeNode(t, k, cNode[i], cNode[j], lo, hi, maxLeaf, ci, ct, wide);
   outLo[pos] = lo, outHi[pos] = hi, outNode[pos] = k;
 }
 
@@ -129,7 +129,7 @@ int ClusterInPasses(const BuildArrays& a, const PlocTree& tree, size_t tempBytes
       TRACER_CHECK_LAUNCH("PlocFlags");
       size_t bytes = tempBytes;
       TRACER_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, bytes, a.flags, a.scanned, c, st));
-      PlocMerge<<<grid, kBlock, 0, st>>>(tree, a.binary, now, next, stop, 1 - cur, a.passes, a.nn, a.flags, a.scanned,
+      PlocMerge<<<grid, kBlock, 0, st>>>(tree, now, next, stop, 1 - cur, a.passes, a.nn, a.flags, a.scanned,
                                          a.cNode[cur], a.cLo[cur], a.cHi[cur], a.cNode[1 - cur], a.cLo[1 - cur],
                                          a.cHi[1 - cur], options.maxLeafSize, options.intersectCost,
                                          options.traversalCost, options.wide);

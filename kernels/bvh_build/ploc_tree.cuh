@@ -37,32 +37,12 @@ struct PlocTree {
   int* binAt;      // binary BVH: this node's index there, or -1 (top-down sweep)
   int* binDepth;
   int4* wideAt;  // wide BVH: (index, childBase, triBase, depth) when this node is a wide node, else index -1
+
   __device__ int Count(int k) const { return k < n ? 1 : count[k - n]; }
   __device__ int BinNodes(int k) const { return k < n ? 0 : binNodes[k - n]; }
   __device__ bool BinaryLeaf(int k) const { return k < n || binLeaf[k - n]; }
   __device__ Vec3 Lo(int k) const { return Vec3(lo[k].x, lo[k].y, lo[k].z); }
   __device__ Vec3 Hi(int k) const { return Vec3(hi[k].x, hi[k].y, hi[k].z); }
-};
-
-// Pre-split builds only (all null otherwise): the binary BVH's view of the tree. The leaves are references, a
-// triangle possibly in several; the wide BVH keeps them all, the binary BVH each triangle once, at its primary
-// reference (BuildArrays::refTri), with its whole box: it is the tree with the other references left out, a node
-// with only one side left standing for that side. Every node: the primaries below (tris), the box of their triangles
-// (lo, hi; empty, lo > hi, without any), the node that stands for it in the binary BVH (rep: itself where both sides
-// hold primaries, else the one side's; -1 without any), and the binary position of its first primary (first, set by
-// the top-down sweep). Apart from PlocTree, and passed to the kernels that use it: five more pointers in PlocTree made
-// H-PLOC's warp loop spill even where nothing read them (ptxas -v: Hploc<16> 96 registers and 32 bytes of spills
-// instead of 89 and none).
-struct BinaryView {
-  int* tris;
-  Float4 *lo, *hi;
-  int *rep, *first;
-
-  // Node k of tree t as the binary BVH sees it; without pre-splitting, as it is.
-  __device__ int Tris(const PlocTree& t, int k) const { return tris ? tris[k] : t.Count(k); }
-  __device__ int Rep(int k) const { return rep ? rep[k] : k; }
-  __device__ Float4 Lo(const PlocTree& t, int k) const { return lo ? lo[k] : t.lo[k]; }
-  __device__ Float4 Hi(const PlocTree& t, int k) const { return hi ? hi[k] : t.hi[k]; }
 };
 
 // Where the clustering stands before a pass, in device memory, so that passes can be queued without waiting for
@@ -128,61 +108,23 @@ TRACER_DEVICE bool NearerPair(float a, int i, int j, float b, int k) {
   return hj != hk ? hj < hk : mj < mk;
 }
 
-// The binary BVH's SAH leaf-or-split of node x + n from the costs of its binary children ra and rb (costOf), over
-// count triangles in a box of half area `area`.
-template <typename CostOf>
-TRACER_DEVICE void BinaryChoice(const PlocTree& t, int x, int ra, int rb, int count, double area, int maxLeaf,
-                                double ci, double ct, CostOf costOf) {
-  const double split = ct * area + costOf(ra) + costOf(rb);
-  const double leaf = count <= maxLeaf ? ci * count * area : kWideInfCost;
-  const bool isLeaf = leaf <= split;
-  t.binLeaf[x] = isLeaf;
-  t.binCost[x] = isLeaf ? leaf : split;
-  t.binNodes[x] = isLeaf ? 0 : 1 + t.BinNodes(ra) + t.BinNodes(rb);
-}
-
-// Pre-split: node k's binary view (BinaryView) from its children a and b, and where both hold
-// primaries, its binary choice over the nodes that stand for them.
-TRACER_DEVICE void MakeBinaryView(const PlocTree& t, const BinaryView& v, int k, int a, int b, int maxLeaf, double ci,
-                                  double ct) {
-  const int ca = v.tris[a], cb = v.tris[b];
-  const Float4 lo = BoxMin(v.lo[a], v.lo[b]), hi = BoxMax(v.hi[a], v.hi[b]);
-  v.tris[k] = ca + cb;
-  v.lo[k] = lo, v.hi[k] = hi;
-  if (ca == 0 || cb == 0) {
-    v.rep[k] = ca > 0 ? v.rep[a] : cb > 0 ? v.rep[b] : -1;
-    return;
-  }
-  v.rep[k] = k;
-  auto costOf = [&](int q) {
-    if (q >= t.n) return t.binCost[q - t.n];
-    const Float4 l = v.lo[q], h = v.hi[q];
-    return ci * BoxHalfArea(Vec3(l.x, l.y, l.z), Vec3(h.x, h.y, h.z));
-  };
-  const double area = BoxHalfArea(Vec3(lo.x, lo.y, lo.z), Vec3(hi.x, hi.y, hi.z));
-  BinaryChoice(t, k - t.n, v.rep[a], v.rep[b], ca + cb, area, maxLeaf, ci, ct, costOf);
-}
-
 // Node k over nodes a and b (box lo, hi): its children, its count, and both layouts' bottom-up choices, the binary
-// BVH's SAH leaf-or-split (kPresplit: of its binary view) and the wide BVH's dynamic programming, from the
-// children's. kPresplit is a template argument so that the builds without pre-splitting run the code they ran before
-// it existed: with a run-time test H-PLOC's warp loop spilled (ptxas -v: Hploc<16> went from 89 registers and no
-// spills to 96 and 16 bytes of spills).
-template <bool kPresplit>
-TRACER_DEVICE void MakeNodeAs(const PlocTree& t, const BinaryView& v, int k, int a, int b, Float4 lo, Float4 hi,
-                              int maxLeaf, double ci, double ct, bool wide) {
+// BVH's SAH leaf-or-split and the wide BVH's dynamic programming, from the children's.
+TRACER_DEVICE void MakeNode(const PlocTree& t, int k, int a, int b, Float4 lo, Float4 hi, int maxLeaf, double ci,
+                            double ct, bool wide) {
   const int x = k - t.n;
   t.lo[k] = lo, t.hi[k] = hi;
   t.kids[x] = make_int2(a, b);
   const int count = t.Count(a) + t.Count(b);
   t.count[x] = count;
   const double area = BoxHalfArea(t.Lo(k), t.Hi(k));
-  if (kPresplit) {
-    MakeBinaryView(t, v, k, a, b, maxLeaf, ci, ct);
-  } else {
-    auto costOf = [&](int q) { return q < t.n ? ci * BoxHalfArea(t.Lo(q), t.Hi(q)) : t.binCost[q - t.n]; };
-    BinaryChoice(t, x, a, b, count, area, maxLeaf, ci, ct, costOf);
-  }
+  auto costOf = [&](int q) { return q < t.n ? ci * BoxHalfArea(t.Lo(q), t.Hi(q)) : t.binCost[q - t.n]; };
+  const double split = ct * area + costOf(a) + costOf(b);
+  const double leaf = count <= maxLeaf ? ci * count * area : kWideInfCost;
+  const bool isLeaf = leaf <= split;
+  t.binLeaf[x] = isLeaf;
+  t.binCost[x] = isLeaf ? leaf : split;
+  t.binNodes[x] = isLeaf ? 0 : 1 + t.BinNodes(a) + t.BinNodes(b);
   double costs[2][kWideSlots];
   const int ab[2] = {a, b};
   for (int h = 0; h < 2; ++h) {
@@ -213,15 +155,6 @@ TRACER_DEVICE void MakeNodeAs(const PlocTree& t, const BinaryView& v, int k, int
     t.wideBelow[static_cast<size_t>(x) * kWideSlots + sl - 1] =
         share > 0 ? below(0, share) + below(1, sl - share) : (ch.leaf1 ? 0 : own);
   }
-}
-
-// MakeNodeAs as the tree is (pre-split or not), for the kernels whose registers it does not strain.
-TRACER_DEVICE void MakeNode(const PlocTree& t, const BinaryView& v, int k, int a, int b, Float4 lo, Float4 hi,
-                            int maxLeaf, double ci, double ct, bool wide) {
-  if (v.tris)
-    MakeNodeAs<true>(t, v, k, a, b, lo, hi, maxLeaf, ci, ct, wide);
-  else
-    MakeNodeAs<false>(t, v, k, a, b, lo, hi, maxLeaf, ci, ct, wide);
 }
 
 // Calls launch(std::integral_constant<int, R>{}) with R = kPlocRadius, or TRACER_PLOC_RADIUS (8 or 32) when set: for

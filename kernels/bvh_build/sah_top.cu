@@ -295,8 +295,8 @@ __global__ void TopCompact(const int* handed, const int* flags, const int* scan,
 
 // The top's nodes' bottom-up choices (MakeNode): each cluster handed over climbs from its parent, and of two children
 // the second to arrive makes the node (Apetrei 2014's climb), up to the root.
-__global__ void TopClimb(PlocTree t, BinaryView view, TopBuffers buf, const TopState* s, const int* parent, int* arrive,
-                         int maxLeaf, double ci, double ct, bool wide) {
+__global__ void TopClimb(PlocTree t, TopBuffers buf, const TopState* s, const int* parent, int* arrive, int maxLeaf,
+                         double ci, double ct, bool wide) {
   using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
   const int m = s->items;
   for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < m;
@@ -307,8 +307,7 @@ __global__ void TopClimb(PlocTree t, BinaryView view, TopBuffers buf, const TopS
       if (p < 0) break;
       if (Ref(arrive[p - t.n]).fetch_add(1, cuda::std::memory_order_acq_rel) == 0) break;
       const int2 ab = t.kids[p - t.n];
-      MakeNode(t, view, p, ab.x, ab.y, BoxMin(t.lo[ab.x], t.lo[ab.y]), BoxMax(t.hi[ab.x], t.hi[ab.y]), maxLeaf, ci, ct,
-               wide);
+      MakeNode(t, p, ab.x, ab.y, BoxMin(t.lo[ab.x], t.lo[ab.y]), BoxMax(t.hi[ab.x], t.hi[ab.y]), maxLeaf, ci, ct, wide);
       k = p;
     }
   }
@@ -382,8 +381,8 @@ void BuildTop(const BuildArrays& a, const PlocTree& tree, const TopScratch& top,
       std::min(GridFor(static_cast<size_t>(n) / kTopSmall + 1, kTopSmallWarps), static_cast<unsigned>(16 * sms));
   TopSmall<<<smallBlocks, 32 * kTopSmallWarps, 0, st>>>(tree, buf, a.topState, a.topQueues.small, parent);
   TRACER_CHECK_LAUNCH("TopSmall");
-  TopClimb<<<spread, kBlock, 0, st>>>(tree, a.binary, buf, a.topState, parent, arrive, options.maxLeafSize,
-                                      options.intersectCost, options.traversalCost, options.wide);
+  TopClimb<<<spread, kBlock, 0, st>>>(tree, buf, a.topState, parent, arrive, options.maxLeafSize, options.intersectCost,
+                                      options.traversalCost, options.wide);
   TRACER_CHECK_LAUNCH("TopClimb");
 }
 

@@ -1,6 +1,5 @@
 // @file sweep.cu: the GPU BVH builder's two layouts from its tree: both top-down sweeps in one launch (the binary BVH's
-// nodes and triangle order, the wide BVH's places), the wide nodes' encoding, and the binary BVH's order (pre-split:
-// of the primary references, and the wide BVH's references mapped to the binary positions of their triangles).
+// nodes and triangle order, the wide BVH's places), the wide nodes' encoding, and the binary BVH's order.
 #include <algorithm>
 #include <cuda/atomic>
 
@@ -75,48 +74,39 @@ __device__ int WideSlots(const PlocTree& t, int k, const LaneArray& node, const 
 }
 
 // The root's place in both layouts, the node counts (totals[0] binary, totals[1] wide), and both sweeps' queues (each
-// already -1): the root first, head 0, tail 1. The binary BVH's root is the node that stands for the root there (the
-// root itself unless pre-splitting left one side without primaries; never a leaf, as there are two triangles or more).
-__global__ void InitRoot(PlocTree t, BinaryView v, int* totals, int* binQueue, int* wideQueue, int* counters) {
-  const int root = 2 * t.n - 2, x = root - t.n, binRoot = v.Rep(root);
-  const int2 ab = t.kids[binRoot - t.n];
+// already -1): the root first, head 0, tail 1.
+__global__ void InitRoot(PlocTree t, int* totals, int* binQueue, int* wideQueue, int* counters) {
+  const int root = 2 * t.n - 2, x = root - t.n;
+  const int2 ab = t.kids[x];
   t.triFirst[root] = 0;
-  if (v.first) v.first[root] = 0;
-  t.binAt[binRoot - t.n] = 0;
-  t.binDepth[binRoot - t.n] = 0;
+  t.binAt[x] = 0;
+  t.binDepth[x] = 0;
   t.wideAt[x] = make_int4(0, 1, 0, 1);
   if (t.wideFirst) t.wideFirst[x] = 0;
-  // the root is a node even where one leaf would be cheaper
-  totals[0] = 1 + t.BinNodes(v.Rep(ab.x)) + t.BinNodes(v.Rep(ab.y));
+  totals[0] = 1 + t.BinNodes(ab.x) + t.BinNodes(ab.y);  // the root is a node even where one leaf would be cheaper
   totals[1] = t.wideNodes[x];
   binQueue[0] = wideQueue[0] = root;
   counters[0] = 0, counters[1] = 1, counters[2] = 0, counters[3] = 1;
 }
 
-// The top-down sweeps write both layouts, each in one launch. Inner node k, binary: the depth-first positions of its
-// children's first references (and, pre-split, of their first primaries: binary positions), and its binary node where
-// the binary BVH has one (its binary children's places in it). Returns the inner children, which come next. status:
-// binary depth, wide depth, a quantisation failure. Pre-split, a node with one side holding no primaries is no binary
-// node: its binary children are those that stand for its children (BinaryView::rep), and one that stands for a child
-// holds the same primaries, first and box as the child.
-__device__ int VisitBinary(const PlocTree& t, const BinaryView& v, int k, BvhNode* binNodes, int* status,
-                           const LaneArray& next) {
+// The top-down sweeps write both layouts, each in one launch. Inner node k, binary: the depth-first triangle positions
+// of its children, and its binary node where the binary BVH has one (its children's places in it). Returns the inner
+// children, which come next. status: binary depth, wide depth, a quantisation failure.
+__device__ int VisitBinary(const PlocTree& t, int k, BvhNode* binNodes, int* status, const LaneArray& next) {
   const int x = k - t.n;
   const int2 ab = t.kids[x];
   const int first = t.triFirst[k];
   t.triFirst[ab.x] = first;
   t.triFirst[ab.y] = first + t.Count(ab.x);
-  const int binFirst = v.first ? v.first[k] : first;
-  if (v.first) v.first[ab.x] = binFirst, v.first[ab.y] = binFirst + v.Tris(t, ab.x);
   const int at = t.binAt[x];
   if (at >= 0) {
     const int depth = t.binDepth[x];
     int place = at + 1, ref[2], cnt[2];
-    const int kid[2] = {v.Rep(ab.x), v.Rep(ab.y)}, kidFirst[2] = {binFirst, binFirst + v.Tris(t, ab.x)};
+    const int kid[2] = {ab.x, ab.y};
     for (int h = 0; h < 2; ++h) {
       const int q = kid[h];
       if (t.BinaryLeaf(q)) {
-        ref[h] = kidFirst[h], cnt[h] = v.Tris(t, q);
+        ref[h] = t.triFirst[q], cnt[h] = t.Count(q);
         atomicMax(&status[0], depth + 1);
       } else {
         ref[h] = place, cnt[h] = 0;
@@ -125,7 +115,7 @@ __device__ int VisitBinary(const PlocTree& t, const BinaryView& v, int k, BvhNod
         place += t.binNodes[q - t.n];
       }
     }
-    const Float4 l0 = v.Lo(t, ab.x), l1 = v.Hi(t, ab.x), r0 = v.Lo(t, ab.y), r1 = v.Hi(t, ab.y);
+    const Float4 l0 = t.lo[ab.x], l1 = t.hi[ab.x], r0 = t.lo[ab.y], r1 = t.hi[ab.y];
     BvhNode node;
     node.lxy = Float4{l0.x, l1.x, l0.y, l1.y};
     node.rxy = Float4{r0.x, r1.x, r0.y, r1.y};
@@ -227,9 +217,8 @@ __global__ void __launch_bounds__(kBlock)
 // their places with one atomic per warp. total: the nodes to visit (all inner nodes, or the wide nodes). counters:
 // head (places taken), tail (places filled).
 template <bool kWide>
-__device__ void SweepQueue(const PlocTree& t, const BinaryView& v, int* queue, int* counters, int total,
-                           BvhNode* binNodes, int* wideTriSrc, int* status, const LaneArray& node,
-                           const LaneArray& budget, const LaneArray& next) {
+__device__ void SweepQueue(const PlocTree& t, int* queue, int* counters, int total, BvhNode* binNodes, int* wideTriSrc,
+                           int* status, const LaneArray& node, const LaneArray& budget, const LaneArray& next) {
   using Ref = cuda::atomic_ref<int, cuda::thread_scope_device>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   for (;;) {
@@ -249,7 +238,7 @@ __device__ void SweepQueue(const PlocTree& t, const BinaryView& v, int* queue, i
                                     cuda::thread_scope_device);  // what the parent wrote
           ready = true;
           m = kWide ? VisitWide(t, k, wideTriSrc, status, node, budget, next)
-                    : VisitBinary(t, v, k, binNodes, status, next);
+                    : VisitBinary(t, k, binNodes, status, next);
         }
       }
       int end = m;  // inclusive sum over the warp
@@ -276,40 +265,24 @@ __device__ void SweepQueue(const PlocTree& t, const BinaryView& v, int* queue, i
 // Both top-down sweeps at once, in one launch (the wide one keeps its own triangle positions, wideFirst): blocks
 // [0, binaryBlocks) sweep the binary layout, the rest the wide one.
 __global__ void __launch_bounds__(kSweepBlock)
-    SweepTopDown(PlocTree t, BinaryView v, int* binQueue, int* wideQueue, int* counters, const int* totals,
-                 int binaryBlocks, BvhNode* binNodes, int* wideTriSrc, int* status) {
+    SweepTopDown(PlocTree t, int* binQueue, int* wideQueue, int* counters, const int* totals, int binaryBlocks,
+                 BvhNode* binNodes, int* wideTriSrc, int* status) {
   __shared__ int scratch[3 * kWideSlots * kSweepBlock];  // each thread's slots, their budgets, the children to queue
   const int me = static_cast<int>(threadIdx.x);
   const LaneArray node{scratch + me}, budget{scratch + kWideSlots * kSweepBlock + me},
       next{scratch + 2 * kWideSlots * kSweepBlock + me};
   if (static_cast<int>(blockIdx.x) < binaryBlocks)
-    SweepQueue<false>(t, v, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status, node, budget, next);
+    SweepQueue<false>(t, binQueue, counters, t.n - 1, binNodes, wideTriSrc, status, node, budget, next);
   else
-    SweepQueue<true>(t, v, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status, node, budget, next);
+    SweepQueue<true>(t, wideQueue, counters + 2, totals[1], binNodes, wideTriSrc, status, node, budget, next);
 }
 
 // The binary BVH's order: the triangle at each of its positions. Its triangles (48 bytes each) are gathered on the host
-// from the positions (GatherBvhTriangles), which is faster than reading them back. Pre-split (refTri not null): only
-// primaries have binary positions; every reference's triangle goes to its depth-first position (triAtDfs) and each
-// primary's binary position to its triangle (binPosOfTri), for the wide BVH's sources.
-__global__ void WriteOrder(PlocTree t, BinaryView v, const int* sortedRef, const int* refTri, int32_t* order,
-                           int* triAtDfs, int* binPosOfTri) {
+// from the positions (GatherBvhTriangles), which is faster than reading them back.
+__global__ void WriteOrder(PlocTree t, const int* sortedTri, int32_t* order) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= t.n) return;
-  if (!refTri) {
-    order[t.triFirst[i]] = sortedRef[i];
-    return;
-  }
-  const int ref = sortedRef[i], tri = refTri[ref];
-  triAtDfs[t.triFirst[i]] = tri;
-  if (v.tris[i]) order[v.first[i]] = tri, binPosOfTri[tri] = v.first[i];
-}
-
-// Pre-split: the wide BVH's leaf entries from depth-first reference positions (VisitWide's) to their triangles'
-// binary positions, which the wide BVH's triangles report.
-__global__ void WideSourcesToBinary(int refs, const int* triAtDfs, const int* binPosOfTri, int* wideTriSrc) {
-  const int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w < refs) wideTriSrc[w] = binPosOfTri[triAtDfs[wideTriSrc[w]]];
+  order[t.triFirst[i]] = sortedTri[i];
 }
 
 // Blocks for each top-down sweep: a warp for every 32 nodes, at most two blocks of kSweepBlock per SM (or
@@ -323,28 +296,22 @@ int SweepBlocks(size_t nodes) {
 }  // namespace
 
 void WriteLayouts(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, cudaStream_t st) {
-  const size_t refs = static_cast<size_t>(tree.n), inner = refs - 1;
+  const size_t numTris = static_cast<size_t>(tree.n), inner = numTris - 1;
   int *binQueue = a.cNode[0], *wideQueue = a.ids;
-  TRACER_CUDA_CHECK(cudaMemsetAsync(binQueue, 0xff, refs * sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(wideQueue, 0xff, refs * sizeof(int), st));
-  InitRoot<<<1, 1, 0, st>>>(tree, a.binary, a.totals, binQueue, wideQueue, a.counters);
+  TRACER_CUDA_CHECK(cudaMemsetAsync(binQueue, 0xff, numTris * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(wideQueue, 0xff, numTris * sizeof(int), st));
+  InitRoot<<<1, 1, 0, st>>>(tree, a.totals, binQueue, wideQueue, a.counters);
   TRACER_CHECK_LAUNCH("InitRoot");
   const int sweepBlocks = SweepBlocks(inner);
   SweepTopDown<<<options.wide ? 2 * sweepBlocks : sweepBlocks, kSweepBlock, 0, st>>>(
-      tree, a.binary, binQueue, wideQueue, a.counters, a.totals, sweepBlocks, a.binOut, a.wideTriSrc, a.status);
+      tree, binQueue, wideQueue, a.counters, a.totals, sweepBlocks, a.binOut, a.wideTriSrc, a.status);
   TRACER_CHECK_LAUNCH("SweepTopDown");
   if (options.wide) {
     EncodeWideNodes<<<GridFor(inner / 4 + 1, kBlock), kBlock, 0, st>>>(tree, wideQueue, a.totals, a.wideOut, a.status);
     TRACER_CHECK_LAUNCH("EncodeWideNodes");
   }
-  const int* refTri = a.binary.tris ? a.refTri : nullptr;
-  WriteOrder<<<GridFor(refs, kBlock), kBlock, 0, st>>>(tree, a.binary, a.sortedTri, refTri, a.order, a.triAtDfs,
-                                                       a.binPosOfTri);
+  WriteOrder<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(tree, a.sortedTri, a.order);
   TRACER_CHECK_LAUNCH("WriteOrder");
-  if (refTri && options.wide) {
-    WideSourcesToBinary<<<GridFor(refs, kBlock), kBlock, 0, st>>>(tree.n, a.triAtDfs, a.binPosOfTri, a.wideTriSrc);
-    TRACER_CHECK_LAUNCH("WideSourcesToBinary");
-  }
 }
 
 }  // namespace tracer::gpu_build

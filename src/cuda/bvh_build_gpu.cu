@@ -1,6 +1,6 @@
 // @file bvh_build_gpu.cu: the GPU BVH builder of host/bvh_build_gpu.h, its driver: one allocation carved into the
-// build's arrays, the stages queued on one stream (kernels/bvh_build/: pre-splitting, Morton order, H-PLOC or PLOC's
-// passes, the SAH top, both layouts), the trees read back, and the host builders where the GPU's tree cannot be used.
+// build's arrays, the stages queued on one stream (kernels/bvh_build/: Morton order, H-PLOC or PLOC's passes, the SAH
+// top, both layouts), the trees read back, and the host builders where the GPU's tree cannot be used.
 //
 // Compiled with --fmad=false (CMakeLists.txt), as are the stages: the wide BVH's choices and boxes come from
 // core/wide_collapse.h in double precision, and only without FMA contraction do they round as the host collapse's do.
@@ -15,10 +15,8 @@
 #include "bvh_build/hploc.h"
 #include "bvh_build/morton.h"
 #include "bvh_build/ploc.h"
-#include "bvh_build/presplit.h"
 #include "bvh_build/sah_top.h"
 #include "bvh_build/sweep.h"
-#include "tracer/core/presplit.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/raii.h"
@@ -32,9 +30,9 @@
 namespace tracer::gpu_build {
 namespace {
 
-// Hands out aligned arrays from one allocation (base null: only counts the bytes; an empty array is null). Few
-// allocations for the whole build: each cudaMalloc and cudaFree costs tens of microseconds, and cudaFree waits for
-// the device, which for a scene of a few hundred thousand triangles took longer than the build itself.
+// Hands out aligned arrays from one allocation (base null: only counts the bytes; an empty array is null). One
+// cudaMalloc for the whole build: each cudaMalloc and cudaFree costs tens of microseconds, and cudaFree waits for the
+// device, which for a scene of a few hundred thousand triangles took longer than the build itself.
 struct Carver {
   unsigned char* base;
   size_t used = 0;
@@ -46,60 +44,33 @@ struct Carver {
   }
 };
 
-// What the build runs: PLOC's passes or H-PLOC, with the SAH top or without, pre-splitting or not (then the gate
-// decides, and there may be up to `extra` more references than triangles), and the scratch bytes CUB needs.
+// What the build runs: PLOC's passes or H-PLOC, with the SAH top or without, and the scratch bytes CUB needs.
 struct Plan {
-  bool passes, top, presplit;
-  uint32_t extra;
+  bool passes, top;
   size_t tempBytes;
 };
 
-// Pre-splitting is tried for the wide BVH only (the binary BVH stays unsplit, as the host builder's) with spatial
-// splits on (--no-spatial-splits turns it off, as it does the host's), and as long as the references fit 2^30.
-void PlanPresplit(size_t numTris, const BvhBuildOptions& options, Plan& plan) {
-  const size_t room = (size_t(1) << 30) - numTris;
-  const uint32_t extra = options.wide && options.spatialSplits
-                             ? PresplitBudgetRefs(static_cast<uint32_t>(numTris), options.presplitBudget)
-                             : 0u;
-  plan.extra = static_cast<uint32_t>(std::min<size_t>(extra, room));
-  plan.presplit = plan.extra > 0;
-}
-
-// The scratch of CUB's sort and of the clustering's scan (the larger), for up to n references.
-size_t CubTempBytes(int numTris, int n, const Plan& plan, cudaStream_t st) {
+// The scratch of CUB's sort and of the clustering's scan (the larger).
+size_t CubTempBytes(int n, const Plan& plan, cudaStream_t st) {
   const size_t sortBytes = MortonSortBytes(n, st);
   const size_t scanBytes = plan.passes ? PassScanBytes(n, st) : plan.top ? TopScanBytes(n, st) : 0;
-  const size_t splitBytes = plan.presplit ? PresplitScanBytes(numTris, n, st) : 0;
-  return std::max({sortBytes, scanBytes, splitBytes});
+  return std::max(sortBytes, scanBytes);
 }
 
-// The build's arrays that do not depend on the references: the positions, the triangles' boxes (the SAH top's
-// scratch later: up to twice as many references as triangles fit them) and pre-splitting's gate.
-void CarveFixed(Carver& c, size_t numTris, const Plan& plan, BuildArrays& a) {
-  const bool split = plan.presplit;
+// The build's arrays and the tree's from one allocation, carved twice by the same code: first to size it (c.base
+// null), then to hand out the arrays.
+void Carve(Carver& c, size_t numTris, const Plan& plan, bool wide, BuildArrays& a, PlocTree& tree) {
+  const int n = static_cast<int>(numTris);
+  const bool top = plan.top;
+  const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = plan.tempBytes;
+  const size_t pass = plan.passes ? numTris : 0, hier = plan.passes ? 0 : numTris;
   a.pos = c.Take<float>(9 * numTris);
   a.triLo = c.Take<Float4>(numTris), a.triHi = c.Take<Float4>(numTris);
   a.bounds = c.Take<uint32_t>(6);
-  a.sceneBounds = c.Take<uint32_t>(split ? 6 : 0), a.gate = c.Take<unsigned long long>(split ? 3 : 0);
-  a.weights = c.Take<uint64_t>(split ? numTris : 0);
-}
-
-// The rest of the build's arrays and the tree's, for refs references (pre-split: more than the triangles, with their
-// boxes, triangles and the tree's binary view).
-void CarveTree(Carver& c, size_t numTris, size_t refs, const Plan& plan, bool wide, BuildArrays& a, PlocTree& tree) {
-  const int n = static_cast<int>(refs);
-  const bool top = plan.top, split = refs > numTris;
-  const size_t inner = refs - 1, nodes = 2 * refs - 1, tempBytes = plan.tempBytes;
-  const size_t pass = plan.passes ? refs : 0, hier = plan.passes ? 0 : refs;
-  a.refLo = split ? c.Take<Float4>(refs) : a.triLo, a.refHi = split ? c.Take<Float4>(refs) : a.triHi;
-  a.refTri = c.Take<int>(split ? refs : 0);
-  a.keys = c.Take<uint64_t>(refs), a.sortedKeys = c.Take<uint64_t>(refs);
-  a.ids = c.Take<int>(refs), a.sortedTri = c.Take<int>(refs);
-  // free once the tree is made: the layouts' pre-split maps live in the Morton codes' arrays
-  a.triAtDfs = split ? reinterpret_cast<int*>(a.keys) : nullptr;
-  a.binPosOfTri = split ? reinterpret_cast<int*>(a.sortedKeys) : nullptr;
+  a.keys = c.Take<uint64_t>(numTris), a.sortedKeys = c.Take<uint64_t>(numTris);
+  a.ids = c.Take<int>(numTris), a.sortedTri = c.Take<int>(numTris);
   a.temp = c.Take<unsigned char>(tempBytes);
-  a.cNode[0] = c.Take<int>(refs), a.cNode[1] = c.Take<int>(pass);
+  a.cNode[0] = c.Take<int>(numTris), a.cNode[1] = c.Take<int>(pass);
   a.bound = c.Take<int>(hier), a.counter = c.Take<int>(1);
   a.flags = c.Take<unsigned long long>(pass), a.scanned = c.Take<unsigned long long>(pass);
   for (int h = 0; h < 2; ++h) a.cLo[h] = c.Take<Float4>(pass), a.cHi[h] = c.Take<Float4>(pass);
@@ -107,14 +78,14 @@ void CarveTree(Carver& c, size_t numTris, size_t refs, const Plan& plan, bool wi
   a.state = c.Take<PassState>(2), a.passes = c.Take<int>(1);
   a.totals = c.Take<int>(2), a.status = c.Take<int>(4), a.counters = c.Take<int>(4);
   a.topState = c.Take<TopState>(top ? 1 : 0), a.topBounds = c.Take<uint32_t>(top ? 6 : 0);
-  const size_t wideGroups = top ? refs / kTopWide + 1 : 0, chunks = top ? refs / kTopChunk + wideGroups : 0;
-  a.topQueues.big = c.Take<TopTask>(top ? refs : 0), a.topQueues.small = c.Take<TopTask>(top ? refs / 2 + 1 : 0);
+  const size_t wideGroups = top ? numTris / kTopWide + 1 : 0, chunks = top ? numTris / kTopChunk + wideGroups : 0;
+  a.topQueues.big = c.Take<TopTask>(top ? numTris : 0), a.topQueues.small = c.Take<TopTask>(top ? numTris / 2 + 1 : 0);
   a.topQueues.wide[0] = c.Take<TopTask>(wideGroups), a.topQueues.wide[1] = c.Take<TopTask>(wideGroups);
-  a.topQueues.ready = c.Take<int>(top ? TopReadySize(refs) : 0);
+  a.topQueues.ready = c.Take<int>(top ? TopReadySize(numTris) : 0);
   a.topWide = TopWide{c.Take<TopBins>(wideGroups), c.Take<int>(wideGroups), c.Take<uint32_t>(12 * wideGroups),
                       c.Take<int>(wideGroups),     c.Take<int2>(chunks),    c.Take<int>(chunks)};
   a.binOut = c.Take<BvhNode>(inner), a.wideOut = c.Take<WideNode>(wide ? inner : 0);
-  a.wideTriSrc = c.Take<int>(wide ? refs : 0);
+  a.wideTriSrc = c.Take<int>(wide ? numTris : 0);
   a.order = c.Take<int32_t>(numTris);
   tree = PlocTree{n,
                   c.Take<Float4>(nodes),
@@ -132,55 +103,21 @@ void CarveTree(Carver& c, size_t numTris, size_t refs, const Plan& plan, bool wi
                   c.Take<int>(inner),
                   c.Take<int>(inner),
                   c.Take<int4>(inner)};
-  const size_t view = split ? nodes : 0;
-  a.binary =
-      BinaryView{c.Take<int>(view), c.Take<Float4>(view), c.Take<Float4>(view), c.Take<int>(view), c.Take<int>(view)};
-}
-
-// One allocation carved into arrays (each cudaMalloc and cudaFree costs tens of microseconds, and cudaFree waits for
-// the device), by the same code twice: first to size it (base null), then to hand out the arrays.
-template <typename Carve>
-DeviceBuffer<unsigned char> Arena(Carve carve) {
-  Carver sizing{nullptr};
-  carve(sizing);
-  DeviceBuffer<unsigned char> arena(sizing.used, "the GPU BVH build");
-  Carver real{arena.Get()};
-  carve(real);
-  return arena;
 }
 
 // The events between the stages, for the report's times.
 struct Marks {
-  CudaEvent start, boxed, split, sorted, clustered, topped, built, done;
+  CudaEvent start, sorted, clustered, topped, built, done;
 };
 
-// Uploads the positions and makes the triangles' boxes and, where pre-splitting is planned, runs the gate (read back:
-// the one wait of the build). Returns whether to pre-split (the gate's choice, or options.presplitAlways), and the
-// waste in *waste (-1 without the gate).
-bool BoxAndGate(const std::vector<Vec3>& positions, const BuildArrays& a, const BvhBuildOptions& options,
-                const Plan& plan, Marks& marks, double* waste, cudaStream_t st) {
-  const size_t numTris = positions.size() / 3;
-  const int tris = static_cast<int>(numTris);
-  *waste = -1.0;
+// Uploads the positions and queues the stages on st: Morton order, the clustering, the SAH top and both layouts.
+// Returns PLOC's passes (0 for H-PLOC).
+int RunStages(const std::vector<Vec3>& positions, const BuildArrays& a, const PlocTree& tree,
+              const BvhBuildOptions& options, const Plan& plan, Marks& marks, cudaStream_t st) {
+  const int n = tree.n;
+  const size_t numTris = static_cast<size_t>(n), inner = numTris - 1;
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.pos, positions.data(), 9 * numTris * sizeof(float), cudaMemcpyHostToDevice, st));
   marks.start.Record(st);
-  LaunchTriangleBoxes(a, tris, st);
-  marks.boxed.Record(st);
-  if (!plan.presplit) return false;
-  PresplitWeights(a, tris, st);
-  PresplitGate gate;
-  TRACER_CUDA_CHECK(cudaMemcpyAsync(&gate, a.gate, sizeof gate, cudaMemcpyDeviceToHost, st));
-  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-  *waste = gate.box ? static_cast<double>(gate.excess) / static_cast<double>(gate.box) : 0.0;
-  return gate.weight > 0 && (options.presplitAlways || PresplitWorthIt(gate.excess, gate.box));
-}
-
-// Queues the stages after the references on st: Morton order, the clustering, the SAH top and both layouts. Returns
-// PLOC's passes (0 for H-PLOC).
-int RunStages(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, const Plan& plan,
-              Marks& marks, cudaStream_t st) {
-  const int n = tree.n;
-  const size_t inner = static_cast<size_t>(n) - 1;
   MortonOrder(a, n, plan.tempBytes, st);
   TRACER_CUDA_CHECK(cudaMemsetAsync(tree.binAt, 0xff, inner * sizeof(int), st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideAt, 0xff, inner * sizeof(int4), st));
@@ -237,12 +174,10 @@ BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptio
   return r;
 }
 
-// The nodes, the order and the wide leaves' sources (one a reference) come back (49 bytes a triangle with the wide
-// BVH); both triangle arrays (96 bytes a triangle or reference) are gathered here from the positions, on every core.
-// status, counts: as read back; refs: the references.
+// The nodes, the order and the wide leaves' sources come back (49 bytes a triangle with the wide BVH); both triangle
+// arrays (96 bytes a triangle) are gathered here from the positions, on every core. status, counts: as read back.
 void FetchTrees(const std::vector<Vec3>& positions, const BuildArrays& a, const BvhBuildOptions& options,
-                const int* status, const int* counts, size_t refs, Bvh& binary, WideBvh& wide, CudaEvent& done,
-                cudaStream_t st) {
+                const int* status, const int* counts, Bvh& binary, WideBvh& wide, CudaEvent& done, cudaStream_t st) {
   const size_t numTris = positions.size() / 3;
   Download(binary.nodes, a.binOut, static_cast<size_t>(counts[0]), st);
   Download(binary.order, a.order, numTris, st);
@@ -251,7 +186,7 @@ void FetchTrees(const std::vector<Vec3>& positions, const BuildArrays& a, const 
   std::vector<int> wideSrc;
   if (options.wide) {
     Download(wide.nodes, a.wideOut, static_cast<size_t>(counts[1]), st);
-    Download(wideSrc, a.wideTriSrc, refs, st);
+    Download(wideSrc, a.wideTriSrc, numTris, st);
     wide.depth = status[1];
   }
   done.Record(st);
@@ -261,28 +196,18 @@ void FetchTrees(const std::vector<Vec3>& positions, const BuildArrays& a, const 
   if (options.wide) GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
 }
 
-// The report of a build that ran on the device, over refs references.
-BvhBuildReport Report(const Plan& plan, const Marks& m, const Stopwatch& wall, int passCount, size_t numTris,
-                      size_t refs, double waste) {
+// The report of a build that ran on the device.
+BvhBuildReport Report(const Plan& plan, const Marks& m, const Stopwatch& wall, int passCount) {
   BvhBuildReport report;
   report.builder = "gpu";
   report.method = std::string(plan.passes ? "PLOC passes" : "H-PLOC") + (plan.top ? " + SAH top" : "");
-  if (refs > numTris) {
-    char split[64];
-    std::snprintf(split, sizeof split, " + pre-splits (%.2f references/triangle)",
-                  static_cast<double>(refs) / static_cast<double>(numTris));
-    report.method += split;
-  }
   report.buildMs = m.built.MsSince(m.start);
   report.sortMs = m.sorted.MsSince(m.start);
-  report.presplitMs = m.split.MsSince(m.boxed);
   report.clusterMs = m.clustered.MsSince(m.sorted);
   report.topMs = m.topped.MsSince(m.clustered);
   report.sweepMs = m.built.MsSince(m.topped);
   report.transferMs = wall.Ms() - report.buildMs;
   report.iterations = passCount;
-  report.presplitWaste = waste;
-  report.references = refs;
   return report;
 }
 
@@ -293,29 +218,21 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   const size_t numTris = positions.size() / 3;
   if (numTris < 2) return HostBuild(positions, options, binary, wide, "fewer than two triangles: built on the CPU");
   if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
-  Plan plan{how == Clustering::kPasses, numTris > static_cast<size_t>(kSahTopRange) && SahTopOn(numTris), false, 0, 0};
-  PlanPresplit(numTris, options, plan);
+  const int n = static_cast<int>(numTris);
+  Plan plan{how == Clustering::kPasses, n > kSahTopRange && SahTopOn(numTris), 0};
   CudaStream stream;
   const cudaStream_t st = stream.Get();
   Marks marks;
   const Stopwatch wall;
-  plan.tempBytes = CubTempBytes(static_cast<int>(numTris), static_cast<int>(numTris + plan.extra), plan, st);
+  plan.tempBytes = CubTempBytes(n, plan, st);
   BuildArrays a;
   PlocTree tree{};
-  // The tree's arrays for the triangles, allocated before the build is timed, and again for the references where
-  // the gate splits (only then does an allocation fall inside the build's time).
-  const DeviceBuffer<unsigned char> fixed = Arena([&](Carver& c) { CarveFixed(c, numTris, plan, a); });
-  DeviceBuffer<unsigned char> arena =
-      Arena([&](Carver& c) { CarveTree(c, numTris, numTris, plan, options.wide, a, tree); });
-  double waste = -1.0;
-  if (BoxAndGate(positions, a, options, plan, marks, &waste, st)) {
-    arena = DeviceBuffer<unsigned char>{};
-    const size_t refs = numTris + plan.extra;
-    arena = Arena([&](Carver& c) { CarveTree(c, numTris, refs, plan, options.wide, a, tree); });
-    PresplitReferences(a, static_cast<int>(numTris), plan.extra, plan.tempBytes, st);
-  }
-  marks.split.Record(st);
-  const int passCount = RunStages(a, tree, options, plan, marks, st);
+  Carver sizing{nullptr};
+  Carve(sizing, numTris, plan, options.wide, a, tree);
+  DeviceBuffer<unsigned char> arena(sizing.used, "the GPU BVH build");
+  Carver real{arena.Get()};
+  Carve(real, numTris, plan, options.wide, a, tree);
+  const int passCount = RunStages(positions, a, tree, options, plan, marks, st);
 
   int status[4], counts[2];
   TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
@@ -330,9 +247,8 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
                   status[0], status[1]);
     return HostBuild(positions, options, binary, wide, why);
   }
-  const size_t refs = static_cast<size_t>(tree.n);
-  FetchTrees(positions, a, options, status, counts, refs, binary, wide, marks.done, st);
-  return Report(plan, marks, wall, passCount, numTris, refs, waste);
+  FetchTrees(positions, a, options, status, counts, binary, wide, marks.done, st);
+  return Report(plan, marks, wall, passCount);
 }
 
 }  // namespace

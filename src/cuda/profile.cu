@@ -515,12 +515,6 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
 
   std::vector<ProfileRow> rows;
   AddTwinRows(data, m, base, rows);
-  const PresplitRow pre =
-      ProfilePresplit(data, OriginalPositions(data), ps.repeats, [&](const SceneData& d, auto label) {
-        const Measurement x = Measure(d, o, label, ps.repeats);
-        return TraversalMs{x.Kernel("intersect"), x.Kernel("shadow")};
-      });
-  rows.push_back({pre.name, pre.stage, nullptr, pre.naiveMs, pre.optMs, pre.evidence});
   AddKernelRows(data, base, o, ps, rows);
   AddDenoiseRow(MeasureDenoiser(data, o, ps), rows);
   PrintProfileTable(rows, m.opt);

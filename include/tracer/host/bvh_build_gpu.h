@@ -14,14 +14,7 @@
 // options.maxLeafSize triangles, depth-first order) and the compressed wide BVH's, and one parallel pass encodes the
 // wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree.
 //
-// Unlike the host builder, they make no spatial splits. Instead, where the scene's triangles waste enough of their
-// boxes (kPresplitMinWaste, core/presplit.h) and options.spatialSplits is on (--no-spatial-splits turns both off),
-// they pre-split triangles before the Morton sort (Karras and Aila 2013; kernels/bvh_build/presplit.cu): exactly
-// floor(triangles * options.presplitBudget) more references, shared out by priority, each the part of its triangle in
-// one cell of the Morton grid with its own box. The wide BVH then holds every reference (a triangle possibly in
-// several leaves, each copy reporting its binary position, as the host's spatial splits do) and the binary BVH each
-// triangle once, at its first reference. Deciding costs one kernel and one read-back; splitting, a few kernels over
-// the references (docs/PERFORMANCE.md, "Triangle pre-splitting"). From 2^20 triangles
+// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once). From 2^20 triangles
 // the clustering stops at subtrees of 64 triangles and the tree above them is built by binned SAH on the GPU (the SAH
 // top): nearer the host's trees on a heightfield (and on the sports car), worse on the conference room, and about
 // twice as slow to build (docs/PERFORMANCE.md). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any
@@ -38,8 +31,7 @@ namespace tracer {
 constexpr int kPlocRadius = 16;
 
 // A BvhBuilderFn: builds on the current CUDA device. Falls back to the host builders (and says why in the report's
-// note) for fewer than two triangles and when the tree would be deeper than the traversals' stacks allow. The report
-// says whether it pre-split (method, references) and the scene's waste.
+// note) for fewer than two triangles and when the tree would be deeper than the traversals' stacks allow.
 BvhBuildReport BuildBvhsOnGpu(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary,
                               WideBvh& wide);
 // The same with PLOC's global passes (the naive twin; report.iterations: the passes).

@@ -29,12 +29,6 @@ struct BvhBuildReport {
                        // when it keeps the host-built tree is, "auto: SAH cost ..." with both trees' costs
   int iterations = 0;  // GPU builder: clustering passes (PLOC passes only)
   std::string note;    // why a GPU build fell back to the host builders, if it did
-  // GPU builder's pre-splitting: the scene's waste (core/presplit.h, kPresplitMinWaste; -1: not measured), the
-  // references the tree was built over (the triangles when none were split), and the part of sortMs spent deciding
-  // and making the references
-  double presplitWaste = -1.0;
-  size_t references = 0;
-  double presplitMs = 0.0;
 };
 
 // A builder that replaces BuildBvh and BuildWideBvh (the GPU builder, host/bvh_build_gpu.h): fills binary (and wide
@@ -50,14 +44,8 @@ struct BvhBuildOptions {
   bool wide = true;  // also build the compressed wide BVH (core/wide_bvh.h), which traversal then uses
   // Spatial splits (SBVH, Stich et al. 2009) in the binary tree that the wide BVH is collapsed from: a triangle may
   // then stand in several leaves, each with the box of its part there. Off (--no-spatial-splits, the naive twin):
-  // object splits only, the wide BVH as before. The scene's binary BVH (Bvh::order) never uses them. The GPU builder
-  // pre-splits triangles instead (below), and only where this is on.
+  // object splits only, the wide BVH as before. The scene's binary BVH (Bvh::order) never uses them.
   bool spatialSplits = true;
-  // GPU builder, with the wide BVH: triangle pre-splitting before the Morton sort (core/presplit.h, Karras and Aila
-  // 2013), where the scene's waste says it pays (kPresplitMinWaste) or presplitAlways. The budget: extra references
-  // per triangle, exactly floor(triangles * budget) of them, clamped to [0, kPresplitBudgetMax = 1]; 0 turns it off.
-  float presplitBudget = 0.3f;
-  bool presplitAlways = false;  // pre-split whatever the waste (tests, --profile's comparison)
   // Null: the host builders (binned SAH, spatial splits as above). Set by --bvh-builder gpu (src/app).
   BvhBuilderFn builder = nullptr;
 };
