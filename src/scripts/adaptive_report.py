@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Samples that adaptive sampling spends against a uniform render of equal error (issue 11, --adaptive).
+"""Samples that adaptive sampling spends against a uniform render of equal error (--adaptive).
 
 For one scene: a reference (uniform, --ref-spp, its own seed), adaptive renders at each threshold, and uniform renders
 at 16, 32, ... up to --spp (seed 1, as the adaptive ones). The error of an image is its relative mean squared error
