@@ -85,15 +85,9 @@ class DeviceFilter {
   DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_;
 };
 
-std::vector<float> ReadBack(const float* image, size_t values) {
-  std::vector<float> host(values);
-  TRACER_CUDA_CHECK(cudaMemcpy(host.data(), image, values * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-// The same into `host` (resized to `values`; written in place when it has that size already, which spares a new
-// buffer's page faults: about 10 ms for a 1080p image), through `staging` (pinned, at least `values` floats) when
-// given: the device writes that at full speed, and host threads copy it out.
+// The device image `image` (`values` floats) into `host` (resized to `values`; written in place when it has that size
+// already, which spares a new buffer's page faults: about 10 ms for a 1080p image), through `staging` (pinned, at least
+// `values` floats) when given: the device writes that at full speed, and host threads copy it out.
 void ReadBackInto(const float* image, size_t values, float* staging, std::vector<float>& host) {
   host.resize(values);
   if (!staging) {
@@ -114,6 +108,21 @@ __global__ void ResolveFilmKernel(const unsigned long long* sum, const unsigned 
   if (i >= values) return;
   color[i] = static_cast<float>(static_cast<double>(sum[i]) * (1.0 / (kFilmScale * n)));
   HalfBufferValues(sum[i], odd[i], n, halfA[i], halfB[i]);
+}
+
+// The same into a new host vector, without staging.
+std::vector<float> ReadBack(const float* image, size_t values) {
+  std::vector<float> host;
+  ReadBackInto(image, values, nullptr, host);
+  return host;
+}
+
+// The filter's view of a frame whose images are on the device: the raw image (a-trous only), the halves and the
+// first-hit features traced there (its variance set by DeviceFilter::Run).
+DenoiseView FeaturesView(int width, int height, const DeviceBuffer<float>& color, const DeviceBuffer<float>& halfA,
+                         const DeviceBuffer<float>& halfB, const DeviceFirstHit& f) {
+  return DenoiseView{width,          height,           color.Get(),   halfA.Get(),      halfB.Get(), f.albedo.Get(),
+                     f.normal.Get(), f.position.Get(), f.depth.Get(), f.emission.Get(), nullptr,     DenoiseSettings{}};
 }
 
 void CheckSize(const std::vector<float>& v, size_t values) {
@@ -184,18 +193,7 @@ void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const
   }
   t.inputs = clock.Ms();
   clock.Restart();
-  const DenoiseView v{options.width,
-                      options.height,
-                      color.Get(),
-                      halfA.Get(),
-                      halfB.Get(),
-                      features.albedo.Get(),
-                      features.normal.Get(),
-                      features.position.Get(),
-                      features.depth.Get(),
-                      features.emission.Get(),
-                      nullptr,
-                      DenoiseSettings{}};
+  const DenoiseView v = FeaturesView(options.width, options.height, color, halfA, halfB, features);
   DeviceFilter filter(pixels);
   const float* result = filter.Run(v, method);
   TRACER_CUDA_CHECK(cudaDeviceSynchronize());
@@ -250,18 +248,7 @@ DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& op
   p.spp = o.spp;
   p.relMseRaw = RelMse(r.rgb, reference);
   p.featuresMs = MedianLaunchMs(0, 1, repeats, [&] { TraceFirstHit(scene.view, o, featureSamples, features); });
-  const DenoiseView v{o.width,
-                      o.height,
-                      color.Get(),
-                      halfA.Get(),
-                      halfB.Get(),
-                      features.albedo.Get(),
-                      features.normal.Get(),
-                      features.position.Get(),
-                      features.depth.Get(),
-                      features.emission.Get(),
-                      nullptr,
-                      DenoiseSettings{}};
+  const DenoiseView v = FeaturesView(o.width, o.height, color, halfA, halfB, features);
   DeviceFilter filter(pixels);
   for (const DenoiseMethod m : {DenoiseMethod::kNfor, DenoiseMethod::kAtrous}) {
     const float* out = nullptr;
