@@ -167,13 +167,15 @@ TEST(PbrtLoaderDeltaLights, LightsLeftOutWithAWarning) {
                               "LightSource \"spot\" \"float conedeltaangle\" -1\n"
                               "LightSource \"distant\" \"point3 from\" [2 2 2] \"point3 to\" [2 2 2]\n"
                               "LightSource \"point\" \"rgb I\" [0 0 0]\n"
-                              "LightSource \"point\" \"float scale\" -1\n");
+                              "LightSource \"point\" \"float scale\" -1\n"
+                              "LightSource \"point\" \"float scale\" 1e39\n");
   EXPECT_TRUE(s.deltaLights.empty());
   for (const char* w :
        {"s.pbrt:3: LightSource \"spot\": \"from\" and \"to\" are the same point; left out",
         "s.pbrt:4: LightSource \"spot\": a negative \"conedeltaangle\"; left out",
         "s.pbrt:5: LightSource \"distant\": \"from\" and \"to\" are the same point; left out",
-        "s.pbrt:6: LightSource \"point\" emits nothing", "s.pbrt:7: LightSource \"point\" emits nothing"})
+        "s.pbrt:6: LightSource \"point\" emits nothing", "s.pbrt:7: LightSource \"point\" emits nothing",
+        "s.pbrt:8: LightSource \"point\": its intensity or position overflows a float; left out"})
     EXPECT_EQ(test::CountWarnings(s, w), 1u) << w << "\n" << test::AllWarnings(s);
 }
 

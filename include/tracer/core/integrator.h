@@ -137,6 +137,7 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;
+    target = sf.p;  // (unused: to infinity)
     infinite = true;
   } else {
     const float u = (uPick - envPick) / (1.0f - envPick);  // in [0, 1): which of the other lights
@@ -176,18 +177,8 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   const Vec3 c = ps.throughput * f * le * (fabsf(wiL.z) * w / pdfLight);
   if (IsBlack(c)) return;
   out.hasShadow = true;
-  Ray& sr = out.shadow.ray;
-  sr.o = OffsetRayOrigin(sf.p, sp.ng, wi);
-  if (infinite) {  // unoccluded to infinity
-    sr.d = wi;
-    sr.tmax = kInf;
-  } else {
-    const Vec3 toL2 = target - sr.o;
-    const float d2 = Length(toL2);
-    sr.d = toL2 / d2;
-    sr.tmax = d2 * (1.0f - 1e-4f);
-  }
-  sr.index = static_cast<int32_t>(ps.pixel);
+  out.shadow.ray = ShadowRayTo(sf.p, sp.ng, wi, target, infinite);
+  out.shadow.ray.index = static_cast<int32_t>(ps.pixel);
   out.shadow.contribution = c;
   out.shadow.depth = FilmTag(d, ps.sample);  // (FilmAdd's tag)
 }

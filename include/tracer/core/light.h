@@ -96,6 +96,24 @@ TRACER_HD float EmitterCosine(const SceneView& s, int tri, Vec3 n, Vec3 w) {
   return c < 0.0f && EmitterTwoSided(s, tri) ? -c : c;
 }
 
+// The shadow ray of a light sample from p (geometric normal ng, on wi's side) along unit wi: to `target`, stopping
+// just short of it, or to infinity (a distant light, the environment). index 0.
+TRACER_HD Ray ShadowRayTo(Vec3 p, Vec3 ng, Vec3 wi, Vec3 target, bool infinite) {
+  Ray r;
+  r.o = OffsetRayOrigin(p, ng, wi);
+  if (infinite) {
+    r.d = wi;
+    r.tmax = kInf;
+  } else {
+    const Vec3 toL = target - r.o;
+    const float len = Length(toL);
+    r.d = toL / len;
+    r.tmax = len * (1.0f - 1e-4f);
+  }
+  r.index = 0;
+  return r;
+}
+
 // Probability of choosing emitter e (its pick probability, before the point on it), given that an emitter is picked.
 TRACER_HD float EmitterPmf(const SceneView& s, int emitter, int tile) {
   if (s.tiles.numClusters == 0 || tile < 0) return s.lightAlias[emitter].pmf;

@@ -5,9 +5,9 @@
 // Statistics: for the primary hit of each pixel of tile t, one emitter of cluster c is sampled and a shadow
 // ray traced; the unoccluded contribution Le cos_s cos_l / (d^2 p_area) (Le with its map_Ke texel; an estimate of the
 // cluster's irradiance there) goes into E[t][c], and the sample into N[t][c]. The environment, when next-event
-// estimation samples it, is the last cluster (see light.h). The cost is C = -log(E/N + eps), +inf
-// where (t, c) has no sample. Min-plus propagation then lets each tile borrow the cost of similar tiles,
-// paying D[t][k] (a log-space penalty) for the difference.
+// estimation samples it, is the last cluster, and the point, spot and distant lights one before it (see light.h). The
+// cost is C = -log(E/N + eps), +inf where (t, c) has no sample. Min-plus propagation then lets each tile borrow the
+// cost of similar tiles, paying D[t][k] (a log-space penalty) for the difference.
 #pragma once
 #include "tracer/core/light.h"
 #include "tracer/core/rng.h"
@@ -36,47 +36,45 @@ TRACER_HD void GBufferItem(const SceneView& s, int px, int py, Float4& posValid,
   normalDepth = Float4{n.x, n.y, n.z, h.t};
 }
 
-// One statistics sample toward cluster c from a primary hit (p, n). Returns the luminance of the
-// unoccluded contribution (0 when occluded or facing away).
+// A statistics sample before its shadow ray: the unoccluded contribution and the ray that must reach the light
+// unoccluded for it to count (trace false: nothing to count).
+struct TileStatRay {
+  bool trace;
+  float value;
+  Ray ray;
+};
+
 // The environment cluster (the last, TileGuideView::envCluster) samples a direction by SampleEnvironment: the
 // estimate Le cos_s / pdf of the environment's irradiance at p, in the same units as an emitter cluster's.
+TRACER_HD TileStatRay EnvStatRay(const SceneView& s, Vec3 p, Vec3 n, float u1, float u2) {
+  TileStatRay t{false, 0.0f, Ray{}};
+  const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
+  const float cosS = Dot(n, es.wi);
+  if (!(es.pdf > 0.0f) || cosS <= 0.0f) return t;
+  t = TileStatRay{true, Luminance(es.le) * cosS / es.pdf, ShadowRayTo(p, n, es.wi, p, true)};
+  return t;
+}
+
 // The delta lights' cluster (TileGuideView::deltaCluster) picks one of them by power: E cos_s / pmf, E the
 // irradiance it gives a surface facing it (the same units again).
 template <bool kLdg>
-TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float uPick, float u1, float u2) {
+TRACER_HD TileStatRay DeltaStatRay(const SceneView& s, Vec3 p, Vec3 n, float uPick) {
+  TileStatRay t{false, 0.0f, Ray{}};
+  float pmf;
+  const DeltaIncidence di = DeltaLightAt<kLdg>(s.deltaLights + PickDeltaLight(s, uPick, pmf), p);
+  const float cosS = Dot(n, di.wi);
+  if (!(pmf > 0.0f) || cosS <= 0.0f || IsBlack(di.li)) return t;
+  t = TileStatRay{true, Luminance(di.li) * cosS / pmf, ShadowRayTo(p, n, di.wi, di.target, di.infinite)};
+  return t;
+}
+
+// An emitter cluster picks an emitter by its alias table and a point on it: Le cos_s cos_l / (d^2 p_area).
+template <bool kLdg>
+TRACER_HD TileStatRay EmitterStatRay(const SceneView& s, Vec3 p, Vec3 n, int c, float uPick, float u1, float u2) {
   const TileGuideView& g = s.tiles;
-  if (g.deltaCluster && c == TileEmitterClusters(g)) {
-    float pmf;
-    const DeltaIncidence di = DeltaLightAt<kLdg>(s.deltaLights + PickDeltaLight(s, uPick, pmf), p);
-    const float cosS = Dot(n, di.wi);
-    if (!(pmf > 0.0f) || cosS <= 0.0f || IsBlack(di.li)) return 0.0f;
-    Ray r;
-    r.o = OffsetRayOrigin(p, n, di.wi);
-    if (di.infinite) {
-      r.d = di.wi;
-      r.tmax = kInf;
-    } else {
-      const Vec3 toL = di.target - r.o;
-      const float len = Length(toL);
-      r.d = toL / len;
-      r.tmax = len * (1.0f - 1e-4f);
-    }
-    r.index = 0;
-    return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? Luminance(di.li) * cosS / pmf : 0.0f;
-  }
-  if (g.envCluster && c == g.numClusters - 1) {
-    const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
-    const float cosS = Dot(n, es.wi);
-    if (!(es.pdf > 0.0f) || cosS <= 0.0f) return 0.0f;
-    Ray r;
-    r.o = OffsetRayOrigin(p, n, es.wi);
-    r.d = es.wi;
-    r.tmax = kInf;
-    r.index = 0;
-    return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? Luminance(es.le) * cosS / es.pdf : 0.0f;
-  }
+  TileStatRay t{false, 0.0f, Ray{}};
   const int start = g.clusterStart[c], count = g.clusterStart[c + 1] - start;
-  if (count <= 0) return 0.0f;
+  if (count <= 0) return t;
   float pe;
   const int e = start + SampleAlias(g.clusterAlias + start, count, uPick, pe);
   const int tri = s.emitterTri[e];
@@ -87,24 +85,31 @@ TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float 
   const Vec3 q = v0 * (1.0f - b1 - b2) + v1 * b1 + v2 * b2;
   const Vec3 cr = Cross(v1 - v0, v2 - v0);
   const float area2 = Length(cr);
-  if (!(area2 > 0.0f) || !(pe > 0.0f)) return 0.0f;
+  if (!(area2 > 0.0f) || !(pe > 0.0f)) return t;
   const Vec3 nl = cr / area2;
   Vec3 d = q - p;
   const float dist2 = Dot(d, d);
-  if (!(dist2 > 0.0f)) return 0.0f;
+  if (!(dist2 > 0.0f)) return t;
   const float dist = sqrtf(dist2);
   d = d / dist;
   const float cosS = Dot(n, d), cosL = EmitterCosine(s, tri, nl, -d);
-  if (cosS <= 0.0f || cosL <= 0.0f) return 0.0f;
+  if (cosS <= 0.0f || cosL <= 0.0f) return t;
   const float value = Luminance(EmittedRadianceAt<kLdg>(s, tri, b1, b2)) * cosS * cosL / dist2 * (0.5f * area2) / pe;
-  Ray r;
-  r.o = OffsetRayOrigin(p, n, d);
-  const Vec3 toL = q - r.o;
-  const float len = Length(toL);
-  r.d = toL / len;
-  r.tmax = len * (1.0f - 1e-4f);
-  r.index = 0;
-  return BinaryBvhTraversal::Trace<true, kLdg>(s, r).tri < 0 ? value : 0.0f;
+  t = TileStatRay{true, value, ShadowRayTo(p, n, d, q, false)};
+  return t;
+}
+
+// One statistics sample toward cluster c from a primary hit (p, n). Returns the luminance of the
+// unoccluded contribution (0 when occluded or facing away), an estimate of the cluster's irradiance at p. One shadow
+// ray whatever the cluster, so that the kernel inlines one traversal.
+template <bool kLdg>
+TRACER_HD float TileStatSample(const SceneView& s, Vec3 p, Vec3 n, int c, float uPick, float u1, float u2) {
+  const TileGuideView& g = s.tiles;
+  const TileStatRay t = g.deltaCluster && c == TileEmitterClusters(g) ? DeltaStatRay<kLdg>(s, p, n, uPick)
+                        : g.envCluster && c == g.numClusters - 1      ? EnvStatRay(s, p, n, u1, u2)
+                                                                      : EmitterStatRay<kLdg>(s, p, n, c, uPick, u1, u2);
+  if (!t.trace) return 0.0f;
+  return BinaryBvhTraversal::Trace<true, kLdg>(s, t.ray).tri < 0 ? t.value : 0.0f;
 }
 
 // One sample of the environment guide's statistics (core/env_guide.h) for pixel (px, py): the camera ray through

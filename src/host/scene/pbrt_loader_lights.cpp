@@ -206,6 +206,10 @@ void AddDelta(PbrtLoad& load, const PbrtLight& light) {
     load.Warn(light.loc, "LightSource \"" + light.type + "\" emits nothing (black, or a scale of 0 or less); left out");
     return;
   }
+  if (!IsFinite(e) || !IsFinite(Vec3(d.p.x, d.p.y, d.p.z))) {
+    load.Warn(light.loc, "LightSource \"" + light.type + "\": its intensity or position overflows a float; left out");
+    return;
+  }
   load.scene.deltaLights.push_back(d);
 }
 
