@@ -702,6 +702,21 @@ TEST(RobustCheckpointFormat, SettingsMismatchNamesEachKey) {
   EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n", "scene-content=b\n" + parts),
             "scene-content: the scene file, its MTL files or textures, or the environment map or its scale changed "
             "(this checkpoint does not record which)");
+  // Another build's checkpoint (another scene layout, or none recorded): the build is named, not the scene.
+  const std::string layout = "scene-layout=0123\n";
+  for (const std::string& saved : {"scene-content=a\n" + parts, "scene-content=a\n" + parts + "scene-layout=4567\n"}) {
+    const std::string why = DescribeSettingsMismatch(saved, "scene-content=b\n" + parts + layout);
+    EXPECT_TRUE(Contains(why, "written by another build of tracer") && Contains(why, "without --resume") &&
+                !Contains(why, "geometry"))
+        << why;
+  }
+  // The same layout: the scene's own difference, as before; the same scene under another layout refuses nothing.
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n" + parts + layout, "scene-content=b\n" + parts + layout),
+            "scene-content: the geometry differs (the scene file's vertices, faces or groups changed)");
+  EXPECT_EQ(DescribeSettingsMismatch("scene-content=a\n" + parts + "scene-layout=4567\n",
+                                     "scene-content=a\n" + parts + layout),
+            "");
+  EXPECT_NE(SceneLayoutHash(), 0u);
 }
 
 }  // namespace

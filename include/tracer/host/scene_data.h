@@ -152,6 +152,11 @@ void ForEachSceneArray(Data& data, Visit&& visit) {
 // are the arrays IsDerivedSceneArray names (the wide BVH).
 uint64_t SceneContentHash(const SceneData& data);
 
+// A hash of what SceneContentHash reads, not of a scene: the arrays' names and their elements' sizes, in list order.
+// It changes when a build hashes scenes another way (an array added, a record grown), so that a checkpoint written
+// by another build is refused for that reason and not for a changed scene.
+uint64_t SceneLayoutHash();
+
 // SceneContentHash of a scene whose bytes arrive piece by piece, so that a process receiving it can hash what it
 // has while the rest is on its way. The arrays of ForEachSceneArray, laid end to end, form one stream of Bytes();
 // HashUpTo(n) hashes the stream up to byte n; once the whole stream is hashed, Digest() is SceneContentHash.

@@ -256,7 +256,7 @@ namespace {
 
 // The lines that only explain scene-content (CheckpointSettings): never a difference of their own.
 bool ExplainsSceneContent(const std::string& key) {
-  return key == "scene-content-parts" || key == "env-map" || key == "env-scale";
+  return key == "scene-content-parts" || key == "env-map" || key == "env-scale" || key == "scene-layout";
 }
 
 // "materials:H,textures:H,environment-map:H" to a map.
@@ -277,6 +277,12 @@ std::string SceneContentDifference(const std::map<std::string, std::string>& a,
     auto it = m.find(key);
     return it == m.end() ? std::string("none") : it->second;
   };
+  // A build that hashes scenes another way (SceneLayoutHash) gives another scene-content for the same scene: say so
+  // rather than blame the scene (a checkpoint from before the layout line has none, and is also another build's).
+  if (b.count("scene-layout") && value(a, "scene-layout") != value(b, "scene-layout"))
+    return "the checkpoint was written by another build of tracer, which hashes scenes another way (scene layout " +
+           value(a, "scene-layout") + " in the checkpoint, " + value(b, "scene-layout") +
+           " in this build), so it cannot tell whether the scene changed; render again without --resume";
   std::vector<std::string> what;
   if (value(a, "env-map") != value(b, "env-map"))
     what.push_back("the environment map (--env-map) differs: " + value(a, "env-map") + " in the checkpoint, " +
@@ -360,6 +366,8 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneContentHash(data)));
   s << "scene-content=" << hash << "\n";
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(SceneLayoutHash()));
+  s << "scene-layout=" << hash << "\n";
   // Which part changed, when scene-content did (these arrays are small beside the geometry and the BVH).
   auto part = [&hash](const auto&... arrays) {
     Hasher h;

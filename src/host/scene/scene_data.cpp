@@ -299,6 +299,19 @@ uint64_t SceneContentHash(const SceneData& d) {
   return stream.Digest();
 }
 
+uint64_t SceneLayoutHash() {
+  Hasher h;
+  auto add = [&h](const char* name, size_t elementBytes) {
+    h.Update(name, std::strlen(name) + 1);
+    const uint64_t bytes = elementBytes;
+    h.Update(&bytes, sizeof bytes);
+  };
+#define TRACER_LAYOUT_ARRAY(T, name, dataMember, viewMember, what) add(#name, sizeof(T));
+  TRACER_SCENE_ARRAYS(TRACER_LAYOUT_ARRAY)
+#undef TRACER_LAYOUT_ARRAY
+  return h.Digest();
+}
+
 SceneHashStream::SceneHashStream(const SceneData& data) {
   ForEachSceneArray(data, [this](const auto& v, bool hashed) {
     parts_.push_back(Part{reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(v[0]), hashed});
