@@ -38,6 +38,14 @@ struct Series {
       for (size_t p = 0; p < m.size(); ++p) m[p] += img[3 * p] / images.size();
     return m;
   }
+  // Each pixel's variance over the seeds' images (first channel), averaged over the pixels.
+  double PixelVariance() const {
+    const std::vector<double> mean = PixelMeans();
+    double v = 0.0;
+    for (const auto& img : images)
+      for (size_t p = 0; p < mean.size(); ++p) v += (img[3 * p] - mean[p]) * (img[3 * p] - mean[p]);
+    return v / (static_cast<double>(mean.size()) * (images.size() - 1));
+  }
   double Mean(double* standardError) const {
     std::vector<double> means;
     for (const auto& img : images) {
@@ -70,15 +78,17 @@ inline Series RenderSeeds(const RenderImageFn& render, const SceneData& d, Rende
 // 0.5 f + (1 - f); the same seed at depth 0 (where the object is black and the environment 1) reads 1 - f with the
 // same camera rays, so each pixel's expected value is known exactly. Checked for a turned cube (so that no face is
 // axis-aligned) under the constant --env colour and under a constant map, with and without importance sampling.
+// `more`: OBJ text after the cube (env_test_scenes.h's kPortalAboveCube: a portal, which changes sampling only).
 inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render,
                                                const std::vector<EnvSampling>& samplings = {EnvSampling::kImportance,
-                                                                                            EnvSampling::kBsdfOnly}) {
+                                                                                            EnvSampling::kBsdfOnly},
+                                               const std::string& more = "") {
   const std::string dir = test::MakeTempDir();
   const int w = 24, h = 24, seeds = 6;
   const EnvImage ones = test::ConstantMap(32, 16, 1.0f);
   int sceneIndex = 0;
   for (auto [axis, angle] : {std::pair<Vec3, float>{Vec3(1, 2, 3), 0.7f}, {Vec3(-2, 1, 0.5f), 2.1f}}) {
-    const std::string obj = test::WriteCubeScene(dir, "cube" + std::to_string(sceneIndex++), 0.5f, axis, angle);
+    const std::string obj = test::WriteCubeScene(dir, "cube" + std::to_string(sceneIndex++), 0.5f, axis, angle, more);
     for (bool useMap : {false, true})
       for (EnvSampling sampling : samplings) {
         const SceneData d = LoadWithMap(obj, Vec3(0.5f, 1.0f, 5.0f), Vec3(0.0f), 40.0f, w, h, useMap ? &ones : nullptr,
@@ -104,9 +114,10 @@ inline void ExpectConvexDiffuseObjectReadsHalf(const RenderImageFn& render,
           for (int k = 0; k < seeds; ++k) seedMeans[k] += lit.images[k][3 * p];
         }
         const std::string what =
-            std::string(useMap ? "map" : "--env") +
-            (sampling == EnvSampling::kBsdfOnly ? ", BSDF only"
-                                                : (sampling == EnvSampling::kGuided ? ", guided" : ", importance"));
+            std::string(useMap ? "map" : "--env") + (sampling == EnvSampling::kBsdfOnly  ? ", BSDF only"
+                                                     : sampling == EnvSampling::kGuided  ? ", guided"
+                                                     : sampling == EnvSampling::kPortals ? ", portals"
+                                                                                         : ", importance");
         ASSERT_GT(count, 100) << "the cube should fill much of the view";
         double mean = 0, var = 0;
         for (double& m : seedMeans) mean += (m /= count) / seeds;

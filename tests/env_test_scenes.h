@@ -52,8 +52,10 @@ inline std::string WriteFloorScene(const std::string& dir, float rho) {
 }
 
 // A cube of half-size 1 at the origin, turned by `angle` radians about the unit `axis`, with flat faces (no vertex
-// normals) of diffuse albedo rho, wound outward: a convex object. dir/NAME.obj, returned.
-inline std::string WriteCubeScene(const std::string& dir, const std::string& name, float rho, Vec3 axis, float angle) {
+// normals) of diffuse albedo rho, wound outward: a convex object, and `more` OBJ text after it (its vertices are 1 to
+// 8). dir/NAME.obj, returned.
+inline std::string WriteCubeScene(const std::string& dir, const std::string& name, float rho, Vec3 axis, float angle,
+                                  const std::string& more = "") {
   WriteFile(dir + "/" + name + ".mtl", "newmtl cube\nKd " + std::to_string(rho) + " " + std::to_string(rho) + " " +
                                            std::to_string(rho) + "\nKs 0 0 0\n");
   const Vec3 k = Normalize(axis);
@@ -73,9 +75,12 @@ inline std::string WriteCubeScene(const std::string& dir, const std::string& nam
       "f 3 7 8\nf 3 8 4\n"   // +y
       "f 1 3 4\nf 1 4 2\n"   // -z
       "f 5 6 8\nf 5 8 7\n";  // +z
-  WriteFile(dir + "/" + name + ".obj", obj);
+  WriteFile(dir + "/" + name + ".obj", obj + more);
   return dir + "/" + name + ".obj";
 }
+
+// An environment portal above WriteCubeScene's cube: a 4 x 4 quad at y = 3 (OBJ text for its `more`).
+inline const char kPortalAboveCube[] = "o portal_above\nv -2 3 -2\nv 2 3 -2\nv 2 3 2\nv -2 3 2\nf 9 10 11 12\n";
 
 // Radiance leaving a diffuse floor (albedo rho, normal +y) under a grey map with nothing else in the scene:
 // rho / pi times the irradiance, sum over the texels of the upper hemisphere of L times the integral of

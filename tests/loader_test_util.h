@@ -66,7 +66,7 @@ inline bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
-// The two Scenes hold the same bytes: triangles and their numbers, materials, warnings and bounds.
+// The two Scenes hold the same bytes: triangles and their numbers, portals, materials, warnings and bounds.
 inline void ExpectSameScene(const Scene& a, const Scene& b) {
   EXPECT_EQ(a.NumTriangles(), b.NumTriangles());
   EXPECT_TRUE(SameBytes(a.positions, b.positions));
@@ -77,6 +77,7 @@ inline void ExpectSameScene(const Scene& a, const Scene& b) {
   for (size_t i = 0; i < std::min(a.materials.size(), b.materials.size()); ++i)
     EXPECT_EQ(a.materials[i].name, b.materials[i].name);
   EXPECT_EQ(a.droppedTriangles, b.droppedTriangles);
+  EXPECT_TRUE(SameBytes(a.portals, b.portals));
   EXPECT_EQ(a.triangleNumbers.dropped, b.triangleNumbers.dropped);
   EXPECT_EQ(a.warnings, b.warnings);
   EXPECT_EQ(std::memcmp(&a.boundsMin, &b.boundsMin, sizeof(Vec3)), 0);

@@ -171,6 +171,25 @@ TEST(Mpi, PbrtSceneDefaultsReachEveryRank) {
   test::RemoveTree(dir);
 }
 
+// The environment's portals travel with the scene: the hall of make_skyhall.py (15 portal quads) under a constant sky,
+// sampled through them (the default), on two ranks is one process's image byte for byte; a rank without the portals
+// would sample the sky its own way and add other samples.
+TEST(Mpi, PortalsReachEveryRank) {
+  const std::string dir = MakeTempDir();
+  const std::string base = Scene("skyhall.obj") +
+                           " --backend cpu -q --width 32 --height 18 --spp 8 --seed 3 "
+                           "--paths-in-flight 1024 --max-depth 4 --env 1,1,1";
+  CommandResult one = test::RunTracer(base + " -o " + dir + "/one.pfm");
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  CommandResult r = RunJob(Mpi(2, base + " -o " + dir + "/two.pfm"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(ReadFile(dir + "/two.pfm"), ReadFile(dir + "/one.pfm"));
+  // and the sampling differs from the portals' naive twin's, so the comparison above can tell
+  ASSERT_EQ(test::RunTracer(base + " --env-sampling importance -o " + dir + "/importance.pfm").exitCode, 0);
+  EXPECT_NE(ReadFile(dir + "/importance.pfm"), ReadFile(dir + "/one.pfm"));
+  test::RemoveTree(dir);
+}
+
 TEST(Mpi, FilmsAreSummedByteForByteInSharedMemoryAndAcrossNodes) {
   const std::string dir = MakeTempDir();
   const std::string base =

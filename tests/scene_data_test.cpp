@@ -19,8 +19,8 @@
 namespace tracer {
 namespace {
 
-// The many-light scene with a 2x2 texture, a 4x2 environment map, two-sided emitters and two delta lights added and
-// light clusters built: no array of the list is empty.
+// The many-light scene with a 2x2 texture, a 4x2 environment map, two-sided emitters, two delta lights and a portal
+// quad added and light clusters built: no array of the list is empty.
 SceneData FullScene() {
   Scene scene = LoadScene(test::ProjectScenesDir() + "/manylights.obj");
   Texture tex;
@@ -37,6 +37,7 @@ SceneData FullScene() {
   sun.p = Float4{0, 1, 0, FloatFromBits(uint32_t(kDistantLight))};
   sun.e = Float4{0.5f, 0.5f, 0.5f, 0};
   scene.deltaLights = {point, sun};
+  scene.portals = {Vec3(0, 5, 0), Vec3(1, 5, 0), Vec3(1, 5, 1), Vec3(0, 5, 0), Vec3(1, 5, 1), Vec3(0, 5, 1)};
   Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, 32, 32);
   SceneData d = BuildSceneData(scene, cam, Vec3(0.0f));
   BuildLightClusters(d, 8);
@@ -73,7 +74,8 @@ std::vector<const void*> AllViewPointers(const SceneView& v) {
           v.tiles.clusterPowerPmf,
           v.env.texels,
           v.env.marginalCdf,
-          v.env.conditionalCdf};
+          v.env.conditionalCdf,
+          v.portals.tris};
 }
 
 TEST(SceneData, ViewPointsAtEveryArrayOfTheList) {
@@ -98,6 +100,8 @@ TEST(SceneData, ViewPointsAtEveryArrayOfTheList) {
   EXPECT_EQ(nonNull, static_cast<int>(all.size()) - 1) << "a SceneView pointer that View() leaves null";
   EXPECT_EQ(nonNull, kNumSceneArrays);
   EXPECT_EQ(v.numEmitters, static_cast<int32_t>(d.emitterTri.size()));
+  EXPECT_EQ(v.portals.count, 2);
+  EXPECT_FLOAT_EQ(v.portals.area, 1.0f);
   EXPECT_EQ(v.bvh.numNodes, static_cast<int32_t>(d.bvh.nodes.size()));
 }
 

@@ -168,7 +168,8 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("clamp", "cap each contribution's largest component (0: off)", cxxopts::value<float>()->default_value("0"), "C")
     ("adaptive", "stop a pixel tile at relative error T, e.g. 0.05 (0: off)", cxxopts::value<float>()->default_value("0"), "T")
     ("adaptive-min-spp", "samples every pixel gets before --adaptive may stop it", cxxopts::value<int>()->default_value("64"), "N")
-    ("env-sampling", "importance (NEE, MIS), uniform (its naive twin) or guided (interiors)", cxxopts::value<std::string>()->default_value("importance"), "MODE")
+    ("env-sampling", "portals (NEE through the scene's portals, else as importance), importance (NEE, MIS; their naive twin), uniform (its naive twin) or guided (interiors)", cxxopts::value<std::string>()->default_value("portals"), "MODE")
+    ("env-portal-mix", "share of environment samples through the portals, in (0, 1], or auto (by the sky)", cxxopts::value<std::string>()->default_value("auto"), "A")
     ("env-guide-tile", "screen tile size in pixels of --env-sampling guided", cxxopts::value<int>()->default_value("16"), "N")
     ("env-guide-mix", "share of guided environment samples, in (0, 1)", cxxopts::value<float>()->default_value("0.5"), "A")
     ("env-guide-depths", "path vertices below this depth use the environment guide", cxxopts::value<int>()->default_value("1"), "N")
@@ -198,7 +199,8 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("one-thread-per-ray", "trace each ray to the end on its own thread (--persistent 0)")
     ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
     ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
-    ("naive-reduction", "reduce tile statistics with divergent neighbored pairs");
+    ("naive-reduction", "reduce tile statistics with divergent neighbored pairs")
+    ("naive-portal-pick", "pick environment portals by area, not by their solid angle from the point");
   groups.Group("BVH and traversal")
     ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
     ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")
@@ -269,11 +271,20 @@ void JoinDenoiseValue(std::vector<char*>& args, std::vector<std::string>& joined
 // --env-map, --env-rotate, --env-scale and --env-sampling (after --env). The map itself is read with the scene.
 void ReadEnvironmentMap(const cxxopts::ParseResult& r, CliOptions& o) {
   const std::string sampling = r["env-sampling"].as<std::string>();
-  if (sampling != "importance" && sampling != "uniform" && sampling != "guided")
-    throw UsageError("--env-sampling must be importance, uniform or guided, not '" + sampling + "'");
-  o.render.envSampling = sampling == "uniform"  ? EnvSampling::kBsdfOnly
-                         : sampling == "guided" ? EnvSampling::kGuided
-                                                : EnvSampling::kImportance;
+  if (sampling != "portals" && sampling != "importance" && sampling != "uniform" && sampling != "guided")
+    throw UsageError("--env-sampling must be portals, importance, uniform or guided, not '" + sampling + "'");
+  o.render.envSampling = sampling == "uniform"      ? EnvSampling::kBsdfOnly
+                         : sampling == "guided"     ? EnvSampling::kGuided
+                         : sampling == "importance" ? EnvSampling::kImportance
+                                                    : EnvSampling::kPortals;
+  o.envSamplingGiven = r.count("env-sampling") > 0;
+  const std::string mix = r["env-portal-mix"].as<std::string>();
+  if (mix != "auto") {
+    char* end = nullptr;
+    o.render.envPortalMix = std::strtof(mix.c_str(), &end);
+    if (end == mix.c_str() || *end != '\0' || !(o.render.envPortalMix > 0.0f && o.render.envPortalMix <= 1.0f))
+      throw UsageError("--env-portal-mix must be auto or a number in (0, 1], not '" + mix + "'");
+  }
   o.render.envGuideTile = r["env-guide-tile"].as<int>();
   if (o.render.envGuideTile < 1 || o.render.envGuideTile > 1024)
     throw UsageError("--env-guide-tile must be between 1 and 1024");
@@ -441,6 +452,7 @@ void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {
     throw UsageError("--minplus must be band, naive, coalesced, tiled or dpx");
   if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
   opt.naiveReduction = r.count("naive-reduction") > 0;
+  opt.envPortalByArea = r.count("naive-portal-pick") > 0;
 }
 
 void ReadProfiling(const cxxopts::ParseResult& r, CliOptions& o) {

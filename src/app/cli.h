@@ -36,7 +36,8 @@ struct CliOptions {
   bool denoise = false;  // --denoise [nfor|atrous] (render.halfBuffers goes with it)
   DenoiseMethod denoiseMethod = DenoiseMethod::kNfor;
   Vec3 env;
-  bool envGiven = false;  // --env or --env-map: else a scene file's own environment (pbrt-v4) is used
+  bool envGiven = false;          // --env or --env-map: else a scene file's own environment (pbrt-v4) is used
+  bool envSamplingGiven = false;  // --env-sampling (portals, the default, is then asked for, not only defaulted to)
   // --env-map FILE (host/env_map.h), turned by envRotate degrees about +y, its radiance times envScale.
   std::string envMapPath;
   float envRotate = 0.0f, envScale = 1.0f;

@@ -64,6 +64,23 @@ Vec3 SceneEnvColor(const CliOptions& cli, const Scene& scene) {
   return !cli.envGiven && env.present && env.width == 0 ? env.color : cli.env;
 }
 
+// What the portals (core/portals.h) can and cannot do in this render, once the environment is known: portals without
+// an environment light nothing, and --env-sampling portals asked for on a scene without them samples as importance.
+void WarnAboutPortals(const CliOptions& cli, const Scene& scene, const SceneData& data) {
+  if (cli.render.quiet) return;
+  const size_t portals = scene.portals.size() / 3;
+  if (portals > 0 && !(data.env.params.pick > 0.0f))
+    std::fprintf(stderr,
+                 "tracer: warning: %s: %zu portal triangles but no environment (--env R,G,B or --env-map FILE): "
+                 "portals only guide the sampling of the environment, so they do nothing here\n",
+                 scene.path.c_str(), portals);
+  if (portals == 0 && cli.envSamplingGiven && cli.render.envSampling == EnvSampling::kPortals)
+    std::fprintf(stderr,
+                 "tracer: warning: --env-sampling portals: %s has no portals (OBJ objects or groups named portal..., "
+                 "pbrt's infinite light's \"portal\"); the environment is sampled as by importance\n",
+                 scene.path.c_str());
+}
+
 }  // namespace
 
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder) {
@@ -107,6 +124,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   if (!cli.envGiven && sceneEnv.present && sceneEnv.width > 0)
     SetEnvironmentMap(loaded.data, EnvImage{sceneEnv.width, sceneEnv.height, sceneEnv.rgb}, 1.0f, 0.0f);
   clock.build = part.Seconds();
+  WarnAboutPortals(cli, loaded.scene, loaded.data);
   part.Restart();
   if (buildClusters) BuildLightClusters(loaded.data, cli.render.lightClusters);
   clock.clusters = part.Seconds();

@@ -108,9 +108,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(std::fabs(len2 - 1.0f) < 1e-3f, "normal not unit length");
   }
   for (float uv : scene.uvs) Check(std::isfinite(uv), "non-finite uv");
-  // Hit files name triangles by these numbers: one per dropped triangle, ascending, none past the last triangle made.
+  // Hit files name triangles by these numbers: one per dropped or portal triangle, ascending, none past the last
+  // triangle made.
   const std::vector<int64_t>& dropped = scene.triangleNumbers.dropped;
-  Check(dropped.size() == scene.droppedTriangles, "dropped triangle numbers do not match the count dropped");
+  Check(scene.portals.size() % 3 == 0, "portal corners are not 3 per triangle");
+  Check(dropped.size() == scene.droppedTriangles + scene.portals.size() / 3,
+        "dropped triangle numbers do not match the count dropped and the portals");
   for (size_t i = 0; i < dropped.size(); ++i)
     Check(dropped[i] >= 0 && (i == 0 || dropped[i] > dropped[i - 1]) &&
               dropped[i] < static_cast<int64_t>(n + dropped.size()),

@@ -21,6 +21,7 @@ struct EnvParams {
   int32_t width, height;  // of the map; 0 x 0: no map (the constant SceneView::environment)
   float cosRot, sinRot;   // --env-rotate: the map frame is the world turned by this angle about +y
   float pick;             // probability that next-event estimation picks the environment (0: no environment light)
+  float portalMix;        // the portals' share of its samples under --env-portal-mix auto (core/portals.h)
 };
 
 struct EnvMapView {

@@ -34,15 +34,21 @@ TRACER_HD void GenerateItem(const SceneView& s, const RenderParams& rp, uint64_t
 }
 
 // ---- miss -----------------------------------------------------------------------------------------------
-// The environment seen along direction d, MIS-weighted against next-event estimation of it when the path's last
-// bounce was not specular.
-TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps, Vec3 d) {
+// The environment seen along the ray r that left the scene, MIS-weighted against next-event estimation of it when the
+// path's last bounce was not specular (with portals, by the mixture's pdf from r's origin, as next-event estimation
+// from the same vertex computed it).
+TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmView& film, const PathState& ps,
+                        const Ray& r) {
   float pdfEnv;
-  const Vec3 le =
-      EnvRadianceGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, ps.depth - 1u), d, pdfEnv);
+  const Vec3 le = EnvRadianceGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, ps.depth - 1u),
+                                    r.d, pdfEnv);
   const float envPick = EnvPick(s, rp, GuideTile(s, rp, ps.pixel));
   float w = 1.0f;
-  if (!(ps.flags & kPathSpecular) && envPick > 0.0f) w = PowerHeuristic(ps.bsdfPdf, envPick * pdfEnv);
+  if (!(ps.flags & kPathSpecular) && envPick > 0.0f) {
+    const float mix = EnvPortalMix(s, rp);
+    const float pdf = mix > 0.0f ? PortalMixturePdf(s.portals, rp.envPortalByArea != 0, mix, r.o, r.d, pdfEnv) : pdfEnv;
+    w = PowerHeuristic(ps.bsdfPdf, envPick * pdf);
+  }
   FilmAdd(film, rp, ps.pixel, FilmTag(ps.depth, ps.sample), ps.throughput * le * w);
 }
 
@@ -118,14 +124,14 @@ struct ShadingPoint {
   Vec3 ng;
 };
 
-// Next-event estimation: a direction toward one light: the environment with probability envPick, else a delta light
-// with probability deltaShare (light.h's DeltaShare), else a point on one emitter; MIS-weighted against BSDF sampling,
-// except for a delta light, which BSDF sampling never reaches. Fills out.shadow (and sets out.hasShadow) when the light
-// contributes.
+// Next-event estimation: a direction toward one light: the environment with probability envPick (through the portals
+// with probability portalMix, core/portals.h), else a delta light with probability deltaShare (light.h's DeltaShare),
+// else a point on one emitter; MIS-weighted against BSDF sampling, except for a delta light, which BSDF sampling never
+// reaches. Fills out.shadow (and sets out.hasShadow) when the light contributes.
 template <bool kLdg>
 TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const PathRng& rng, const Surface& sf,
                                  const SurfaceBsdf& bsdf, const ShadingPoint& sp, int tile, float envPick,
-                                 float deltaShare, ShadeOutput& out) {
+                                 float deltaShare, float portalMix, bool portalByArea, ShadeOutput& out) {
   const uint32_t d = ps.depth;
   const float uPick = rng.Bounce(d, kDimLightPick), u1 = rng.Bounce(d, kDimLightU), u2 = rng.Bounce(d, kDimLightV);
   Vec3 wi, le, target;
@@ -133,7 +139,9 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   bool infinite = false, delta = false;
   if (uPick < envPick) {
     const EnvSample es =
-        SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
+        portalMix > 0.0f
+            ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix, sf.p, sp.ng, u1, u2)
+            : SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;
@@ -249,7 +257,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   sp.ng = ng;
 
   if (!IsDeltaBsdf(bsdf) && (s.numEmitters > 0 || envPick > 0.0f || s.numDeltaLights > 0))
-    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, out);
+    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, EnvPortalMix(s, rp),
+                            rp.envPortalByArea != 0, out);
   ContinuePath(rp, ps, rng, sf, bsdf, sp, out);
   return out;
 }

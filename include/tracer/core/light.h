@@ -64,6 +64,14 @@ TRACER_HD float EnvPick(const SceneView& s, const RenderParams& rp, int tile) {
   return s.env.p.pick;
 }
 
+// The portals' share of environment samples (core/portals.h): rp.envPortalMix, or the environment's own where that is
+// negative (auto), where the scene has portals; else 0 (the environment's own sampling alone). Next-event estimation
+// and the MIS weight of a ray that leaves the scene must agree on it.
+TRACER_HD float EnvPortalMix(const SceneView& s, const RenderParams& rp) {
+  if (s.portals.count == 0) return 0.0f;
+  return rp.envPortalMix < 0.0f ? s.env.p.portalMix : rp.envPortalMix;
+}
+
 // Probability that next-event estimation samples a delta light, given that it does not sample the environment, for a
 // path in `tile`: the delta cluster's share of the clusters before the environment's, or by power.
 TRACER_HD float DeltaShare(const SceneView& s, int tile) {

@@ -15,6 +15,11 @@ struct RenderParams {
   uint32_t sampleBase;    // first sample index of this pass
   int32_t guideLights;    // 1: tile-guided emitter choice (scene.tiles), 0: by power
   int32_t envBsdfOnly;    // 1 (--env-sampling uniform, the naive twin): no next-event estimation of the environment
+  // --env-sampling portals (the default), where the scene has portals: the portals' share of environment samples
+  // (--env-portal-mix, core/portals.h), or -1 for the environment's own (EnvParams::portalMix, --env-portal-mix auto);
+  // 0 (--env-sampling importance, uniform or guided): portals unused.
+  float envPortalMix;
+  int32_t envPortalByArea;  // 1 (--naive-portal-pick): portal triangles picked by area, not by their solid angle
   // Adaptive sampling: this pass samples only these pixels (ascending, in the backend's memory); 0: every pixel.
   uint32_t activeCount;
   const uint32_t* activePixels;

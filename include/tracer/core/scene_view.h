@@ -7,6 +7,7 @@
 #include "tracer/core/env_guide.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/material.h"
+#include "tracer/core/portals.h"
 #include "tracer/core/wide_bvh.h"
 
 namespace tracer {
@@ -71,6 +72,7 @@ struct SceneView {
   EnvMapView env;    // the environment map (--env-map) and the environment's share of light selection
   TileGuideView tiles;
   EnvGuideView envGuide;  // --env-sampling guided (core/env_guide.h); a null cdf otherwise
+  PortalView portals;     // the environment's portals (core/portals.h); count 0 when the scene has none
   int32_t cutouts;        // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
 };
 
@@ -246,7 +248,8 @@ void DispatchBvh(bool binary, F&& f) {
   X(float, clusterPowerPmf, clusters.clusterPowerPmf, tiles.clusterPowerPmf, "light clusters")             \
   X(Float4, envTexels, env.texels, env.texels, "environment map")                                          \
   X(float, envMarginalCdf, env.marginalCdf, env.marginalCdf, "environment map distribution")               \
-  X(float, envConditionalCdf, env.conditionalCdf, env.conditionalCdf, "environment map distribution")
+  X(float, envConditionalCdf, env.conditionalCdf, env.conditionalCdf, "environment map distribution")      \
+  X(PortalTri, portals, portals, portals.tris, "environment portals")
 
 // Arrays computed from others of the list and left out of SceneContentHash: the wide BVH is built from the
 // triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH.

@@ -179,7 +179,7 @@ struct MissStage {
     if (i < 0) return;
     const int b = CurBuffer<C>(w.cur);
     const Ray r = L::LoadRay(w.rays[b], i);
-    MissItem(s, rp, film, L::LoadPath(w.paths[b], r.index), r.d);
+    MissItem(s, rp, film, L::LoadPath(w.paths[b], r.index), r);
     if (C == Compaction::kNone) {
       Ray dead{};
       dead.tmax = -1.0f;

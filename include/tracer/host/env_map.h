@@ -32,6 +32,13 @@ void SetEnvironmentMap(SceneData& d, const EnvImage& image, float scale, float r
 // scene's bounding sphere; it is the power an emitter would need to give a surface at distance R the irradiance
 // pi L that an unoccluded environment gives. Any positive share keeps the render unbiased; this one only
 // balances noise. BuildSceneData and SetEnvironmentMap call it.
+// It also sets EnvParams::portalMix, the portals' share of environment samples under --env-portal-mix auto:
+// kPortalMixMax (1 - 2 EnvConcentration), at least 0 (core/portals.h says why).
 void UpdateEnvironmentShare(SceneData& d);
+
+// How much of the map's power its brightest texels hold beyond their solid angle: with c the power share of the
+// brightest texels (by radiance) that cover 1% of the sphere, (c - 0.01) / 0.99: 0 for a constant map, toward 1 for
+// a sun that holds the power. 0 without a map.
+double EnvConcentration(const EnvMap& env);
 
 }  // namespace tracer

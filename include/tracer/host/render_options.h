@@ -10,11 +10,13 @@
 namespace tracer {
 
 enum class LightSampling { kPower, kTiles };
-// Next-event estimation of the environment (the default, kImportance: the map's 2D distribution, or the sphere for
-// a constant colour), or none (kBsdfOnly, --env-sampling uniform, its naive twin: only BSDF-sampled rays that leave
-// the scene see the environment), or kGuided (--env-sampling guided: kImportance mixed with a per-tile directional
-// guide learned before the render, core/env_guide.h; for interiors lit through openings).
-enum class EnvSampling { kImportance, kBsdfOnly, kGuided };
+// Next-event estimation of the environment: kPortals (the default, --env-sampling portals: where the scene has
+// portals, kImportance mixed with sampling through them, core/portals.h; elsewhere kImportance itself), kImportance
+// (--env-sampling importance, portals' naive twin: the map's 2D distribution, or the sphere for a constant colour), or
+// none (kBsdfOnly, --env-sampling uniform, kImportance's naive twin: only BSDF-sampled rays that leave the scene see
+// the environment), or kGuided (--env-sampling guided: kImportance mixed with a per-tile directional guide learned
+// before the render, core/env_guide.h; for interiors lit through openings that have no portals).
+enum class EnvSampling { kImportance, kBsdfOnly, kGuided, kPortals };
 // The min-plus step of the tile guide: kBand over the banded dissimilarities (core/minplus.h; memory linear in
 // the tiles), or one of the dense kernels over the T x T matrix (the profile's teaching pairs; T^2 memory).
 enum class MinPlusKernel { kNaive, kCoalesced, kTiled, kDpx, kBand };
@@ -61,13 +63,17 @@ struct RenderOptions {
   bool sortRays = false;
   // light sampling
   LightSampling lightSampling = LightSampling::kPower;
-  EnvSampling envSampling = EnvSampling::kImportance;
+  EnvSampling envSampling = EnvSampling::kPortals;
   int lightClusters = 256;
   int tileSize = 16;
   float tileGuideMix = 0.5f;
-  int envGuideTile = 16;                         // --env-guide-tile: pixels a side of the environment guide's tiles
-  float envGuideMix = 0.5f;                      // --env-guide-mix: the guide's share of environment samples, in (0, 1)
-  int envGuideDepths = 1;                        // --env-guide-depths: path vertices of depth below this use the guide
+  int envGuideTile = 16;     // --env-guide-tile: pixels a side of the environment guide's tiles
+  float envGuideMix = 0.5f;  // --env-guide-mix: the guide's share of environment samples, in (0, 1)
+  int envGuideDepths = 1;    // --env-guide-depths: path vertices of depth below this use the guide
+  // --env-portal-mix: the portals' share of environment samples, in (0, 1]; negative (auto): the environment's own
+  // (EnvParams::portalMix, host/env_map.h)
+  float envPortalMix = -1.0f;
+  bool envPortalByArea = false;  // --naive-portal-pick: portal triangles picked by area (core/portals.h)
   MinPlusKernel minPlus = MinPlusKernel::kBand;  // --minplus naive|coalesced|tiled|dpx: a dense kernel (GPU only)
   bool naiveReduction = false;
   // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at

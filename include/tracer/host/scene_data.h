@@ -87,7 +87,7 @@ struct EnvMap {
   std::vector<Float4> texels;
   std::vector<float> marginalCdf;
   std::vector<float> conditionalCdf;
-  EnvParams params{0, 0, 1.0f, 0.0f, 0.0f};
+  EnvParams params{0, 0, 1.0f, 0.0f, 0.0f, 0.0f};
   double power = 0.0;  // its share of light selection is power / (power + the emitters' power); see host/env_map.h
 };
 
@@ -109,7 +109,9 @@ struct SceneData {
   Vec3 boundsMin, boundsMax;
   Camera camera;
   Vec3 environment;
-  EnvMap env;              // host/env_map.h fills it
+  EnvMap env;  // host/env_map.h fills it
+  // The environment's portals (core/portals.h), in the Scene's order; empty when it has none. BuildPortals fills it.
+  std::vector<PortalTri> portals;
   LightClusters clusters;  // empty until BuildLightClusters
   BvhBuildReport bvhReport;
   // Seconds BuildSceneData spent after the BVH builds (shading, emitter, material and texture arrays), for the
@@ -191,6 +193,12 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool);
 
 // Reorders the emitters (and their tables) by a permutation, for clustering: newOrder[i] = old emitter.
 void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);
+
+// The portal triangles of `positions` (3 per triangle) as SceneView reads them: corners, edges, twice the area and the
+// cumulative area fractions. Zero-area triangles are left out. Throws SceneError above kMaxPortalTriangles.
+std::vector<PortalTri> BuildPortals(const std::vector<Vec3>& positions);
+// The portals' total area (0 without portals).
+double PortalArea(const std::vector<PortalTri>& portals);
 
 // The radius of the scene's bounding sphere, half its bounds' diagonal.
 double SceneRadius(const SceneData& data);

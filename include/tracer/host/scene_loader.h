@@ -167,6 +167,10 @@ struct Scene {
   SceneDefaults defaults;               // pbrt: image size, samples, depth and output the file asks for
   SceneEnvironment environment;         // pbrt: its infinite light, if any
   std::vector<DeltaLight> deltaLights;  // pbrt: its point, spot and distant lights, in the Scene's frame
+  // The environment's portals (core/portals.h), 3 corners per triangle, not part of the geometry: the faces of OBJ
+  // objects and groups named portal..., pbrt's infinite light's "portal" quad. Their file numbers are among
+  // triangleNumbers.dropped (no Scene triangle has them), but not counted in droppedTriangles.
+  std::vector<Vec3> portals;
   // "path:line: message", in the order found. The loader does not print them: the caller decides (the
   // tracer prints each text once, with a count, unless --quiet).
   std::vector<std::string> warnings;
@@ -179,7 +183,8 @@ struct Scene {
   LoadSeconds seconds;
 
   size_t NumTriangles() const { return triMaterial.size(); }
-  std::string Summary() const;  // one line: triangles, materials per class, emitters, delta lights
+  std::string Summary() const;  // one line: triangles, materials per class, emitters, delta lights, portals
+  double PortalArea() const;    // the portal triangles' total area
 };
 
 struct LoadOptions {

@@ -394,13 +394,18 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
   // (only for scenes with an environment light, so that other checkpoints keep their settings).
   const EnvParams& env = data.env.params;
   if (env.width > 0) s << "env-map-rotation=" << Fmt(env.cosRot) << "," << Fmt(env.sinRot) << "\n";
+  // --env-sampling portals on a scene without portals samples as importance, and says so, as before portals were.
+  const bool portals = opt.envSampling == EnvSampling::kPortals && !data.portals.empty();
   if (env.pick > 0.0f)
     s << "env-pick=" << Fmt(env.pick) << "\n"
       << "env-sampling="
       << (opt.envSampling == EnvSampling::kBsdfOnly
               ? "uniform"
-              : (opt.envSampling == EnvSampling::kGuided ? "guided" : "importance"))
+              : (opt.envSampling == EnvSampling::kGuided ? "guided" : (portals ? "portals" : "importance")))
       << "\n";
+  if (env.pick > 0.0f && portals)
+    s << "env-portal-mix=" << Fmt(opt.envPortalMix < 0.0f ? env.portalMix : opt.envPortalMix)
+      << (opt.envPortalByArea ? ",area" : "") << "\n";
   if (env.pick > 0.0f && opt.envSampling == EnvSampling::kGuided)
     s << "env-guide=" << opt.envGuideTile << "," << Fmt(opt.envGuideMix) << "," << opt.envGuideDepths << "\n";
   // The delta lights' share (their records are in scene-content), only for scenes that have them, likewise.

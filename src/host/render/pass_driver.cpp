@@ -40,6 +40,8 @@ RenderParams MakeRenderParams(const RenderOptions& opt) {
   rp.rouletteDepth = opt.rouletteDepth;
   rp.clamp = opt.clamp;
   rp.envBsdfOnly = opt.envSampling == EnvSampling::kBsdfOnly ? 1 : 0;
+  rp.envPortalMix = opt.envSampling == EnvSampling::kPortals ? opt.envPortalMix : 0.0f;
+  rp.envPortalByArea = opt.envPortalByArea ? 1 : 0;
   return rp;
 }
 

@@ -130,6 +130,36 @@ void SetEnvironmentMap(SceneData& d, const EnvImage& image, float scale, float r
   UpdateEnvironmentShare(d);
 }
 
+double EnvConcentration(const EnvMap& env) {
+  const int w = env.params.width, h = env.params.height;
+  if (w == 0) return 0.0;
+  struct Texel {
+    double radiance, solidAngle;
+  };
+  std::vector<Texel> texels;
+  texels.reserve(static_cast<size_t>(w) * h);
+  double power = 0.0;
+  for (int y = 0; y < h; ++y) {
+    const double solidAngle = (std::cos(kPi * y / h) - std::cos(kPi * (y + 1) / h)) * 2.0 * kPi / w;
+    for (int x = 0; x < w; ++x) {
+      const Float4& t = env.texels[static_cast<size_t>(y) * w + x];
+      texels.push_back(Texel{Luminance(Vec3(t.x, t.y, t.z)), solidAngle});
+      power += texels.back().radiance * solidAngle;
+    }
+  }
+  if (!(power > 0.0)) return 0.0;
+  std::sort(texels.begin(), texels.end(), [](const Texel& a, const Texel& b) { return a.radiance > b.radiance; });
+  const double budget = 0.01 * 4.0 * kPi;  // 1% of the sphere; the last texel counts in part
+  double covered = 0.0, held = 0.0;
+  for (const Texel& t : texels) {
+    const double part = std::min(t.solidAngle, budget - covered);
+    held += t.radiance * part;
+    covered += part;
+    if (covered >= budget) break;
+  }
+  return std::clamp((held / power - 0.01) / 0.99, 0.0, 1.0);
+}
+
 void UpdateEnvironmentShare(SceneData& d) {
   EnvMap& env = d.env;
   // Mean luminance over the sphere: each texel weighted by the solid angle it covers, 2 pi / W (cos t0 - cos t1).
@@ -154,6 +184,7 @@ void UpdateEnvironmentShare(SceneData& d) {
   double delta = 0.0;
   for (const DeltaLight& light : d.deltaLights) delta += DeltaLightPower(light, radius);
   env.params.pick = env.power > 0.0 ? static_cast<float>(env.power / (env.power + emitters + delta)) : 0.0f;
+  env.params.portalMix = kPortalMixMax * static_cast<float>(std::max(0.0, 1.0 - 2.0 * EnvConcentration(env)));
   d.deltaShare = delta > 0.0 ? static_cast<float>(delta / (delta + emitters)) : 0.0f;
 }
 

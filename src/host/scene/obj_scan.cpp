@@ -2,6 +2,7 @@
 #include "obj_scan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <string_view>
@@ -11,6 +12,9 @@
 
 namespace tracer::loader {
 namespace {
+
+// ObjPolygons::portals' state at a piece's start until ScanObj knows the piece before it.
+constexpr uint8_t kPortalInherited = 2;
 
 // Reads a whole token of the form [+-]? (D+ [. D*] | . D+) [(e|E) [+-]? D+] with the arithmetic of tinyobjloader
 // 2.0.0rc10's number parser, so that our parse gives the same floats, bit for bit, as its parse of the same file:
@@ -136,6 +140,19 @@ ObjCounts CountObjPiece(std::string_view text) {
   return counts;
 }
 
+}  // namespace
+
+bool IsPortalName(std::string_view name) {
+  const size_t start = name.find_first_not_of(" \t");
+  if (start == std::string_view::npos || name.size() - start < 6) return false;
+  static constexpr char kPortal[] = "portal";
+  for (size_t i = 0; i < 6; ++i)
+    if (std::tolower(static_cast<unsigned char>(name[start + i])) != kPortal[i]) return false;
+  return true;
+}
+
+namespace {
+
 // Checks one piece of an OBJ, which starts a line; `before` counts the lines and vertex records before it. With
 // `parse`, also parses it: vertex records into parse->attrib at their offsets (which the counts give), faces into
 // *faces.
@@ -144,6 +161,7 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
   ObjScan scan;
   int64_t numV = before.v, numVt = before.vt, numVn = before.vn, numUsemtl = before.usemtl;
   if (faces) faces->uses.emplace_back(0, numUsemtl - 1);
+  if (faces) faces->portals.emplace_back(0, kPortalInherited);
   ContentLines lines(path, text, "OBJ", before.lines);
   std::string_view line;
   std::vector<std::string_view> tokens;
@@ -221,6 +239,10 @@ ObjScan ScanObjPiece(const std::string& path, std::string_view text, const ObjCo
         tried.push_back(name);
       }
       scan.mtllib.emplace_back(lineNo, std::move(tried));
+    } else if ((key == "o" || key == "g") && faces && line.find_first_not_of(" \t") + 1 < line.size()) {
+      // tinyobjloader starts a shape at each, named by it, where a blank follows the key ("g" alone is no statement
+      // to it, "g " one without a name): the shape's faces are a portal's by that name.
+      faces->portals.emplace_back(faces->sizes.size(), tokens.size() > 1 && IsPortalName(tokens[1]) ? 1 : 0);
     } else if (IsUsemtl(key)) {
       // tinyobjloader's name: the first word after "usemtl", which need not be followed by a blank ("usemtla").
       const std::string_view name = key.size() > 6 ? key.substr(6) : tokens.size() > 1 ? tokens[1] : "";
@@ -267,6 +289,13 @@ ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOpti
   pool.ParallelForEach(pieces, [&](size_t i) {
     scans[i] = ScanObjPiece(path, piece(i), before[i], options, parse, parse ? &parse->pieces[i] : nullptr);
   });
+  if (parse) {  // each piece begins with the portal state in which the one before it ended
+    uint8_t state = 0;
+    for (ObjPolygons& p : parse->pieces) {
+      if (p.portals.front().second == kPortalInherited) p.portals.front().second = state;
+      state = p.portals.back().second;
+    }
+  }
   ObjScan scan = std::move(scans[0]);
   for (size_t i = 1; i < pieces; ++i) {
     scan.mtllibLine.insert(scans[i].mtllibLine.begin(), scans[i].mtllibLine.end());  // the first naming stays

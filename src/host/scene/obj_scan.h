@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct ObjPolygons {
   // (first face, the usemtl statement in effect from it on: its ordinal in the file, -1 before the first one).
   // The first run starts at face 0 with the statement in effect where the piece begins.
   std::vector<std::pair<size_t, int64_t>> uses;
+  // (first face, 1 when the faces from it on are a portal's, else 0), at each o and g statement (IsPortalName). The
+  // first run starts at face 0 with the state in effect where the piece begins, which ScanObj fills in.
+  std::vector<std::pair<size_t, uint8_t>> portals;
 };
 
 // Our parallel parse of an OBJ (the lines tinyobjloader reads for triangles): the vertex records, written by each
@@ -44,6 +48,10 @@ struct ObjParse {
 // parses it too: vertex records into parse->attrib at their offsets, each piece's faces into parse->pieces.
 ObjScan ScanObj(const std::string& path, const std::string& text, const LoadOptions& options, ThreadPool& pool,
                 ObjParse* parse = nullptr);
+
+// Whether an o or g statement's name (its first word; leading blanks skipped) makes the faces after it an
+// environment portal's: it starts with "portal", in any case ("portal", "Portal.001", "portal_east").
+bool IsPortalName(std::string_view name);
 
 // A vertex record of tinyobj::attrib_t (three reals) as a Vec3.
 inline Vec3 ToVec3(const tinyobj::real_t* v) { return Vec3(v[0], v[1], v[2]); }

@@ -173,6 +173,7 @@ void Mirror(PbrtLoad& load) {
   const Vec3 n = load.mirrorNormal, o = load.mirrorPoint;
   for (Vec3& p : s.positions) p = p - n * (2.0f * Dot(p - o, n));
   for (Vec3& v : s.normals) v = v - n * (2.0f * Dot(v, n));
+  for (Vec3& p : s.portals) p = p - n * (2.0f * Dot(p - o, n));
   auto reflect = [&](Float4& f, bool point) {
     const Vec3 v(f.x, f.y, f.z), r = point ? v - n * (2.0f * Dot(v - o, n)) : v - n * (2.0f * Dot(v, n));
     f = Float4{r.x, r.y, r.z, f.w};

@@ -93,13 +93,30 @@ void ToLatLong(const PbrtLoad& load, const PbrtLight& light, const Texture& imag
     }
 }
 
+// The infinite light's "point3 portal": four corners of a quad over the opening through which the environment lights
+// the scene, in world space (pbrt-v4 applies no CTM to them), kept as two triangles (0 1 2, 0 2 3) for sampling
+// (core/portals.h). pbrt-v4 wants a rectangle; any quad serves here.
+void AddPortal(PbrtLoad& load, const PbrtLight& light) {
+  if (!light.params.Has("portal")) return;
+  const std::vector<double> v = light.params.GetFloats("portal");
+  bool finite = v.size() == 12;
+  for (double x : v) finite = finite && std::isfinite(float(x));
+  if (!finite) {
+    load.WarnKind("portal", light.loc,
+                  "LightSource \"infinite\": \"portal\" needs 4 finite points (12 numbers), not " +
+                      std::to_string(v.size()) + " numbers; ignored");
+    return;
+  }
+  Vec3 p[4];
+  for (int i = 0; i < 4; ++i) p[i] = Vec3(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
+  for (int k : {0, 1, 2, 0, 2, 3}) load.scene.portals.push_back(p[k]);
+}
+
 void AddInfinite(PbrtLoad& load, const PbrtLight& light) {
   SceneEnvironment& env = load.scene.environment;
   env.source = light.loc.ToString();
   float scale = float(light.params.GetFloat("scale", 1.0));
   const double illuminance = light.params.GetFloat("illuminance", -1.0);
-  if (light.params.Has("portal"))
-    load.WarnKind("portal", light.loc, "LightSource \"infinite\": \"portal\" is ignored (it only guides sampling)");
   const std::string file = light.params.GetString("filename", "");
   if (file.empty()) {
     Vec3 l(1.0f);  // default: the colour space's illuminant
@@ -107,6 +124,7 @@ void AddInfinite(PbrtLoad& load, const PbrtLight& light) {
     if (illuminance > 0.0) scale *= float(illuminance / 3.14159265358979323846);  // a uniform sky gives E = pi L
     env.present = true;
     env.color = l * scale;
+    AddPortal(load, light);
     return;
   }
   Texture image;
@@ -124,6 +142,7 @@ void AddInfinite(PbrtLoad& load, const PbrtLight& light) {
   }
   ToLatLong(load, light, image, scale, &env);
   env.present = true;
+  AddPortal(load, light);
 }
 
 // A point3 parameter, or `fallback` where there is none of three numbers.

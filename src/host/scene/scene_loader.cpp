@@ -75,7 +75,15 @@ std::string Scene::Summary() const {
      << " dielectric" << (mixes ? "; " + std::to_string(mixes) + " mixes" : std::string()) << "; " << emissive
      << " emissive), " << emitterTriangles << " emitter triangles";
   if (!deltaLights.empty()) ss << ", " << deltaLights.size() << " point, spot or distant lights";
+  if (!portals.empty()) ss << ", " << portals.size() / 3 << " portal triangles of area " << PortalArea();
   return ss.str();
+}
+
+double Scene::PortalArea() const {
+  double area = 0.0;
+  for (size_t t = 0; t + 2 < portals.size(); t += 3)
+    area += 0.5 * static_cast<double>(Length(Cross(portals[t + 1] - portals[t], portals[t + 2] - portals[t])));
+  return area;
 }
 
 int64_t TriangleNumbers::FileNumber(int64_t triangle) const {
@@ -149,8 +157,10 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
     pool.ParallelForEach(parsed.pieces.size(), [&](size_t i) {
       triangles[i] = Triangulate(parsed.attrib.vertices, parsed.pieces[i], useMaterial);
     });
-    for (const ObjTriangles& t : triangles)
+    for (const ObjTriangles& t : triangles) {
       blocks.push_back({t.corners.data(), t.materials.data(), t.materials.size(), ""});
+      if (!t.portals.empty()) blocks.back().portals = t.portals.data();
+    }
   }
   std::string().swap(text);  // the OBJ's text is not needed any more
   scene.seconds.parse = phase.Seconds();

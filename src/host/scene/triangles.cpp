@@ -7,6 +7,7 @@
 
 #include "obj_scan.h"
 #include "scene_text.h"
+#include "tracer/core/portals.h"
 #include "tracer/host/huge_pages.h"
 
 namespace tracer::loader {
@@ -45,7 +46,9 @@ struct FacePiece {
   size_t kept = 0, firstOut = 0;  // triangles kept, and where the first of them goes in the Scene's arrays
   bool needsDefault = false;      // a kept face has no (defined) material
   size_t badNormals = 0;
-  std::vector<int64_t> dropped{};  // the numbers of the piece's dropped triangles, ascending
+  std::vector<int64_t> dropped{};  // the numbers of the piece's dropped triangles, ascending (portals' too)
+  std::vector<Vec3> portals{};     // the piece's portal triangles, 3 corners each
+  size_t degenerate = 0;           // dropped for being degenerate or non-finite
   Vec3 lo{kInf}, hi{-kInf};
 };
 
@@ -83,8 +86,13 @@ class FaceConverter {
           Fail(path_, 0, "internal: an index out of range after parsing (shape " + Quote(block.name) + ")");
       }
       Vec3 p[3], ng;
-      if (!FaceGeometry(attrib_, idx, p, &ng)) {
+      const bool valid = FaceGeometry(attrib_, idx, p, &ng);
+      if (!valid || block.IsPortal(f)) {
         piece.dropped.push_back(static_cast<int64_t>(piece.firstNumber + (f - piece.begin)));
+        if (!valid)
+          piece.degenerate++;
+        else
+          piece.portals.insert(piece.portals.end(), p, p + 3);
         continue;
       }
       piece.kept++;
@@ -98,7 +106,7 @@ class FaceConverter {
     for (size_t f = piece.begin; f < piece.end; ++f) {
       const tinyobj::index_t* idx = &blocks_[piece.shape].corners[3 * f];
       Vec3 p[3], ng;
-      if (!FaceGeometry(attrib_, idx, p, &ng)) continue;
+      if (blocks_[piece.shape].IsPortal(f) || !FaceGeometry(attrib_, idx, p, &ng)) continue;
       for (int k = 0; k < 3; ++k) {
         Vec3 n = ng;
         if (idx[k].normal_index >= 0) {
@@ -152,13 +160,16 @@ int PlaceKeptTriangles(Scene& scene, size_t numFaces, std::vector<FacePiece>& pi
     kept += piece.kept;
     needsDefault = needsDefault || piece.needsDefault;
   }
-  scene.droppedTriangles = numFaces - kept;
   std::vector<int64_t>& dropped = scene.triangleNumbers.dropped;
   dropped.clear();
-  dropped.reserve(scene.droppedTriangles);
+  dropped.reserve(numFaces - kept);
+  scene.droppedTriangles = 0;
+  scene.portals.clear();
   for (FacePiece& piece : pieces) {  // in file order, so the numbers stay ascending
     dropped.insert(dropped.end(), piece.dropped.begin(), piece.dropped.end());
     std::vector<int64_t>().swap(piece.dropped);
+    scene.droppedTriangles += piece.degenerate;
+    scene.portals.insert(scene.portals.end(), piece.portals.begin(), piece.portals.end());
   }
   const int defaultMaterial = needsDefault ? int(scene.materials.size()) : -1;
   if (needsDefault) {
@@ -189,7 +200,13 @@ void FinishTriangles(Scene& scene, const std::string& path, const std::vector<Fa
   if (badNormals)
     Warn(scene, path, 0,
          std::to_string(badNormals) + " vertex normals are zero or not finite; used the face normal instead");
-  if (scene.NumTriangles() == 0) Fail(path, 0, "no triangles");
+  if (scene.NumTriangles() == 0) Fail(path, 0, scene.portals.empty() ? "no triangles" : "no triangles besides portals");
+  const size_t portals = scene.portals.size() / 3;
+  if (portals > size_t(kMaxPortalTriangles))
+    Fail(path, 0,
+         std::to_string(portals) + " portal triangles (faces of objects or groups named portal...); at most " +
+             std::to_string(kMaxPortalTriangles) +
+             " are supported (every environment sample loops over them): merge coplanar ones into fewer, larger quads");
   scene.boundsMin = lo;
   scene.boundsMax = hi;
 }
@@ -203,7 +220,9 @@ std::vector<TriangleBlock> ShapeBlocks(const std::string& path, const std::vecto
     if (mesh.indices.size() != 3 * mesh.num_face_vertices.size() ||
         mesh.material_ids.size() != mesh.num_face_vertices.size())
       Fail(path, 0, "internal: tinyobjloader returned a mesh that is not triangulated");
-    blocks.push_back({mesh.indices.data(), mesh.material_ids.data(), mesh.num_face_vertices.size(), shape.name});
+    TriangleBlock block{mesh.indices.data(), mesh.material_ids.data(), mesh.num_face_vertices.size(), shape.name};
+    block.portalShape = IsPortalName(shape.name);
+    blocks.push_back(block);
   }
   return blocks;
 }

@@ -88,15 +88,21 @@ ObjTriangles Triangulate(const std::vector<tinyobj::real_t>& v, ObjPolygons& pie
   TinyobjEarClipper clipper(v, piece);
   out.materials.reserve(allTriangles ? piece.sizes.size() : out.corners.capacity() / 3);
   const tinyobj::index_t* corner = piece.corners.data();
-  size_t run = 0;
+  size_t run = 0, portalRun = 0;
   int material = -1;
+  uint8_t portal = 0;
+  const bool anyPortal = std::any_of(piece.portals.begin(), piece.portals.end(), [](auto& r) { return r.second != 0; });
+  if (anyPortal) out.portals.reserve(out.materials.capacity());
   for (size_t face = 0; face < piece.sizes.size(); ++face) {
     for (; run < piece.uses.size() && piece.uses[run].first == face; ++run)
       material = piece.uses[run].second < 0 ? -1 : useMaterial[size_t(piece.uses[run].second)];
+    for (; portalRun < piece.portals.size() && piece.portals[portalRun].first == face; ++portalRun)
+      portal = piece.portals[portalRun].second;
     const uint32_t size = piece.sizes[face];
     const size_t before = out.corners.size();
     if (allTriangles) {
       out.materials.push_back(material);
+      if (anyPortal) out.portals.push_back(portal);
       continue;
     }
     if (size == 3) {
@@ -113,6 +119,7 @@ ObjTriangles Triangulate(const std::vector<tinyobj::real_t>& v, ObjPolygons& pie
       clipper.Next(corner, size, &out.corners);
     }
     out.materials.insert(out.materials.end(), (out.corners.size() - before) / 3, material);
+    if (anyPortal) out.portals.insert(out.portals.end(), (out.corners.size() - before) / 3, portal);
     corner += size;
   }
   if (!allTriangles) std::vector<tinyobj::index_t>().swap(piece.corners);
