@@ -1,15 +1,17 @@
-// @file denoise.cu: --denoise on the GPU (host/denoise.h): one thread per pixel runs core/denoise.h's per-pixel code,
-// the CPU's, pass after pass: the variance, then five a-trous levels or the regression. After a render on the GPU
+// @file denoise.cu: --denoise on the GPU (host/denoise.h): the CPU's per-pixel code (core/denoise.h,
+// core/denoise_nfor.h), pass after pass: the variance, then five a-trous levels (a thread a pixel) or the regression (a
+// block a tile, its inputs and each offset's patch terms in shared memory). After a render on the GPU
 // (DenoiseFrameCuda) the first-hit features are traced into device memory and read there: only the half-buffers go
 // up and the image comes back.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
-#include "tracer/core/denoise.h"
+#include "tracer/core/denoise_nfor.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/device_scene.h"
@@ -36,9 +38,122 @@ __global__ void AtrousKernel(DenoiseView v, const float* in, const float* inVar,
   if (p < pixels) AtrousPixel(v, in, inVar, level, p, out, outVar);
 }
 
+// The naive twin (settings.nforPerPixel, --profile's "regression: tiled vs per-pixel"): NforPixel, each patch distance
+// summed on its own from global memory ((2f + 1)^2 pair terms a neighbour); the same image as the tiled kernel up to
+// rounding, several times slower.
 __global__ void NforKernel(DenoiseView v, float* out, int pixels) {
   const int p = ThreadIndex();
   if (p < pixels) StoreRgb(out, p, NforPixel(v, p));
+}
+
+// ---- the regression over tiles in shared memory ----------------------------------------------------------------
+// A block filters a tile of kNforTileW x kNforTileH pixels. Its inputs over the tile and an apron of r + f pixels
+// (edges clamped) are staged in shared memory once; then, for each window offset o, the block computes the pair terms
+// of (s, s + o) over the tile and its patch apron (NlmPairTerms: one term per pixel instead of (2f + 1)^2), and each
+// thread box-sums its patch's and adds the neighbour to both halves' systems, which stay in its registers. The terms
+// alternate between two buffers, so one barrier per offset suffices: a buffer is written again only after the next
+// offset's barrier, which every thread reaches after reading it.
+constexpr int kNforTileW = 16, kNforTileH = 8;
+
+// Where each staged array starts in the block's shared memory, in floats.
+struct NforTileLayout {
+  int apron, sw, ns, pw, np;
+  explicit NforTileLayout(const DenoiseSettings& s)
+      : apron(s.nforRadius + s.nforPatch),
+        sw(kNforTileW + 2 * apron),
+        ns(sw * (kNforTileH + 2 * apron)),
+        pw(kNforTileW + 2 * s.nforPatch),
+        np(pw * (kNforTileH + 2 * s.nforPatch)) {}
+  // halfA, halfB, variance, albedo, normal (3 each), depth, emission (1 each); then 2 buffers x 2 guides of terms
+  TRACER_HD int Depth() const { return 15 * ns; }
+  TRACER_HD int Emission() const { return 16 * ns; }
+  TRACER_HD int Terms() const { return 17 * ns; }
+  size_t Bytes() const { return static_cast<size_t>(17 * ns + 4 * np) * sizeof(float); }
+};
+
+__device__ Vec3 Staged(const float* a, int i) { return Vec3(a[3 * i], a[3 * i + 1], a[3 * i + 2]); }
+
+__global__ void __launch_bounds__(kNforTileW* kNforTileH) NforTiledKernel(DenoiseView v, NforTileLayout l, float* out) {
+  extern __shared__ float smem[];
+  const DenoiseSettings& s = v.settings;
+  float *sA = smem, *sB = smem + 3 * l.ns, *sVar = smem + 6 * l.ns, *sAlbedo = smem + 9 * l.ns;
+  float *sNormal = smem + 12 * l.ns, *sDepth = smem + l.Depth(), *sEmission = smem + l.Emission();
+  const int x0 = static_cast<int>(blockIdx.x) * kNforTileW, y0 = static_cast<int>(blockIdx.y) * kNforTileH;
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int tid = ty * kNforTileW + tx, threads = kNforTileW * kNforTileH;
+  for (int i = tid; i < l.ns; i += threads) {
+    const int gx = ClampInt(x0 - l.apron + i % l.sw, 0, v.width - 1);
+    const int gy = ClampInt(y0 - l.apron + i / l.sw, 0, v.height - 1);
+    const int g = gy * v.width + gx;
+    for (int c = 0; c < 3; ++c) {
+      sA[3 * i + c] = v.halfA[3 * g + c];
+      sB[3 * i + c] = v.halfB[3 * g + c];
+      sVar[3 * i + c] = v.variance[3 * g + c];
+      sAlbedo[3 * i + c] = v.albedo[3 * g + c];
+      sNormal[3 * i + c] = v.normal[3 * g + c];
+    }
+    sDepth[i] = v.depth[g];
+    sEmission[i] = Sum3(PixelRgb(v.emission, g));
+  }
+  __syncthreads();
+  const int x = x0 + tx, y = y0 + ty, f = s.nforPatch;
+  const bool inside = x < v.width && y < v.height;
+  const int c = (ty + l.apron) * l.sw + tx + l.apron;  // the centre's staged index
+  const NforPoint centre{Staged(sAlbedo, c), Staged(sNormal, c), sDepth[c], sEmission[c]};
+  const float depthScale = inside ? NforDepthScale(v, x, y) : 0.0f;
+  const float k2 = s.nforK * s.nforK, invCount = NlmInvCount(s);
+  NforSystem fitA, fitB;
+  NforClear(fitA);
+  NforClear(fitB);
+  int buffer = 0;
+  for (int oy = -s.nforRadius; oy <= s.nforRadius; ++oy)
+    for (int ox = -s.nforRadius; ox <= s.nforRadius; ++ox) {
+      float* termA = smem + l.Terms() + buffer * 2 * l.np;
+      float* termB = termA + l.np;
+      for (int i = tid; i < l.np; i += threads) {
+        const int a = (i / l.pw + l.apron - f) * l.sw + i % l.pw + l.apron - f, b = a + oy * l.sw + ox;
+        NlmPairTerms(Staged(sA, a), Staged(sB, a), Staged(sVar, a), Staged(sA, b), Staged(sB, b), Staged(sVar, b), k2,
+                     termA[i], termB[i]);
+      }
+      __syncthreads();
+      buffer ^= 1;
+      const int qx = x + ox, qy = y + oy;
+      if (!inside || qx < 0 || qy < 0 || qx >= v.width || qy >= v.height) continue;
+      float patchA = 0.0f, patchB = 0.0f;
+      for (int dy = 0; dy <= 2 * f; ++dy) {
+        float rowA = 0.0f, rowB = 0.0f;
+        for (int dx = 0; dx <= 2 * f; ++dx) {
+          rowA += termA[(ty + dy) * l.pw + tx + dx];
+          rowB += termB[(ty + dy) * l.pw + tx + dx];
+        }
+        patchA += rowA;
+        patchB += rowB;
+      }
+      const int q = c + oy * l.sw + ox;
+      const NforPoint neighbour{Staged(sAlbedo, q), Staged(sNormal, q), sDepth[q], sEmission[q]};
+      NforAddNeighbour(s, centre, depthScale, neighbour, Staged(sA, q), Staged(sB, q), patchA, patchB, invCount, fitA,
+                       fitB);
+    }
+  if (inside) StoreRgb(out, y * v.width + x, NforFinish(s, fitA, fitB));
+}
+
+// Launches the tiled kernel, opting into more than 48 KB of shared memory where the window needs it; false (nothing
+// launched) where the device cannot give the block that much.
+bool LaunchNforTiled(const DenoiseView& v, float* out) {
+  const NforTileLayout layout(v.settings);
+  const size_t bytes = layout.Bytes();
+  int device = 0, most = 0;
+  TRACER_CUDA_CHECK(cudaGetDevice(&device));
+  TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes > static_cast<size_t>(most)) return false;
+  if (bytes > 48 * 1024)
+    TRACER_CUDA_CHECK(
+        cudaFuncSetAttribute(NforTiledKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  const dim3 block(kNforTileW, kNforTileH);
+  const dim3 grid((v.width + kNforTileW - 1) / kNforTileW, (v.height + kNforTileH - 1) / kNforTileH);
+  NforTiledKernel<<<grid, block, bytes>>>(v, layout, out);
+  TRACER_CHECK_LAUNCH("denoise_nfor_tiled");
+  return true;
 }
 
 // The filter's own buffers, and its kernels over a view whose images are on the device.
@@ -60,8 +175,10 @@ class DeviceFilter {
     DenoiseVarianceKernel<<<grid, kBlock>>>(v, var3_.Get(), varA_.Get(), pixels_);
     TRACER_CHECK_LAUNCH("denoise_variance");
     if (method == DenoiseMethod::kNfor) {
-      NforKernel<<<grid, kBlock>>>(v, out_.Get(), pixels_);
-      TRACER_CHECK_LAUNCH("denoise_nfor");
+      if (v.settings.nforPerPixel || !LaunchNforTiled(v, out_.Get())) {
+        NforKernel<<<grid, kBlock>>>(v, out_.Get(), pixels_);
+        TRACER_CHECK_LAUNCH("denoise_nfor");
+      }
       return out_.Get();
     }
     // Ping-pong: level 0 reads the image, each next level the one before.
@@ -131,26 +248,49 @@ void CheckSize(const std::vector<float>& v, size_t values) {
 
 }  // namespace
 
-std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings) {
-  const int pixels = in.width * in.height;
-  const size_t n3 = static_cast<size_t>(pixels) * 3;
-  for (const std::vector<float>* v :
-       {&in.color, &in.halfA, &in.halfB, &in.albedo, &in.normal, &in.position, &in.emission})
-    CheckSize(*v, n3);
-  CheckSize(in.depth, static_cast<size_t>(pixels));
+namespace {
+
+// A host frame's images on the device, checked for size and uploaded.
+struct UploadedFrame {
   DeviceBuffer<float> color, halfA, halfB, albedo, normal, position, depth, emission;
-  color.Upload(in.color, "denoiser input");
-  halfA.Upload(in.halfA, "denoiser input");
-  halfB.Upload(in.halfB, "denoiser input");
-  albedo.Upload(in.albedo, "denoiser input");
-  normal.Upload(in.normal, "denoiser input");
-  position.Upload(in.position, "denoiser input");
-  depth.Upload(in.depth, "denoiser input");
-  emission.Upload(in.emission, "denoiser input");
-  const DenoiseView v{in.width,     in.height,      color.Get(), halfA.Get(),    halfB.Get(), albedo.Get(),
-                      normal.Get(), position.Get(), depth.Get(), emission.Get(), nullptr,     settings};
+  DenoiseView view;
+  UploadedFrame(const DenoiseImages& in, const DenoiseSettings& settings) {
+    const size_t n3 = static_cast<size_t>(in.width) * static_cast<size_t>(in.height) * 3;
+    for (const std::vector<float>* v :
+         {&in.color, &in.halfA, &in.halfB, &in.albedo, &in.normal, &in.position, &in.emission})
+      CheckSize(*v, n3);
+    CheckSize(in.depth, n3 / 3);
+    color.Upload(in.color, "denoiser input");
+    halfA.Upload(in.halfA, "denoiser input");
+    halfB.Upload(in.halfB, "denoiser input");
+    albedo.Upload(in.albedo, "denoiser input");
+    normal.Upload(in.normal, "denoiser input");
+    position.Upload(in.position, "denoiser input");
+    depth.Upload(in.depth, "denoiser input");
+    emission.Upload(in.emission, "denoiser input");
+    view = DenoiseView{in.width,     in.height,      color.Get(), halfA.Get(),    halfB.Get(), albedo.Get(),
+                       normal.Get(), position.Get(), depth.Get(), emission.Get(), nullptr,     settings};
+  }
+};
+
+}  // namespace
+
+std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings) {
+  const UploadedFrame frame(in, settings);
+  const int pixels = in.width * in.height;
   DeviceFilter filter(pixels);
-  return ReadBack(filter.Run(v, method), n3);
+  return ReadBack(filter.Run(frame.view, method), static_cast<size_t>(pixels) * 3);
+}
+
+double TimeDenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings, int repeats,
+                       std::vector<float>* image) {
+  const UploadedFrame frame(in, settings);
+  const int pixels = in.width * in.height;
+  DeviceFilter filter(pixels);
+  const float* out = nullptr;
+  const double ms = MedianLaunchMs(0, 1, repeats, [&] { out = filter.Run(frame.view, method); });
+  if (image) *image = ReadBack(out, static_cast<size_t>(pixels) * 3);
+  return ms;
 }
 
 void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
@@ -257,6 +397,16 @@ DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& op
     (m == DenoiseMethod::kNfor ? p.nforMs : p.atrousMs) = ms;
     (m == DenoiseMethod::kNfor ? p.relMseNfor : p.relMseAtrous) = err;
   }
+  // The regression's per-pixel twin on the same inputs: its time, and how far its image is from the tiled one's.
+  const std::vector<float> tiled = ReadBack(filter.Run(v, DenoiseMethod::kNfor), static_cast<size_t>(pixels) * 3);
+  DenoiseView naive = v;
+  naive.settings.nforPerPixel = true;
+  const float* out = nullptr;
+  p.nforPerPixelMs = MedianLaunchMs(0, 1, repeats, [&] { out = filter.Run(naive, DenoiseMethod::kNfor); });
+  const std::vector<float> perPixel = ReadBack(out, static_cast<size_t>(pixels) * 3);
+  for (size_t i = 0; i < tiled.size(); ++i)
+    p.nforTwinDifference =
+        std::max(p.nforTwinDifference, std::fabs(static_cast<double>(perPixel[i]) - tiled[i]) / (tiled[i] + 0.01));
   return p;
 }
 
