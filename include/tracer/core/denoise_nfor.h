@@ -50,6 +50,24 @@ TRACER_HD float NforDepthScale(const DenoiseView& v, int x, int y) {
   return SeesSurface(v, p) ? 1.0f / (PixelFootprint(v, x, y) * static_cast<float>(v.settings.nforRadius)) : 0.0f;
 }
 
+// The reciprocal and the exponential of the weights: on the GPU the hardware's approximations (within a few ulp of the
+// exact values; the device's expf already differs from the host's that much), which save the GPU's correctly
+// rounded sequences; on the host the exact ones.
+TRACER_HD float NlmRcp(float x) {
+#if defined(__CUDA_ARCH__)
+  return __fdividef(1.0f, x);
+#else
+  return 1.0f / x;
+#endif
+}
+TRACER_HD float NlmExp(float x) {
+#if defined(__CUDA_ARCH__)
+  return __expf(x);
+#else
+  return expf(x);
+#endif
+}
+
 // One pixel pair's terms of the patch distances (a in p's patch, b at the same place in q's), for both guides at once:
 // per channel (d^2 - (u_a + min(u_a, u_b))) / (1e-10 + k^2 (u_a + u_b)), d the guide's difference and u the variance
 // of a half's mean: each squared difference less what the noise explains, over what the noise allows. The noise terms
@@ -60,7 +78,7 @@ TRACER_HD void NlmPairTerms(Vec3 aA, Vec3 aB, Vec3 ua, Vec3 bA, Vec3 bB, Vec3 ub
   TRACER_UNROLL
   for (int c = 0; c < 3; ++c) {
     const float u = Axis(ua, c), w = Axis(ub, c);
-    const float inv = 1.0f / (1e-10f + k2 * (u + w));
+    const float inv = NlmRcp(1e-10f + k2 * (u + w));
     const float bias = u + Fminf(u, w);
     tA += (Sqr(Axis(aA, c) - Axis(bA, c)) - bias) * inv;
     tB += (Sqr(Axis(aB, c) - Axis(bB, c)) - bias) * inv;
@@ -68,7 +86,7 @@ TRACER_HD void NlmPairTerms(Vec3 aA, Vec3 aB, Vec3 ua, Vec3 bA, Vec3 bB, Vec3 ub
 }
 
 // A patch's summed terms to its non-local-means weight: exp(-max(0, mean term)), `invCount` 1 / (3 (2f + 1)^2).
-TRACER_HD float NlmWeightOf(float sum, float invCount) { return expf(-Fmaxf(0.0f, sum * invCount)); }
+TRACER_HD float NlmWeightOf(float sum, float invCount) { return NlmExp(-Fmaxf(0.0f, sum * invCount)); }
 
 // The regression's features of neighbour q relative to the centre p: 1 (the intercept, which is the estimate at p),
 // then the albedo, the normal and the depth as differences from p's, so that p sits at the origin. The depth
