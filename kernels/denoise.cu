@@ -38,6 +38,11 @@ __global__ void AtrousKernel(DenoiseView v, const float* in, const float* inVar,
   if (p < pixels) AtrousPixel(v, in, inVar, level, p, out, outVar);
 }
 
+__global__ void NforClampOutliersKernel(DenoiseView v, float* cleanA, float* cleanB, int pixels) {
+  const int p = ThreadIndex();
+  if (p < pixels) NforClampOutliersPixel(v, p, cleanA, cleanB);
+}
+
 // The naive twin (settings.nforPerPixel, --profile's "regression: tiled vs per-pixel"): NforPixel, each patch distance
 // summed on its own from global memory ((2f + 1)^2 pair terms a neighbour); the same image as the tiled kernel up to
 // rounding, several times slower.
@@ -239,13 +244,22 @@ class DeviceFilter {
         varA_(pixels, "denoiser variance"),
         varB_(pixels, "denoiser variance"),
         out_(static_cast<size_t>(pixels) * 3, "denoiser output"),
-        tmp_(static_cast<size_t>(pixels) * 3, "denoiser output") {}
+        tmp_(static_cast<size_t>(pixels) * 3, "denoiser output"),
+        cleanB_(static_cast<size_t>(pixels) * 3, "denoiser input") {}
 
   // Runs the filter on `v` (its variance set here; `v.color`, the raw image, read by a-trous only); returns the
   // device image holding the result, which lives as long as this filter.
   const float* Run(DenoiseView v, DenoiseMethod method) {
     v.variance = var3_.Get();
     const unsigned grid = GridFor(static_cast<size_t>(pixels_), kBlock);
+    if (method == DenoiseMethod::kNfor && v.settings.nforOutlier > 0.0f) {
+      // The regression's halves with their fireflies clamped (into tmp_, which only a-trous uses otherwise, and
+      // cleanB_); its variance and fits read those.
+      NforClampOutliersKernel<<<grid, kBlock>>>(v, tmp_.Get(), cleanB_.Get(), pixels_);
+      TRACER_CHECK_LAUNCH("denoise_nfor_outliers");
+      v.halfA = tmp_.Get();
+      v.halfB = cleanB_.Get();
+    }
     DenoiseVarianceKernel<<<grid, kBlock>>>(v, var3_.Get(), varA_.Get(), pixels_);
     TRACER_CHECK_LAUNCH("denoise_variance");
     if (method == DenoiseMethod::kNfor) {
@@ -273,7 +287,7 @@ class DeviceFilter {
 
  private:
   int pixels_;
-  DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_;
+  DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_, cleanB_;
 };
 
 // The device image `image` (`values` floats) into `host` (resized to `values`; written in place when it has that size

@@ -6,10 +6,11 @@
 // STEM names the files a render writes with `--denoise --aov noisy,halves,albedo,normal,position,depth,emission -o
 // STEM.pfm`: STEM.noisy.pfm, STEM.halfA.pfm, ... Prints the filters' times (the best of --repeats runs on --threads
 // host threads, default 1) and, given a reference, relMSE (mean of (x - r)^2 / (r^2 + 0.01)) of the raw image and of
-// each filter. --per-pixel times the regression's naive twin (settings.nforPerPixel) beside its tiles; --gpu (a CUDA
-// build) also times the GPU's kernels (the median of --repeats after a warm-up) and gives the largest relative
-// difference of each GPU image from the CPU's; --out writes each filter's image to OUT.FILTER.pfm and .png; --set
-// changes a DenoiseSettings field (nforRadius, nforPatch, nforK, nforRidge).
+// each filter, and its mean over the reference's. --per-pixel times the regression's naive twin (settings.nforPerPixel)
+// beside its tiles; --gpu (a CUDA build) also times the GPU's kernels (the median of --repeats after a warm-up) and
+// gives the largest relative difference of each GPU image from the CPU's; --out writes each filter's image to
+// OUT.FILTER.pfm and .png; --set changes a DenoiseSettings field (nforRadius, nforPatch, nforK, nforRidge,
+// nforOutlier).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,6 +42,12 @@ double RelMse(const std::vector<float>& x, const std::vector<float>& r) {
   return s / static_cast<double>(x.size());
 }
 
+double Mean(const std::vector<float>& x) {
+  double s = 0.0;
+  for (const float v : x) s += v;
+  return s / static_cast<double>(std::max<size_t>(1, x.size()));
+}
+
 void Set(DenoiseSettings& s, const std::string& kv) {
   const size_t eq = kv.find('=');
   if (eq == std::string::npos) throw std::runtime_error("--set " + kv + ": expected NAME=VALUE");
@@ -54,6 +61,8 @@ void Set(DenoiseSettings& s, const std::string& kv) {
     s.nforK = value;
   else if (name == "nforRidge")
     s.nforRidge = value;
+  else if (name == "nforOutlier")
+    s.nforOutlier = value;
   else
     throw std::runtime_error("--set: unknown setting " + name);
 }
@@ -144,7 +153,7 @@ int main(int argc, char** argv) try {
       best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::printf("  %-22s %10.1f ms", name, best);
-    if (!ref.empty()) std::printf("  relMSE %.5g", RelMse(out, ref));
+    if (!ref.empty()) std::printf("  relMSE %.5g  mean/reference %.4f", RelMse(out, ref), Mean(out) / Mean(ref));
     std::printf("\n");
     if (!outStem.empty()) {
       std::string file = outStem + "." + name;
@@ -155,7 +164,9 @@ int main(int argc, char** argv) try {
     return out;
   };
   std::printf("%s (%dx%d, %d thread%s)\n", stem.c_str(), w, h, threads, threads == 1 ? "" : "s");
-  if (!ref.empty()) std::printf("  %-22s %13s  relMSE %.5g\n", "raw", "", RelMse(in.color, ref));
+  if (!ref.empty())
+    std::printf("  %-22s %13s  relMSE %.5g  mean/reference %.4f\n", "raw", "", RelMse(in.color, ref),
+                Mean(in.color) / Mean(ref));
   const std::vector<float> atrous = run("a-trous", DenoiseMethod::kAtrous, settings);
   const std::vector<float> tiled = run("regression", DenoiseMethod::kNfor, settings);
   DenoiseSettings naive = settings;

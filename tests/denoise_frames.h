@@ -74,6 +74,18 @@ inline void AddNoise(DenoiseImages& in, float amplitude, uint32_t seed) {
   }
 }
 
+// Fireflies in half A: about one pixel in `every` (by hash) gets `gain` times its value there, as when one rare sample
+// of great weight lands in the even-numbered samples; the image stays the halves' mean.
+inline void AddFireflies(DenoiseImages& in, int every, float gain, uint32_t seed) {
+  for (size_t p = 0; p < in.color.size() / 3; ++p) {
+    if (HashNoise(seed, static_cast<uint32_t>(p)) * 0.5f + 0.5f >= 1.0f / static_cast<float>(every)) continue;
+    for (size_t c = 3 * p; c < 3 * p + 3; ++c) {
+      in.halfA[c] *= gain;
+      in.color[c] = 0.5f * (in.halfA[c] + in.halfB[c]);
+    }
+  }
+}
+
 // A width x height frame with the wall, the box and the background, albedo in vertical stripes of blocks (5x7 pixels,
 // 20 levels from 0.3 to 0.68 in red), lit evenly (colour 1.3 times the albedo), with AddNoise's noise.
 inline DenoiseImages NoisyBlocksFrame(int width, int height, float amplitude, uint32_t seed) {

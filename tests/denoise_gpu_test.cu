@@ -35,30 +35,36 @@ TEST(DenoiseGpu, FiltersGiveTheCpusImage) {
 }
 
 // The regression's tiled kernel (shared memory, one barrier per offset) and its per-pixel twin give the CPU's image up
-// to rounding, on a frame with partial tiles at two edges, for the default window and patch, a smaller window with a
-// larger patch, and a window whose staged tile needs more than 48 KB of shared memory (the opt-in launch).
+// to rounding, on a frame with partial tiles at two edges, with and without fireflies (the clamp's kernel), for the
+// default window and patch, a smaller window with a larger patch, and a window whose staged tile needs more than 48 KB
+// of shared memory (the opt-in launch).
 TEST(DenoiseGpu, TiledRegressionGivesThePerPixelKernelsAndTheCpusImage) {
   TRACER_REQUIRE_GPU();
-  const DenoiseImages in = test::NoisyBlocksFrame(53, 37, 0.6f, 9);
+  const DenoiseImages plain = test::NoisyBlocksFrame(53, 37, 0.6f, 9);
+  DenoiseImages fireflies = plain;
+  test::AddFireflies(fireflies, 60, 100.0f, 17);  // the clamp's kernel at work
   const int shapes[3][2] = {{5, 1}, {3, 2}, {8, 1}};
-  for (const auto& shape : shapes) {
-    DenoiseSettings s;
-    s.nforRadius = shape[0];
-    s.nforPatch = shape[1];
-    const std::vector<float> cpu = DenoiseCpu(in, DenoiseMethod::kNfor, 0, s);
-    const std::vector<float> tiled = DenoiseCuda(in, DenoiseMethod::kNfor, s);
-    s.nforPerPixel = true;
-    const std::vector<float> perPixel = DenoiseCuda(in, DenoiseMethod::kNfor, s);
-    ASSERT_EQ(tiled.size(), cpu.size());
-    ASSERT_EQ(perPixel.size(), cpu.size());
-    float worstTiled = 0.0f, worstPerPixel = 0.0f;
-    for (size_t i = 0; i < cpu.size(); ++i) {
-      worstTiled = std::max(worstTiled, std::fabs(tiled[i] - cpu[i]) / (cpu[i] + 0.01f));
-      worstPerPixel = std::max(worstPerPixel, std::fabs(perPixel[i] - cpu[i]) / (cpu[i] + 0.01f));
+  const DenoiseImages* frames[] = {&plain, &fireflies};
+  for (const DenoiseImages* in : frames)
+    for (const auto& shape : shapes) {
+      DenoiseSettings s;
+      s.nforRadius = shape[0];
+      s.nforPatch = shape[1];
+      const std::vector<float> cpu = DenoiseCpu(*in, DenoiseMethod::kNfor, 0, s);
+      const std::vector<float> tiled = DenoiseCuda(*in, DenoiseMethod::kNfor, s);
+      s.nforPerPixel = true;
+      const std::vector<float> perPixel = DenoiseCuda(*in, DenoiseMethod::kNfor, s);
+      ASSERT_EQ(tiled.size(), cpu.size());
+      ASSERT_EQ(perPixel.size(), cpu.size());
+      float worstTiled = 0.0f, worstPerPixel = 0.0f;
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        worstTiled = std::max(worstTiled, std::fabs(tiled[i] - cpu[i]) / (cpu[i] + 0.01f));
+        worstPerPixel = std::max(worstPerPixel, std::fabs(perPixel[i] - cpu[i]) / (cpu[i] + 0.01f));
+      }
+      const char* frame = in == &plain ? "noisy" : "fireflies";
+      EXPECT_LT(worstTiled, 1e-3f) << frame << ", radius " << shape[0] << ", patch " << shape[1];
+      EXPECT_LT(worstPerPixel, 1e-3f) << frame << ", radius " << shape[0] << ", patch " << shape[1];
     }
-    EXPECT_LT(worstTiled, 1e-3f) << "radius " << shape[0] << ", patch " << shape[1];
-    EXPECT_LT(worstPerPixel, 1e-3f) << "radius " << shape[0] << ", patch " << shape[1];
-  }
 }
 
 // The GPU's odd half is a part of its film, holding about the odd samples' share, and keeping it changes nothing in

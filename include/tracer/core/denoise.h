@@ -40,6 +40,9 @@ struct DenoiseSettings {
   // threads, the GPU's shared memory); true, NforPixel for each pixel (the naive twin: the same image, the host's
   // bit for bit, (2f + 1)^2 times the terms).
   bool nforPerPixel = false;
+  // Fireflies (NforClampOutliersPixel): a pixel's squared difference between its halves beyond this many times the
+  // mean of its 5x5 neighbours' is clamped to it, the brighter half moved toward the other (0: off).
+  float nforOutlier = 49.0f;
 };
 
 // Every image is row-major, row 0 at the top; colours and vectors 3 floats a pixel, depth and scalars one.

@@ -195,6 +195,46 @@ TRACER_HD float NlmInvCount(const DenoiseSettings& s) {
   return 1.0f / static_cast<float>(3 * Sqr(2 * s.nforPatch + 1));
 }
 
+// ---- fireflies ------------------------------------------------------------------------------------------------------
+// A firefly is a sample far brighter than its pixel's others, so it lands in one half only. Left alone it would enter
+// that half's fit at full weight (the weights come from the other half, where it is absent), and it would inflate the
+// noise estimated around it, which makes every patch that holds it look alike and so draws weight toward it. Before
+// the variance and the fits, each pixel's halves A and B are compared with the differences of its 5x5 neighbours (the
+// pixel left out, edges dropped): where |A - B|^2 exceeds settings.nforOutlier times their mean |A' - B'|^2, the
+// brighter half (by Sum3) is moved toward the other until it does not (the difference scaled by sqrt(bound / |A -
+// B|^2), its direction kept). Noise that the neighbours share passes untouched; the firefly's excess is dropped, a
+// bias toward darker where fireflies carry much of the light, which relMSE rewards over spreading them.
+constexpr int kNforOutlierRadius = 2;
+
+TRACER_HD void NforClampOutliersPixel(const DenoiseView& v, int p, float* cleanA, float* cleanB) {
+  const int x = p % v.width, y = p / v.width;
+  Vec3 a = PixelRgb(v.halfA, p), b = PixelRgb(v.halfB, p);
+  const Vec3 d = a - b;
+  float around = 0.0f;
+  int n = 0;
+  for (int dy = -kNforOutlierRadius; dy <= kNforOutlierRadius; ++dy)
+    for (int dx = -kNforOutlierRadius; dx <= kNforOutlierRadius; ++dx) {
+      const int qx = x + dx, qy = y + dy;
+      if ((dx == 0 && dy == 0) || qx < 0 || qy < 0 || qx >= v.width || qy >= v.height) continue;
+      const int q = qy * v.width + qx;
+      const Vec3 e = PixelRgb(v.halfA, q) - PixelRgb(v.halfB, q);
+      around += Dot(e, e);
+      ++n;
+    }
+  // 1e-20: a difference among neighbours that have none is an outlier whatever its size.
+  const float bound = v.settings.nforOutlier * around / static_cast<float>(n > 0 ? n : 1) + 1e-20f;
+  const float d2 = Dot(d, d);
+  if (v.settings.nforOutlier > 0.0f && d2 > bound) {
+    const float scale = sqrtf(bound / d2);
+    if (Sum3(d) > 0.0f)
+      a = b + d * scale;
+    else
+      b = a - d * scale;
+  }
+  StoreRgb(cleanA, p, a);
+  StoreRgb(cleanB, p, b);
+}
+
 // ---- the per-pixel reference (and naive twin) ---------------------------------------------------------------------
 // Pixel p's denoised colour, every patch distance summed on its own: (2f + 1)^2 terms per neighbour. Patch pixels
 // outside the image are clamped to its edge; window pixels outside it are left out. A patch's terms are summed row by

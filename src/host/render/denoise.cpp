@@ -170,6 +170,15 @@ std::vector<float> DenoiseCpu(const DenoiseImages& in, DenoiseMethod method, int
       for (size_t p = b; p < e; ++p) fn(static_cast<int>(p));
     });
   };
+  // The regression's halves with their fireflies clamped; its variance and fits read those.
+  std::vector<float> cleanA, cleanB;
+  if (method == DenoiseMethod::kNfor && settings.nforOutlier > 0.0f) {
+    cleanA.resize(pixels * 3);
+    cleanB.resize(pixels * 3);
+    perPixel([&](int p) { NforClampOutliersPixel(v, p, cleanA.data(), cleanB.data()); });
+    v.halfA = cleanA.data();
+    v.halfB = cleanB.data();
+  }
   perPixel([&](int p) { DenoiseVariancePixel(v, p, var3.data(), var1.data()); });
   std::vector<float> out(pixels * 3);
   if (method == DenoiseMethod::kNfor) {
