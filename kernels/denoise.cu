@@ -1,15 +1,17 @@
-// @file denoise.cu: --denoise on the GPU (host/denoise.h): one thread per pixel runs core/denoise.h's per-pixel code,
-// the CPU's, pass after pass: the variance, then five a-trous levels or the regression. After a render on the GPU
+// @file denoise.cu: --denoise on the GPU (host/denoise.h): the CPU's per-pixel code (core/denoise.h,
+// core/denoise_nfor.h), pass after pass: the variance, then five a-trous levels (a thread a pixel) or the regression (a
+// block a tile, its inputs and each offset's patch terms in shared memory). After a render on the GPU
 // (DenoiseFrameCuda) the first-hit features are traced into device memory and read there: only the half-buffers go
 // up and the image comes back.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
-#include "tracer/core/denoise.h"
+#include "tracer/core/denoise_nfor.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/device_scene.h"
@@ -36,9 +38,201 @@ __global__ void AtrousKernel(DenoiseView v, const float* in, const float* inVar,
   if (p < pixels) AtrousPixel(v, in, inVar, level, p, out, outVar);
 }
 
+__global__ void NforClampOutliersKernel(DenoiseView v, float* cleanA, float* cleanB, int pixels) {
+  const int p = ThreadIndex();
+  if (p < pixels) NforClampOutliersPixel(v, p, cleanA, cleanB);
+}
+
+// The naive twin (settings.nforPerPixel, --profile's "regression: tiled vs per-pixel"): NforPixel, each patch distance
+// summed on its own from global memory ((2f + 1)^2 pair terms a neighbour); the same image as the tiled kernel up to
+// rounding, several times slower.
 __global__ void NforKernel(DenoiseView v, float* out, int pixels) {
   const int p = ThreadIndex();
   if (p < pixels) StoreRgb(out, p, NforPixel(v, p));
+}
+
+// ---- the regression over tiles in shared memory ----------------------------------------------------------------
+// A block filters a tile of TW x TH pixels. Its inputs over the tile and an apron of r + F pixels (edges clamped) are
+// staged in shared memory once; then, for each window offset o, the block computes the pair terms of (s, s + o) over
+// the tile and its patch apron (NlmPairTerms: one term per pixel instead of (2F + 1)^2), and each thread box-sums its
+// patch's and adds the neighbour to both halves' systems, which stay in its registers. The terms alternate between two
+// buffers and are computed one offset ahead: each iteration writes the next offset's terms and reads the current
+// one's, which the previous barrier completed, so one barrier per offset suffices (a buffer is written again only
+// two offsets later, after a barrier that every reader of it has passed). The patch radius F is a template parameter
+// (the box sums unrolled, each thread's term slots fixed before the loop); the window radius is the settings'.
+// 16x8 tiles: both systems fit 168 registers with no spill (sm_90), three blocks an SM (12 warps; the launch bounds
+// ask for that, without them the pipelined loop took 188). On an H100 at 1080p, 16x8, 32x4 and 8x8 tiles took 6.4 to
+// 6.6 ms; 16x16 and 32x8 (one block of 188 registers an SM) 8.8 ms.
+constexpr int kNforTileW = 16, kNforTileH = 8;
+
+// The shared memory of one block: each staged pixel's inputs in four float4 records, each record an array over the
+// staged tile (consecutive threads read consecutive 16 bytes: no bank conflicts), so that a pixel's colours and
+// variance are 3 loads instead of 9 (r0 = halfA.xyz, halfB.x; r1 = halfB.yz, variance.xy; r2 = variance.z,
+// albedo.xyz; r3 = normal.xyz, depth); then the pair terms of both guides side by side (float2, 2 buffers over the
+// tile and its patch apron); then the emission seen (Sum3, one float a pixel).
+template <int TW, int TH, int F>
+struct NforTileLayout {
+  static constexpr int kPw = TW + 2 * F, kNp = kPw * (TH + 2 * F);
+  static constexpr int kSlots = (kNp + TW * TH - 1) / (TW * TH);  // pair terms per thread and offset
+  int apron, sw, ns;
+  explicit NforTileLayout(const DenoiseSettings& s)
+      : apron(s.nforRadius + F), sw(TW + 2 * apron), ns(sw * (TH + 2 * apron)) {}
+  size_t Bytes() const {
+    return static_cast<size_t>(ns) * (4 * sizeof(float4) + sizeof(float)) + 2 * kNp * sizeof(float2);
+  }
+};
+
+// A staged pixel's colours, variance and features, unpacked from its records.
+struct StagedPixel {
+  Vec3 a, b, variance;
+  NforPoint point;
+};
+
+__device__ void LoadColours(const float4* rec, int ns, int i, StagedPixel& p) {
+  const float4 r0 = rec[i], r1 = rec[ns + i], r2 = rec[2 * ns + i];
+  p.a = Vec3(r0.x, r0.y, r0.z);
+  p.b = Vec3(r0.w, r1.x, r1.y);
+  p.variance = Vec3(r1.z, r1.w, r2.x);
+  p.point.albedo = Vec3(r2.y, r2.z, r2.w);
+}
+
+__device__ StagedPixel LoadStaged(const float4* rec, const float* emission, int ns, int i) {
+  StagedPixel p;
+  LoadColours(rec, ns, i, p);
+  const float4 r3 = rec[3 * ns + i];
+  p.point.normal = Vec3(r3.x, r3.y, r3.z);
+  p.point.depth = r3.w;
+  p.point.emission = emission[i];
+  return p;
+}
+
+// Copies the block's inputs (clamped to the image) into shared memory.
+template <int TW, int TH, int F>
+__device__ void StageNforTile(const DenoiseView& v, const NforTileLayout<TW, TH, F>& l, int x0, int y0, float4* rec,
+                              float* emission) {
+  const int tid = static_cast<int>(threadIdx.y) * TW + static_cast<int>(threadIdx.x);
+  for (int i = tid; i < l.ns; i += TW * TH) {
+    const int gx = ClampInt(x0 - l.apron + i % l.sw, 0, v.width - 1);
+    const int gy = ClampInt(y0 - l.apron + i / l.sw, 0, v.height - 1);
+    const int g = gy * v.width + gx;
+    const Vec3 a = PixelRgb(v.halfA, g), b = PixelRgb(v.halfB, g), var = PixelRgb(v.variance, g);
+    const Vec3 albedo = PixelRgb(v.albedo, g), normal = PixelRgb(v.normal, g);
+    rec[i] = make_float4(a.x, a.y, a.z, b.x);
+    rec[l.ns + i] = make_float4(b.y, b.z, var.x, var.y);
+    rec[2 * l.ns + i] = make_float4(var.z, albedo.x, albedo.y, albedo.z);
+    rec[3 * l.ns + i] = make_float4(normal.x, normal.y, normal.z, v.depth[g]);
+    emission[i] = Sum3(PixelRgb(v.emission, g));
+  }
+}
+
+template <int TW, int TH, int F>
+__global__ void __launch_bounds__(TW* TH, 384 / (TW * TH) > 0 ? 384 / (TW * TH) : 1)
+    NforTiledKernel(DenoiseView v, NforTileLayout<TW, TH, F> l, float* out) {
+  using Layout = NforTileLayout<TW, TH, F>;
+  extern __shared__ float4 smem[];
+  const DenoiseSettings& s = v.settings;
+  float4* rec = smem;
+  float2* terms = reinterpret_cast<float2*>(rec + 4 * l.ns);  // buffer k at terms + k kNp: (guide A's, guide B's)
+  float* emission = reinterpret_cast<float*>(terms + 2 * Layout::kNp);
+  const int x0 = static_cast<int>(blockIdx.x) * TW, y0 = static_cast<int>(blockIdx.y) * TH;
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y), tid = ty * TW + tx;
+  StageNforTile(v, l, x0, y0, rec, emission);
+  // This thread's pair-term slots: the staged index of s for each (-1: none).
+  int slot[Layout::kSlots];
+  TRACER_UNROLL
+  for (int k = 0; k < Layout::kSlots; ++k) {
+    const int i = tid + k * TW * TH;
+    slot[k] = i < Layout::kNp ? (i / Layout::kPw + l.apron - F) * l.sw + i % Layout::kPw + l.apron - F : -1;
+  }
+  const float k2 = s.nforK * s.nforK, invCount = NlmInvCount(s);
+  const int radius = s.nforRadius, offsets = Sqr(2 * radius + 1);
+  // The pair terms of the offset whose staged index difference is `shift` into buffer `buffer`.
+  auto pairTerms = [&](int shift, int buffer) {
+    TRACER_UNROLL
+    for (int k = 0; k < Layout::kSlots; ++k) {
+      if (slot[k] < 0) continue;
+      StagedPixel a, b;
+      LoadColours(rec, l.ns, slot[k], a);
+      LoadColours(rec, l.ns, slot[k] + shift, b);
+      float2 t;
+      NlmPairTerms(a.a, a.b, a.variance, b.a, b.b, b.variance, k2, t.x, t.y);
+      terms[buffer * Layout::kNp + tid + k * TW * TH] = t;
+    }
+  };
+  __syncthreads();  // the staged inputs
+  pairTerms(-radius * l.sw - radius, 0);
+  const int x = x0 + tx, y = y0 + ty;
+  const bool inside = x < v.width && y < v.height;
+  const int c = (ty + l.apron) * l.sw + tx + l.apron;  // the centre's staged index
+  const NforPoint centre = LoadStaged(rec, emission, l.ns, c).point;
+  const float depthScale = inside ? NforDepthScale(v, x, y) : 0.0f;
+  NforSystem fitA, fitB;
+  NforClear(fitA);
+  NforClear(fitB);
+  __syncthreads();                 // offset 0's terms
+  int ox = -radius, oy = -radius;  // the offsets row by row, as NforPixel visits them
+  for (int o = 0; o < offsets; ++o) {
+    const int nextX = ox < radius ? ox + 1 : -radius, nextY = ox < radius ? oy : oy + 1;
+    if (o + 1 < offsets) pairTerms(nextY * l.sw + nextX, (o + 1) & 1);
+    const int qx = x + ox, qy = y + oy;
+    if (inside && qx >= 0 && qy >= 0 && qx < v.width && qy < v.height) {
+      const float2* term = terms + (o & 1) * Layout::kNp + ty * Layout::kPw + tx;
+      float patchA = 0.0f, patchB = 0.0f;
+      TRACER_UNROLL
+      for (int dy = 0; dy <= 2 * F; ++dy) {
+        float rowA = 0.0f, rowB = 0.0f;
+        TRACER_UNROLL
+        for (int dx = 0; dx <= 2 * F; ++dx) {
+          const float2 t = term[dy * Layout::kPw + dx];
+          rowA += t.x;
+          rowB += t.y;
+        }
+        patchA += rowA;
+        patchB += rowB;
+      }
+      const StagedPixel q = LoadStaged(rec, emission, l.ns, c + oy * l.sw + ox);
+      NforAddNeighbour(s, centre, depthScale, q.point, q.a, q.b, patchA, patchB, invCount, fitA, fitB);
+    }
+    ox = nextX;
+    oy = nextY;
+    __syncthreads();
+  }
+  if (inside) StoreRgb(out, y * v.width + x, NforFinish(s, fitA, fitB));
+}
+
+// Launches the tiled kernel of patch radius F, opting into more than 48 KB of shared memory where the window needs it;
+// false (nothing launched) where the device cannot give the block that much.
+template <int TW, int TH, int F>
+bool LaunchNforTiledAs(const DenoiseView& v, float* out) {
+  const NforTileLayout<TW, TH, F> layout(v.settings);
+  const size_t bytes = layout.Bytes();
+  int device = 0, most = 0;
+  TRACER_CUDA_CHECK(cudaGetDevice(&device));
+  TRACER_CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes > static_cast<size_t>(most)) return false;
+  if (bytes > 48 * 1024)
+    TRACER_CUDA_CHECK(cudaFuncSetAttribute(NforTiledKernel<TW, TH, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes)));
+  const dim3 block(TW, TH);
+  const dim3 grid((v.width + TW - 1) / TW, (v.height + TH - 1) / TH);
+  NforTiledKernel<TW, TH, F><<<grid, block, bytes>>>(v, layout, out);
+  TRACER_CHECK_LAUNCH("denoise_nfor_tiled");
+  return true;
+}
+
+// The tiled kernel for the settings' patch radius (0 to 2); false where there is none (the caller runs the per-pixel
+// kernel).
+bool LaunchNforTiled(const DenoiseView& v, float* out) {
+  switch (v.settings.nforPatch) {
+    case 0:
+      return LaunchNforTiledAs<kNforTileW, kNforTileH, 0>(v, out);
+    case 1:
+      return LaunchNforTiledAs<kNforTileW, kNforTileH, 1>(v, out);
+    case 2:
+      return LaunchNforTiledAs<kNforTileW, kNforTileH, 2>(v, out);
+    default:
+      return false;
+  }
 }
 
 // The filter's own buffers, and its kernels over a view whose images are on the device.
@@ -50,18 +244,29 @@ class DeviceFilter {
         varA_(pixels, "denoiser variance"),
         varB_(pixels, "denoiser variance"),
         out_(static_cast<size_t>(pixels) * 3, "denoiser output"),
-        tmp_(static_cast<size_t>(pixels) * 3, "denoiser output") {}
+        tmp_(static_cast<size_t>(pixels) * 3, "denoiser output"),
+        cleanB_(static_cast<size_t>(pixels) * 3, "denoiser input") {}
 
   // Runs the filter on `v` (its variance set here; `v.color`, the raw image, read by a-trous only); returns the
   // device image holding the result, which lives as long as this filter.
   const float* Run(DenoiseView v, DenoiseMethod method) {
     v.variance = var3_.Get();
     const unsigned grid = GridFor(static_cast<size_t>(pixels_), kBlock);
+    if (method == DenoiseMethod::kNfor && v.settings.nforOutlier > 0.0f) {
+      // The regression's halves with their fireflies clamped (into tmp_, which only a-trous uses otherwise, and
+      // cleanB_); its variance and fits read those.
+      NforClampOutliersKernel<<<grid, kBlock>>>(v, tmp_.Get(), cleanB_.Get(), pixels_);
+      TRACER_CHECK_LAUNCH("denoise_nfor_outliers");
+      v.halfA = tmp_.Get();
+      v.halfB = cleanB_.Get();
+    }
     DenoiseVarianceKernel<<<grid, kBlock>>>(v, var3_.Get(), varA_.Get(), pixels_);
     TRACER_CHECK_LAUNCH("denoise_variance");
     if (method == DenoiseMethod::kNfor) {
-      NforKernel<<<grid, kBlock>>>(v, out_.Get(), pixels_);
-      TRACER_CHECK_LAUNCH("denoise_nfor");
+      if (v.settings.nforPerPixel || !LaunchNforTiled(v, out_.Get())) {
+        NforKernel<<<grid, kBlock>>>(v, out_.Get(), pixels_);
+        TRACER_CHECK_LAUNCH("denoise_nfor");
+      }
       return out_.Get();
     }
     // Ping-pong: level 0 reads the image, each next level the one before.
@@ -82,7 +287,7 @@ class DeviceFilter {
 
  private:
   int pixels_;
-  DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_;
+  DeviceBuffer<float> var3_, varA_, varB_, out_, tmp_, cleanB_;
 };
 
 // The device image `image` (`values` floats) into `host` (resized to `values`; written in place when it has that size
@@ -131,26 +336,49 @@ void CheckSize(const std::vector<float>& v, size_t values) {
 
 }  // namespace
 
-std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings) {
-  const int pixels = in.width * in.height;
-  const size_t n3 = static_cast<size_t>(pixels) * 3;
-  for (const std::vector<float>* v :
-       {&in.color, &in.halfA, &in.halfB, &in.albedo, &in.normal, &in.position, &in.emission})
-    CheckSize(*v, n3);
-  CheckSize(in.depth, static_cast<size_t>(pixels));
+namespace {
+
+// A host frame's images on the device, checked for size and uploaded.
+struct UploadedFrame {
   DeviceBuffer<float> color, halfA, halfB, albedo, normal, position, depth, emission;
-  color.Upload(in.color, "denoiser input");
-  halfA.Upload(in.halfA, "denoiser input");
-  halfB.Upload(in.halfB, "denoiser input");
-  albedo.Upload(in.albedo, "denoiser input");
-  normal.Upload(in.normal, "denoiser input");
-  position.Upload(in.position, "denoiser input");
-  depth.Upload(in.depth, "denoiser input");
-  emission.Upload(in.emission, "denoiser input");
-  const DenoiseView v{in.width,     in.height,      color.Get(), halfA.Get(),    halfB.Get(), albedo.Get(),
-                      normal.Get(), position.Get(), depth.Get(), emission.Get(), nullptr,     settings};
+  DenoiseView view;
+  UploadedFrame(const DenoiseImages& in, const DenoiseSettings& settings) {
+    const size_t n3 = static_cast<size_t>(in.width) * static_cast<size_t>(in.height) * 3;
+    for (const std::vector<float>* v :
+         {&in.color, &in.halfA, &in.halfB, &in.albedo, &in.normal, &in.position, &in.emission})
+      CheckSize(*v, n3);
+    CheckSize(in.depth, n3 / 3);
+    color.Upload(in.color, "denoiser input");
+    halfA.Upload(in.halfA, "denoiser input");
+    halfB.Upload(in.halfB, "denoiser input");
+    albedo.Upload(in.albedo, "denoiser input");
+    normal.Upload(in.normal, "denoiser input");
+    position.Upload(in.position, "denoiser input");
+    depth.Upload(in.depth, "denoiser input");
+    emission.Upload(in.emission, "denoiser input");
+    view = DenoiseView{in.width,     in.height,      color.Get(), halfA.Get(),    halfB.Get(), albedo.Get(),
+                       normal.Get(), position.Get(), depth.Get(), emission.Get(), nullptr,     settings};
+  }
+};
+
+}  // namespace
+
+std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings) {
+  const UploadedFrame frame(in, settings);
+  const int pixels = in.width * in.height;
   DeviceFilter filter(pixels);
-  return ReadBack(filter.Run(v, method), n3);
+  return ReadBack(filter.Run(frame.view, method), static_cast<size_t>(pixels) * 3);
+}
+
+double TimeDenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings, int repeats,
+                       std::vector<float>* image) {
+  const UploadedFrame frame(in, settings);
+  const int pixels = in.width * in.height;
+  DeviceFilter filter(pixels);
+  const float* out = nullptr;
+  const double ms = MedianLaunchMs(0, 1, repeats, [&] { out = filter.Run(frame.view, method); });
+  if (image) *image = ReadBack(out, static_cast<size_t>(pixels) * 3);
+  return ms;
 }
 
 void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
@@ -257,6 +485,16 @@ DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& op
     (m == DenoiseMethod::kNfor ? p.nforMs : p.atrousMs) = ms;
     (m == DenoiseMethod::kNfor ? p.relMseNfor : p.relMseAtrous) = err;
   }
+  // The regression's per-pixel twin on the same inputs: its time, and how far its image is from the tiled one's.
+  const std::vector<float> tiled = ReadBack(filter.Run(v, DenoiseMethod::kNfor), static_cast<size_t>(pixels) * 3);
+  DenoiseView naive = v;
+  naive.settings.nforPerPixel = true;
+  const float* out = nullptr;
+  p.nforPerPixelMs = MedianLaunchMs(0, 1, repeats, [&] { out = filter.Run(naive, DenoiseMethod::kNfor); });
+  const std::vector<float> perPixel = ReadBack(out, static_cast<size_t>(pixels) * 3);
+  for (size_t i = 0; i < tiled.size(); ++i)
+    p.nforTwinDifference =
+        std::max(p.nforTwinDifference, std::fabs(static_cast<double>(perPixel[i]) - tiled[i]) / (tiled[i] + 0.01));
   return p;
 }
 

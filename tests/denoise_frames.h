@@ -74,4 +74,29 @@ inline void AddNoise(DenoiseImages& in, float amplitude, uint32_t seed) {
   }
 }
 
+// Fireflies in half A: about one pixel in `every` (by hash) gets `gain` times its value there, as when one rare sample
+// of great weight lands in the even-numbered samples; the image stays the halves' mean.
+inline void AddFireflies(DenoiseImages& in, int every, float gain, uint32_t seed) {
+  for (size_t p = 0; p < in.color.size() / 3; ++p) {
+    if (HashNoise(seed, static_cast<uint32_t>(p)) * 0.5f + 0.5f >= 1.0f / static_cast<float>(every)) continue;
+    for (size_t c = 3 * p; c < 3 * p + 3; ++c) {
+      in.halfA[c] *= gain;
+      in.color[c] = 0.5f * (in.halfA[c] + in.halfB[c]);
+    }
+  }
+}
+
+// A width x height frame with the wall, the box and the background, albedo in vertical stripes of blocks (5x7 pixels,
+// 20 levels from 0.3 to 0.68 in red), lit evenly (colour 1.3 times the albedo), with AddNoise's noise.
+inline DenoiseImages NoisyBlocksFrame(int width, int height, float amplitude, uint32_t seed) {
+  FrameLayout layout;
+  layout.width = width;
+  layout.height = height;
+  layout.box = layout.background = true;
+  auto albedo = [](int x, int y) { return Vec3(0.3f + 0.02f * static_cast<float>((x / 5 + y / 7) % 20), 0.5f, 0.4f); };
+  DenoiseImages in = MakeFrame(layout, albedo, [&](int x, int y) { return albedo(x, y) * 1.3f; });
+  AddNoise(in, amplitude, seed);
+  return in;
+}
+
 }  // namespace tracer::test

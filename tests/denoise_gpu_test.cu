@@ -1,8 +1,9 @@
 // @file denoise_gpu_test.cu: --denoise on the GPU against the CPU (label "gpu"; skips without a device): the same
-// per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), the GPU film's
-// half-buffers split its film, the path after a GPU render (features kept on the device, over the render's own
-// device scene) gives the image and features of the host-fed path bit for bit, and a GPU film saved for a checkpoint
-// keeps its odd sums and, resumed, continues them to the uninterrupted film.
+// per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), the regression's tiled
+// kernel and its per-pixel twin alike; the GPU film's half-buffers split its film, the path after a GPU render
+// (features kept on the device, over the render's own device scene) gives the image and features of the host-fed path
+// bit for bit, and a GPU film saved for a checkpoint keeps its odd sums and, resumed, continues them to the
+// uninterrupted film.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,11 +24,7 @@ namespace {
 
 TEST(DenoiseGpu, FiltersGiveTheCpusImage) {
   TRACER_REQUIRE_GPU();
-  test::FrameLayout layout;
-  layout.box = layout.background = true;
-  auto albedo = [](int x, int y) { return Vec3(0.3f + 0.02f * static_cast<float>((x / 5 + y / 7) % 20), 0.5f, 0.4f); };
-  DenoiseImages in = test::MakeFrame(layout, albedo, [&](int x, int y) { return albedo(x, y) * 1.3f; });
-  test::AddNoise(in, 0.7f, 21);
+  const DenoiseImages in = test::NoisyBlocksFrame(48, 48, 0.7f, 21);
   for (DenoiseMethod m : {DenoiseMethod::kNfor, DenoiseMethod::kAtrous}) {
     const std::vector<float> cpu = DenoiseCpu(in, m), gpu = DenoiseCuda(in, m);
     ASSERT_EQ(gpu.size(), cpu.size());
@@ -35,6 +32,39 @@ TEST(DenoiseGpu, FiltersGiveTheCpusImage) {
     for (size_t i = 0; i < cpu.size(); ++i) worst = std::max(worst, std::fabs(gpu[i] - cpu[i]) / (cpu[i] + 0.01f));
     EXPECT_LT(worst, 1e-3f) << DenoiseMethodName(m);
   }
+}
+
+// The regression's tiled kernel (shared memory, one barrier per offset) and its per-pixel twin give the CPU's image up
+// to rounding, on a frame with partial tiles at two edges, with and without fireflies (the clamp's kernel), for the
+// default window and patch, a smaller window with a larger patch, and a window whose staged tile needs more than 48 KB
+// of shared memory (the opt-in launch).
+TEST(DenoiseGpu, TiledRegressionGivesThePerPixelKernelsAndTheCpusImage) {
+  TRACER_REQUIRE_GPU();
+  const DenoiseImages plain = test::NoisyBlocksFrame(53, 37, 0.6f, 9);
+  DenoiseImages fireflies = plain;
+  test::AddFireflies(fireflies, 60, 100.0f, 17);  // the clamp's kernel at work
+  const int shapes[3][2] = {{5, 1}, {3, 2}, {8, 1}};
+  const DenoiseImages* frames[] = {&plain, &fireflies};
+  for (const DenoiseImages* in : frames)
+    for (const auto& shape : shapes) {
+      DenoiseSettings s;
+      s.nforRadius = shape[0];
+      s.nforPatch = shape[1];
+      const std::vector<float> cpu = DenoiseCpu(*in, DenoiseMethod::kNfor, 0, s);
+      const std::vector<float> tiled = DenoiseCuda(*in, DenoiseMethod::kNfor, s);
+      s.nforPerPixel = true;
+      const std::vector<float> perPixel = DenoiseCuda(*in, DenoiseMethod::kNfor, s);
+      ASSERT_EQ(tiled.size(), cpu.size());
+      ASSERT_EQ(perPixel.size(), cpu.size());
+      float worstTiled = 0.0f, worstPerPixel = 0.0f;
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        worstTiled = std::max(worstTiled, std::fabs(tiled[i] - cpu[i]) / (cpu[i] + 0.01f));
+        worstPerPixel = std::max(worstPerPixel, std::fabs(perPixel[i] - cpu[i]) / (cpu[i] + 0.01f));
+      }
+      const char* frame = in == &plain ? "noisy" : "fireflies";
+      EXPECT_LT(worstTiled, 1e-3f) << frame << ", radius " << shape[0] << ", patch " << shape[1];
+      EXPECT_LT(worstPerPixel, 1e-3f) << frame << ", radius " << shape[0] << ", patch " << shape[1];
+    }
 }
 
 // The GPU's odd half is a part of its film, holding about the odd samples' share, and keeping it changes nothing in

@@ -420,6 +420,9 @@ void AddDenoiseRow(const DenoiseProfile& d, std::vector<ProfileRow>& rows) {
                 d.spp, d.relMseRaw, d.relMseAtrous, d.relMseNfor, d.featuresMs);
   rows.push_back(
       {"denoiser (regression vs a-trous; time, relMSE in evidence)", "denoise", nullptr, d.atrousMs, d.nforMs, ev});
+  std::snprintf(ev, sizeof ev, "the same image: largest |per-pixel - tiled| / (tiled + 0.01) %.2g",
+                d.nforTwinDifference);
+  rows.push_back({"regression: tiled vs per-pixel", "denoise", nullptr, d.nforPerPixelMs, d.nforMs, ev});
 }
 
 void PrintProfileTable(const std::vector<ProfileRow>& rows, const Measurement& opt) {
@@ -558,6 +561,7 @@ void DenoiseJson(JsonWriter& j, const DenoiseProfile& d) {
   j.Field("features_ms", d.featuresMs);
   j.Field("nfor_ms", d.nforMs);
   j.Field("atrous_ms", d.atrousMs);
+  j.Field("nfor_per_pixel_ms", d.nforPerPixelMs);
   j.Field("relmse_raw", d.relMseRaw);
   j.Field("relmse_nfor", d.relMseNfor);
   j.Field("relmse_atrous", d.relMseAtrous);
@@ -648,10 +652,10 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
     LightSamplingJson(j, q);
   }
   std::printf(
-      "  denoiser at %dx%d, %d spp: first-hit features %.2f ms, regression %.2f ms, a-trous %.2f ms (kernels); "
-      "relMSE raw %.4g, regression %.4g, a-trous %.4g\n",
-      base.width, base.height, dn.spp, dn.featuresMs, dn.nforMs, dn.atrousMs, dn.relMseRaw, dn.relMseNfor,
-      dn.relMseAtrous);
+      "  denoiser at %dx%d, %d spp: first-hit features %.2f ms, regression %.2f ms (per-pixel twin %.2f ms), a-trous "
+      "%.2f ms (kernels); relMSE raw %.4g, regression %.4g, a-trous %.4g\n",
+      base.width, base.height, dn.spp, dn.featuresMs, dn.nforMs, dn.nforPerPixelMs, dn.atrousMs, dn.relMseRaw,
+      dn.relMseNfor, dn.relMseAtrous);
   DenoiseJson(j, dn);
   j.Field("samples_per_s", opt.SamplesPerSecond());
   if (ps.samplesPerSecond) *ps.samplesPerSecond = opt.SamplesPerSecond();

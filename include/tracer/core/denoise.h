@@ -9,11 +9,8 @@
 //     (Dammertz, Sewtz, Hanika and Lensch 2010): a 5x5 B3-spline kernel with holes (2^level pixels apart), five
 //     levels, edge-stopping weights from the colour (normalised by the variance, which each level filters along,
 //     as Schied et al. 2017 guide theirs), the normal, the albedo and the distance from the pixel's tangent plane.
-//  2b. NforPixel (the default, --denoise nfor): first-order regression of the colour on the features in an 11x11
-//     window, weighted by non-local means (Rousselle, Knaus and Zwicker 2012) of the OTHER half-buffer, each half
-//     filtered apart and the two averaged: a reduced "Nonlinearly Weighted First-order Regression" (Bitterli,
-//     Rousselle, Moon, Iglesias-Guitian, Adler, Mitchell, Jarosz and Novak 2016). What it leaves out of the paper is
-//     listed in docs/RENDERING.md (Denoising).
+//  2b. the regression (the default, --denoise nfor), in core/denoise_nfor.h: first-order regression of the colour on
+//     the features in an 11x11 window, weighted by non-local means of the OTHER half-buffer.
 #pragma once
 #include "tracer/core/film.h"
 #include "tracer/core/math.h"
@@ -39,6 +36,13 @@ struct DenoiseSettings {
   int nforPatch = 1;        // non-local means patches: (2f + 1)^2 pixels
   float nforK = 1.0f;       // non-local means bandwidth: larger averages more
   float nforRidge = 1e-2f;  // the ridge on each slope, times the weight sum
+  // The regression's loop: false, over tiles, each pixel pair's patch term computed once per offset (the host's
+  // threads, the GPU's shared memory); true, NforPixel for each pixel (the naive twin: the same image, the host's
+  // bit for bit, (2f + 1)^2 times the terms).
+  bool nforPerPixel = false;
+  // Fireflies (NforClampOutliersPixel): a pixel's squared difference between its halves beyond this many times the
+  // mean of its 5x5 neighbours' is clamped to it, the brighter half moved toward the other (0: off).
+  float nforOutlier = 49.0f;
 };
 
 // Every image is row-major, row 0 at the top; colours and vectors 3 floats a pixel, depth and scalars one.
@@ -128,10 +132,13 @@ TRACER_HD float PlaneDistance(const DenoiseView& v, int p, int q, Vec3 np, float
 // tells them apart, and a lamp's radiance spread over the ceiling around it is the worst error a filter can make. The
 // difference of the emission seen, relative to the two together: 0 between two pixels without any, 1 between a lamp
 // and the ceiling.
-TRACER_HD float EmissionWeight(const DenoiseView& v, int p, int q) {
-  const float ep = Sum3(PixelRgb(v.emission, p)), eq = Sum3(PixelRgb(v.emission, q));
+// `ep`, `eq`: the pixels' Sum3 of the emission seen.
+TRACER_HD float EmissionWeightOf(float ep, float eq, float scale) {
   if (ep == eq) return 1.0f;
-  return expf(-Sqr((ep - eq) / ((ep + eq) * v.settings.emission)));
+  return expf(-Sqr((ep - eq) / ((ep + eq) * scale)));
+}
+TRACER_HD float EmissionWeight(const DenoiseView& v, int p, int q) {
+  return EmissionWeightOf(Sum3(PixelRgb(v.emission, p)), Sum3(PixelRgb(v.emission, q)), v.settings.emission);
 }
 
 TRACER_HD Vec3 UnitOrZero(Vec3 n) {
@@ -185,130 +192,6 @@ TRACER_HD void AtrousPixel(const DenoiseView& v, const float* in, const float* i
   // wsum >= h[2]^2 > 0: the centre tap always weighs 1 in its edge and colour tests.
   StoreRgb(out, p, sum / wsum);
   outVar[p] = varSum / (wsum * wsum);
-}
-
-// ---- 2b. the model: NL-means-weighted first-order regression (after Bitterli et al. 2016) -------------------------
-// Non-local means weight of q for p on `guide` (Rousselle et al. 2012): the patch distance, each squared difference
-// less what the noise explains and over what the noise allows, averaged over the patch's pixels and channels.
-TRACER_HD float NlMeansWeight(const DenoiseView& v, const float* guide, int px, int py, int qx, int qy) {
-  const float k = v.settings.nforK;
-  const int f = v.settings.nforPatch;
-  float d2 = 0.0f;
-  int n = 0;
-  for (int dy = -f; dy <= f; ++dy)
-    for (int dx = -f; dx <= f; ++dx) {
-      const int ax = ClampInt(px + dx, 0, v.width - 1), ay = ClampInt(py + dy, 0, v.height - 1);
-      const int bx = ClampInt(qx + dx, 0, v.width - 1), by = ClampInt(qy + dy, 0, v.height - 1);
-      const int a = ay * v.width + ax, b = by * v.width + bx;
-      const Vec3 diff = PixelRgb(guide, a) - PixelRgb(guide, b);
-      const Vec3 va = PixelRgb(v.variance, a), vb = PixelRgb(v.variance, b);
-      for (int c = 0; c < 3; ++c) {
-        const float ua = Axis(va, c), ub = Axis(vb, c);
-        d2 += (Sqr(Axis(diff, c)) - (ua + Fminf(ua, ub))) / (1e-10f + k * k * (ua + ub));
-      }
-      n += 3;
-    }
-  return expf(-Fmaxf(0.0f, d2 / static_cast<float>(n)));
-}
-
-// The regression's features of q relative to p: 1 (the intercept, which is the estimate at p), then the albedo, the
-// normal and the depth as differences from p's, so that p sits at the origin. The depth difference is measured in
-// footprints over the window's radius (about -1 to 1 along a plane that fills the window) and clamped, so that a
-// pixel behind an edge does not lever the fit; a background pixel has albedo and normal 0, which sets it apart.
-TRACER_HD void NforFeatures(const DenoiseView& v, int p, int q, float depthScale, float* f) {
-  const Vec3 da = PixelRgb(v.albedo, q) - PixelRgb(v.albedo, p);
-  const Vec3 dn = PixelRgb(v.normal, q) - PixelRgb(v.normal, p);
-  float dz = 0.0f;
-  if (SeesSurface(v, p)) dz = SeesSurface(v, q) ? Clamp((v.depth[q] - v.depth[p]) * depthScale, -2.0f, 2.0f) : 2.0f;
-  f[0] = 1.0f;
-  f[1] = da.x, f[2] = da.y, f[3] = da.z;
-  f[4] = dn.x, f[5] = dn.y, f[6] = dn.z;
-  f[7] = dz;
-}
-
-// Index of entry (i, j), j <= i, of a packed lower triangle.
-TRACER_HD int Tri(int i, int j) { return i * (i + 1) / 2 + j; }
-
-// Solves m x = r for the first unknown of each of 3 right-hand sides (the intercept), m symmetric positive definite
-// packed as a lower triangle (overwritten by its Cholesky factor), r 3 per row (overwritten). False when a pivot is
-// not positive (the caller then falls back to the weighted mean).
-TRACER_HD bool SolveIntercept(float* m, float* r, Vec3& intercept) {
-  // Every loop unrolled on the device, so that m and r stay in registers.
-  constexpr int n = kNforFeatures;
-  TRACER_UNROLL
-  for (int j = 0; j < n; ++j) {
-    float d = m[Tri(j, j)];
-    TRACER_UNROLL
-    for (int k = 0; k < j; ++k) d -= m[Tri(j, k)] * m[Tri(j, k)];
-    if (!(d > 0.0f)) return false;
-    const float l = sqrtf(d);
-    m[Tri(j, j)] = l;
-    TRACER_UNROLL
-    for (int i = j + 1; i < n; ++i) {
-      float s = m[Tri(i, j)];
-      TRACER_UNROLL
-      for (int k = 0; k < j; ++k) s -= m[Tri(i, k)] * m[Tri(j, k)];
-      m[Tri(i, j)] = s / l;
-    }
-  }
-  TRACER_UNROLL
-  for (int c = 0; c < 3; ++c) {
-    TRACER_UNROLL
-    for (int i = 0; i < n; ++i) {  // forward: L y = r
-      float s = r[3 * i + c];
-      TRACER_UNROLL
-      for (int k = 0; k < i; ++k) s -= m[Tri(i, k)] * r[3 * k + c];
-      r[3 * i + c] = s / m[Tri(i, i)];
-    }
-    TRACER_UNROLL
-    for (int i = n - 1; i >= 0; --i) {  // back: L^T x = y
-      float s = r[3 * i + c];
-      TRACER_UNROLL
-      for (int k = i + 1; k < n; ++k) s -= m[Tri(k, i)] * r[3 * k + c];
-      r[3 * i + c] = s / m[Tri(i, i)];
-    }
-  }
-  intercept = Vec3(r[0], r[1], r[2]);
-  return true;
-}
-
-// p's colour of `target` by weighted least squares over the window, the weights from `guide` (the other half): the
-// target's noise then does not choose its own weights, which would pull the fit toward it. The weights also stop at
-// emission edges (EmissionWeight). The normal equations get a ridge (settings.nforRidge times the weight sum) on every
-// slope, so that where a feature does not vary (a flat wall) its slope stays 0 and the fit is the weighted mean.
-TRACER_HD Vec3 NforRegress(const DenoiseView& v, const float* target, const float* guide, int x, int y) {
-  const int p = y * v.width + x, radius = v.settings.nforRadius;
-  const float depthScale = SeesSurface(v, p) ? 1.0f / (PixelFootprint(v, x, y) * static_cast<float>(radius)) : 0.0f;
-  float m[kNforEntries] = {}, r[3 * kNforFeatures] = {};
-  for (int qy = y - radius; qy <= y + radius; ++qy)
-    for (int qx = x - radius; qx <= x + radius; ++qx) {
-      if (qx < 0 || qy < 0 || qx >= v.width || qy >= v.height) continue;
-      const int q = qy * v.width + qx;
-      const float w = NlMeansWeight(v, guide, x, y, qx, qy) * EmissionWeight(v, p, q);
-      if (!(w > 1e-6f)) continue;
-      float f[kNforFeatures];
-      NforFeatures(v, p, q, depthScale, f);
-      const Vec3 c = PixelRgb(target, q);
-      TRACER_UNROLL
-      for (int i = 0; i < kNforFeatures; ++i) {
-        const float wf = w * f[i];
-        TRACER_UNROLL
-        for (int j = 0; j <= i; ++j) m[Tri(i, j)] += wf * f[j];
-        r[3 * i] += wf * c.x, r[3 * i + 1] += wf * c.y, r[3 * i + 2] += wf * c.z;
-      }
-    }
-  const float wsum = m[0];  // the centre pixel weighs 1: wsum >= 1
-  const Vec3 mean = Vec3(r[0], r[1], r[2]) / wsum;
-  for (int i = 1; i < kNforFeatures; ++i) m[Tri(i, i)] += v.settings.nforRidge * wsum;
-  Vec3 fit;
-  if (!SolveIntercept(m, r, fit) || !IsFinite(fit)) return mean;
-  return Max(fit, Vec3(0.0f));  // a fit can overshoot below 0 where the window holds an edge; light cannot
-}
-
-// The denoised colour of pixel p: each half regressed with the other's weights, and the two averaged.
-TRACER_HD Vec3 NforPixel(const DenoiseView& v, int p) {
-  const int x = p % v.width, y = p / v.width;
-  return (NforRegress(v, v.halfA, v.halfB, x, y) + NforRegress(v, v.halfB, v.halfA, x, y)) * 0.5f;
 }
 
 }  // namespace tracer

@@ -51,6 +51,10 @@ std::vector<float> DenoiseCpu(const DenoiseImages& in, DenoiseMethod method, int
 #if defined(TRACER_HAVE_CUDA)
 // The same on the current CUDA device, one thread per pixel. Throws DeviceError.
 std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings = {});
+// The filter's kernels alone on `in` (uploaded once): the median of `repeats` runs after a warm-up, in ms (CUDA
+// events); the image into `image` when given. For benchmarks (tests/denoise_bench.cpp).
+double TimeDenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings, int repeats,
+                       std::vector<float>* image);
 // --denoise after a render on the GPU, the features never leaving it: the first-hit features (`featureSamples` rays
 // a pixel) traced over `resident` (the render's device scene) or, when null, over `scene` uploaded again; the raw
 // image and the half-buffers resolved on the device from `film` (the render's film, still there, of sppDone samples in
@@ -68,10 +72,12 @@ void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const
 // first-hit features (`featureSamples` rays a pixel) and each filter's kernels timed on the device (the median of
 // `repeats` after a warm-up, CUDA events; uploads and read-backs left out), and each image's relMSE against a render at
 // refFactor times the spp.
+// nforPerPixelMs is the regression's per-pixel twin (settings.nforPerPixel), nforTwinDifference the largest
+// |twin - tiled| / (tiled + 0.01) of their images.
 struct DenoiseProfile {
   int spp = 0;
-  double featuresMs = 0.0, nforMs = 0.0, atrousMs = 0.0;
-  double relMseRaw = 0.0, relMseNfor = 0.0, relMseAtrous = 0.0;
+  double featuresMs = 0.0, nforMs = 0.0, atrousMs = 0.0, nforPerPixelMs = 0.0;
+  double relMseRaw = 0.0, relMseNfor = 0.0, relMseAtrous = 0.0, nforTwinDifference = 0.0;
 };
 DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& options, int featureSamples,
                                   int refFactor, int repeats);
