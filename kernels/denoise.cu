@@ -59,10 +59,11 @@ __global__ void NforKernel(DenoiseView v, float* out, int pixels) {
 // buffers and are computed one offset ahead: each iteration writes the next offset's terms and reads the current
 // one's, which the previous barrier completed, so one barrier per offset suffices (a buffer is written again only
 // two offsets later, after a barrier that every reader of it has passed). The patch radius F is a template parameter
-// (the box sums unrolled, each thread's term slots fixed before the loop); the window radius is the settings'.
-// 16x8 tiles: both systems fit 168 registers with no spill (sm_90), three blocks an SM (12 warps; the launch bounds
-// ask for that, without them the pipelined loop took 188). On an H100 at 1080p, 16x8, 32x4 and 8x8 tiles took 6.4 to
-// 6.6 ms; 16x16 and 32x8 (one block of 188 registers an SM) 8.8 ms.
+// (the box sums unrolled, each thread's term slots fixed before the loop); the window radius is the settings'. The
+// loop over a tile is the GPU's own (as the host's is in host/denoise.cpp); every term, weight and sum in it is
+// core/denoise_nfor.h's. 16x8 tiles: both systems fit 168 registers with no spill (sm_90), three blocks an SM (12
+// warps; the launch bounds ask for that, without them the pipelined loop took 188). On an H100 at 1080p, 16x8, 32x4 and
+// 8x8 tiles took 6.4 to 6.6 ms; 16x16 and 32x8 (one block of 188 registers an SM) 8.8 ms.
 constexpr int kNforTileW = 16, kNforTileH = 8;
 
 // The shared memory of one block: each staged pixel's inputs in four float4 records, each record an array over the

@@ -1,7 +1,9 @@
 // @file denoise_nfor.h: the regression denoiser's per-pixel arithmetic (--denoise nfor), shared by its three loops: the
 // per-pixel reference (NforPixel, the host's and the GPU's naive twin), the host's tiles (host/denoise.h's DenoiseCpu)
 // and the GPU's tiles in shared memory (kernels/denoise.cu). All three add the same terms in the same order, so the
-// host's two agree bit for bit and the GPU's agree with them up to its rounding (FMA contraction, expf).
+// host's two agree bit for bit and the GPU's agree with them up to its rounding (FMA contraction, the hardware's
+// reciprocal and exponential). Before them, each half's fireflies are clamped against the other half
+// (NforClampOutliersPixel).
 //
 // First-order regression of the colour on the features in a (2r + 1)^2 window, weighted by non-local means
 // (Rousselle, Knaus and Zwicker 2012) of the OTHER half-buffer, each half filtered apart and the two averaged: a
