@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "env_test_scenes.h"
 #include "loader_test_util.h"
 #include "pbrt_loader_test_util.h"
 #include "tracer/core/portals.h"
@@ -135,8 +136,8 @@ TEST_F(LoaderTest, CameraLookingAtAPortalSeesTheSky) {
   }
 }
 
-// Portals without an environment do nothing, and --env-sampling portals on a scene without them samples as
-// importance: the tracer says so (and neither is said when it is not so).
+// Portals without an environment do nothing, --env-sampling portals on a scene without them samples as importance, and
+// auto gives them nothing under a sun: the tracer says so (and none of it is said when it is not so).
 TEST_F(LoaderTest, PortalWarningsSayWhatPortalsCannotDo) {
   Write("m.mtl", "newmtl lamp\nKe 1 1 1\n");
   const std::string lit = Write("lit.obj", "mtllib m.mtl\nusemtl lamp\n" + Square(0, 0) + "o portal\n" + Square(2, 4));
@@ -152,6 +153,12 @@ TEST_F(LoaderTest, PortalWarningsSayWhatPortalsCannotDo) {
   const CommandResult asked = RunTracer(plain + args + " --env 1,1,1 --env-sampling portals");
   EXPECT_TRUE(Contains(asked.output, "--env-sampling portals: " + plain + " has no portals")) << asked.output;
   EXPECT_FALSE(Contains(RunTracer(plain + args + " --env 1,1,1").output, "portal"));
+  // Under a sun-dominated map --env-portal-mix auto gives the portals nothing, and the tracer notes it.
+  ASSERT_TRUE(WriteHdrFile(dir_ + "/sun.hdr", SkyWithSun(64, 32, 40, 8, 2000.0f)));
+  const CommandResult sun = RunTracer(lit + args + " --env-map " + dir_ + "/sun.hdr");
+  EXPECT_TRUE(Contains(sun.output, "--env-portal-mix auto gives the portals no samples")) << sun.output;
+  EXPECT_FALSE(
+      Contains(RunTracer(lit + args + " --env-map " + dir_ + "/sun.hdr --env-portal-mix 0.5").output, "no samples"));
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ Vec3 SceneEnvColor(const CliOptions& cli, const Scene& scene) {
 }
 
 // What the portals (core/portals.h) can and cannot do in this render, once the environment is known: portals without
-// an environment light nothing, and --env-sampling portals asked for on a scene without them samples as importance.
+// an environment light nothing, --env-sampling portals asked for on a scene without them samples as importance, and
+// --env-portal-mix auto under a sun-dominated map gives them no samples.
 void WarnAboutPortals(const CliOptions& cli, const Scene& scene, const SceneData& data) {
   if (cli.render.quiet) return;
   const size_t portals = scene.portals.size() / 3;
@@ -79,6 +80,14 @@ void WarnAboutPortals(const CliOptions& cli, const Scene& scene, const SceneData
                  "tracer: warning: --env-sampling portals: %s has no portals (OBJ objects or groups named portal..., "
                  "pbrt's infinite light's \"portal\"); the environment is sampled as by importance\n",
                  scene.path.c_str());
+  const RenderOptions& o = cli.render;
+  if (portals > 0 && data.env.params.pick > 0.0f && o.envSampling == EnvSampling::kPortals && o.envPortalMix < 0.0f &&
+      data.env.params.portalMix == 0.0f)
+    std::fprintf(
+        stderr,
+        "tracer: note: the environment map's brightest texels hold most of its power (a sun): --env-portal-mix "
+        "auto gives the portals no samples, as every share measured noisier there; --env-portal-mix A uses "
+        "them\n");
 }
 
 }  // namespace

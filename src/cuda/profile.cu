@@ -405,6 +405,11 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
     const EnvGuideProfileRow g = ProfileEnvGuide(data, o, std::max(2, ps.repeats / 2));
     rows.push_back({"environment guide (guided vs importance; time, RMSE in evidence)", "render", nullptr,
                     g.importanceMs, g.guidedMs, g.evidence});
+    if (!data.portals.empty()) {
+      const EnvPortalsProfileRow p = ProfileEnvPortals(data, o, std::max(2, ps.repeats / 2));
+      rows.push_back(
+          {"env portals (portals vs importance)", "render", nullptr, p.importanceMs, p.portalsMs, p.evidence});
+    }
   }
 }
 

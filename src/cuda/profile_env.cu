@@ -1,4 +1,5 @@
-// @file profile_env.cu: --profile's quality measurements (MeasureQuality) and the environment guide's row.
+// @file profile_env.cu: --profile's quality measurements (MeasureQuality) and the environment guide's and portals'
+// rows.
 #include <cstdio>
 #include <vector>
 
@@ -43,18 +44,41 @@ QualityPair MeasureQuality(const SceneData& data, RenderOptions ref, RenderOptio
   return q;
 }
 
+namespace {
+
+// --env-sampling importance (the naive twin) against `other` on the profiled scene, the reference by importance at 16
+// times the spp.
+QualityPair MeasureAgainstImportance(const SceneData& data, const RenderOptions& o, EnvSampling other, int repeats) {
+  RenderOptions importance = o, opt = o;
+  importance.envSampling = EnvSampling::kImportance;
+  opt.envSampling = other;
+  return MeasureQuality(data, importance, importance, opt, 16, repeats);
+}
+
+}  // namespace
+
 EnvGuideProfileRow ProfileEnvGuide(const SceneData& data, const RenderOptions& o, int repeats) {
   std::fprintf(stderr, "  measuring the environment guide (importance vs guided, reference at 16x)\n");
-  RenderOptions importance = o, guided = o;
-  importance.envSampling = EnvSampling::kImportance;
-  guided.envSampling = EnvSampling::kGuided;
-  const QualityPair q = MeasureQuality(data, importance, importance, guided, 16, repeats);
+  const QualityPair q = MeasureAgainstImportance(data, o, EnvSampling::kGuided, repeats);
   char ev[256];
   std::snprintf(ev, sizeof ev,
                 "RMSE at equal spp: importance %.4g, guided %.4g (%.2fx); at equal time guided/importance %.2fx "
                 "(guide tiles %d px, mix %.2f; its learning not in the time)",
                 q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio(), o.envGuideTile, o.envGuideMix);
   return EnvGuideProfileRow{q.msNaive, q.msOpt, ev};
+}
+
+EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOptions& o, int repeats) {
+  std::fprintf(stderr, "  measuring environment portals (importance vs portals, reference at 16x)\n");
+  const QualityPair q = MeasureAgainstImportance(data, o, EnvSampling::kPortals, repeats);
+  const float mix = o.envPortalMix < 0.0f ? data.env.params.portalMix : o.envPortalMix;
+  char ev[256];
+  std::snprintf(ev, sizeof ev,
+                "RMSE at equal spp: importance %.4g, portals %.4g (%.2fx); at equal time portals/importance %.2fx "
+                "(%zu portal triangles, mix %.2f%s)",
+                q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio(), data.portals.size(), mix,
+                o.envPortalByArea ? ", picked by area" : "");
+  return EnvPortalsProfileRow{q.msNaive, q.msOpt, ev};
 }
 
 }  // namespace tracer

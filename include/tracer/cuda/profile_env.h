@@ -1,5 +1,5 @@
 // @file profile_env.h: --profile's quality measurements of a naive twin against its optimisation (RMSE against a
-// reference at equal spp, and render times), and the environment guide's row built on them.
+// reference at equal spp, and render times), and the environment guide's and portals' rows built on them.
 #pragma once
 #include <cmath>
 #include <string>
@@ -28,5 +28,14 @@ struct EnvGuideProfileRow {
   std::string evidence;
 };
 EnvGuideProfileRow ProfileEnvGuide(const SceneData& data, const RenderOptions& o, int repeats);
+
+// The portals' row: --env-sampling portals against importance (its naive twin) on the profiled scene (which has
+// portals and an environment light), reference by importance at 16 times the spp; evidence says the RMSEs, the
+// equal-time ratio, the portal triangles and the mix in effect.
+struct EnvPortalsProfileRow {
+  double importanceMs = 0, portalsMs = 0;
+  std::string evidence;
+};
+EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOptions& o, int repeats);
 
 }  // namespace tracer
