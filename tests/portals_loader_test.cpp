@@ -54,6 +54,25 @@ TEST_F(LoaderTest, ObjectsAndGroupsNamedPortalAreTakenOutOfTheGeometry) {
   ExpectSameScene(s, LoadScene(path, naive));
 }
 
+// A face named as a portal's but with a textured material (Minecraft exports its nether portals' blocks as
+// "g Portal", textured) stays geometry, warned; an untextured one under such a name is a portal.
+TEST_F(LoaderTest, TexturedFacesNamedPortalStayGeometry) {
+  WriteGreyPng(dir_ + "/t.png", 128);
+  Write("t.mtl", "newmtl Portal\nKd 1 1 1\nmap_Kd t.png\n");
+  const std::string path = Write("mc.obj", "mtllib t.mtl\n" + Square(0, 0) + "o portal_window\n" + Square(2, 4) +
+                                               "g Portal\nusemtl Portal\n" + Square(1, 8));
+  const Scene s = LoadScene(path);
+  EXPECT_EQ(s.NumTriangles(), 4u);
+  ASSERT_EQ(s.portals.size(), 6u);
+  EXPECT_EQ(s.portals[0].y, 2.0f);
+  EXPECT_TRUE(HasWarning(s,
+                         "2 triangles of objects or groups named portal... have a textured material (map_Kd): kept "
+                         "as geometry"));
+  LoadOptions naive;
+  naive.tinyobjParse = true;
+  ExpectSameScene(s, LoadScene(path, naive));
+}
+
 // A portal object whose faces come many pieces of the parallel parse after its o statement (80 KB of comments in
 // between): each piece carries the state in which the one before it ended, and the Scene is the one of one pass and of
 // tinyobjloader's parse.

@@ -49,6 +49,7 @@ struct FacePiece {
   std::vector<int64_t> dropped{};  // the numbers of the piece's dropped triangles, ascending (portals' too)
   std::vector<Vec3> portals{};     // the piece's portal triangles, 3 corners each
   size_t degenerate = 0;           // dropped for being degenerate or non-finite
+  size_t texturedPortals = 0;      // faces named as portals' but with a textured material: kept as geometry
   Vec3 lo{kInf}, hi{-kInf};
 };
 
@@ -87,7 +88,8 @@ class FaceConverter {
       }
       Vec3 p[3], ng;
       const bool valid = FaceGeometry(attrib_, idx, p, &ng);
-      if (!valid || block.IsPortal(f)) {
+      if (valid && block.IsPortal(f) && !PortalFace(piece, f)) piece.texturedPortals++;
+      if (!valid || PortalFace(piece, f)) {
         piece.dropped.push_back(static_cast<int64_t>(piece.firstNumber + (f - piece.begin)));
         if (!valid)
           piece.degenerate++;
@@ -106,7 +108,7 @@ class FaceConverter {
     for (size_t f = piece.begin; f < piece.end; ++f) {
       const tinyobj::index_t* idx = &blocks_[piece.shape].corners[3 * f];
       Vec3 p[3], ng;
-      if (blocks_[piece.shape].IsPortal(f) || !FaceGeometry(attrib_, idx, p, &ng)) continue;
+      if (PortalFace(piece, f) || !FaceGeometry(attrib_, idx, p, &ng)) continue;
       for (int k = 0; k < 3; ++k) {
         Vec3 n = ng;
         if (idx[k].normal_index >= 0) {
@@ -134,6 +136,15 @@ class FaceConverter {
   }
 
  private:
+  // Whether the face is an environment portal's: named so (TriangleBlock::IsPortal) and without a textured material
+  // (map_Kd). A portal is a bare plane over an opening; a textured face under such a name is a scene's own geometry
+  // (Minecraft exports its nether portals' blocks as "g Portal" with the block texture), so it stays geometry.
+  bool PortalFace(const FacePiece& piece, size_t f) const {
+    if (!blocks_[piece.shape].IsPortal(f)) return false;
+    const int m = Material(piece, f);
+    return m < 0 || scene_.materials[size_t(m)].texture < 0;
+  }
+
   // The face's material (tinyobjloader's id), or -1 when it has none or one that no MTL defined.
   int Material(const FacePiece& piece, size_t f) const {
     int m = blocks_[piece.shape].materials[f];
@@ -187,9 +198,10 @@ int PlaceKeptTriangles(Scene& scene, size_t numFaces, std::vector<FacePiece>& pi
 // After the writing: the pieces' tallies summed (bad normals, bounds), the warnings, and the check that any
 // triangle is left.
 void FinishTriangles(Scene& scene, const std::string& path, const std::vector<FacePiece>& pieces) {
-  size_t badNormals = 0;
+  size_t badNormals = 0, texturedPortals = 0;
   Vec3 lo(kInf), hi(-kInf);
-  for (const FacePiece& piece : pieces) {  // in file order: Min and Max keep the later of equal values, as one pass
+  for (const FacePiece& piece : pieces) {
+    texturedPortals += piece.texturedPortals;  // in file order: Min and Max keep the later of equal values, as one pass
     badNormals += piece.badNormals;
     lo = Min(lo, piece.lo);
     hi = Max(hi, piece.hi);
@@ -197,6 +209,11 @@ void FinishTriangles(Scene& scene, const std::string& path, const std::vector<Fa
   if (scene.droppedTriangles)
     Warn(scene, path, 0,
          "dropped " + std::to_string(scene.droppedTriangles) + " degenerate (zero-area) or non-finite triangles");
+  if (texturedPortals)
+    Warn(scene, path, 0,
+         std::to_string(texturedPortals) +
+             " triangles of objects or groups named portal... have a textured material (map_Kd): kept as geometry, "
+             "not environment portals (a portal is a bare plane over an opening)");
   if (badNormals)
     Warn(scene, path, 0,
          std::to_string(badNormals) + " vertex normals are zero or not finite; used the face normal instead");
