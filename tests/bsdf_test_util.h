@@ -139,6 +139,30 @@ inline std::vector<double> SampleHistogram(const SurfaceBsdf& b, Vec3 wo, int n,
   return hist;
 }
 
+// SampleHistogram for a BSDF with a delta lobe beside its others (a smooth coat's mirror reflection): the delta
+// samples and the invalid ones share the last cell, which ExpectedHistogram expects with what the pdf leaves to them.
+// checkDelta(sample) says whether a delta sample is right (its direction and weight); the others are checked as
+// SampleHistogram checks them.
+template <class CheckDelta>
+inline std::vector<double> SampleHistogramWithDelta(const SurfaceBsdf& b, Vec3 wo, int n, uint32_t seed,
+                                                    const std::string& name, CheckDelta checkDelta) {
+  std::mt19937 rng(seed);
+  std::vector<double> observed(kThetaRes * kPhiRes + 1, 0.0);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) {
+    const BsdfSample s = BsdfSampleDir(b, wo, Uniform(rng), Uniform(rng), Uniform(rng));
+    if (!s.valid || s.delta) {
+      observed.back() += 1.0;
+      if (s.valid && !checkDelta(s)) ++bad;
+    } else {
+      observed[SphereBin(s.wi)] += 1.0;
+      if (!RelClose(s.pdf, BsdfPdf(b, wo, s.wi), 1e-4) || !RelClose(s.f.x, BsdfEval(b, wo, s.wi).x, 1e-4)) ++bad;
+    }
+  }
+  EXPECT_EQ(bad, 0) << name << ": delta samples off the mirror direction or weight, or f and pdf not BsdfEval's";
+  return observed;
+}
+
 // Expected counts for SampleHistogram: n times the pdf's integral over each bin (Simpson with `sub` intervals per
 // bin side), and n times the missing mass for the invalid cell.
 inline std::vector<double> ExpectedHistogram(const SurfaceBsdf& b, Vec3 wo, int n, const std::string& name,

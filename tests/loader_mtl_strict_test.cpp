@@ -168,26 +168,5 @@ TEST_F(LoaderTest, PbrMetallicChangesTheImage) {
   EXPECT_GT(difference, 0.1) << "Pm 1 and Pm 0 render alike";
 }
 
-TEST_F(LoaderTest, PbrMapsAndLobesWithoutARenderingAreNamed) {
-  WriteGreyPng(dir_ + "/r.png", 128);
-  WriteGreyPng(dir_ + "/n.png", 10);
-  const Scene scene = LoadWithMtl(
-      "newmtl a\nKd 0.5 0.5 0.5\nKs 0.5 0.5 0.5\nNs 100\nmap_Ns n.png\nmap_Pr r.png\nmap_Pm r.png\nPs 0.5\n"
-      "map_Ps r.png\n"
-      "Pc 1\nPcr 0.2\naniso 0.3\nanisor 0.5\nnewmtl b\nPs 0.7\n",
-      "a");
-  const HostMaterial& m = scene.materials[0];
-  ASSERT_GE(m.roughnessTexture, 0);  // map_Pr, not map_Ns, is the roughness texture
-  const TextureMap& map = scene.textureMaps[static_cast<size_t>(m.roughnessTexture)];
-  EXPECT_FLOAT_EQ(scene.textures[static_cast<size_t>(map.texture)].texels[0].x, 128.0f / 255.0f);
-  for (const char* warning :
-       {"/m.mtl:8: Ps (sheen) is not rendered yet: the material has no sheen lobe",
-        "/m.mtl:10: Pc (clearcoat) is not rendered yet", "/m.mtl:12: aniso (anisotropy) is not rendered yet",
-        "/m.mtl:7: material 'a': map_Pm (a metallic texture) is not rendered yet",
-        "/m.mtl:9: material 'a': map_Ps (a sheen texture) is not rendered yet"})
-    EXPECT_TRUE(HasWarning(scene, warning)) << warning;
-  EXPECT_EQ(CountWarnings(scene, "Ps (sheen)"), 1u) << "one warning per kind";
-}
-
 }  // namespace
 }  // namespace tracer::test

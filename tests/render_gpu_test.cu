@@ -328,6 +328,15 @@ TEST(GpuAgreement, PbrtMaterialLobesInOneScene) {
   test::RemoveTree(dir);
 }
 
+// Blender's PBR keys on both renderers: scenes/blender4.obj's spheres (sheen, smooth and rough coats over a dielectric
+// and a metal, anisotropic metal along the uvs and turned, map_Pm, map_Pr, map_Ps) in the principled lobe of the
+// glossy queue, under the scene's area light and a constant environment.
+TEST(GpuAgreement, BlenderPbrLayersInOneScene) {
+  TRACER_REQUIRE_GPU();
+  const SceneData d = Data(test::ProjectScenesDir() + "/blender4.obj", 64, 64, nullptr, Vec3(0.4f, 0.45f, 0.5f));
+  ExpectDataAgreement("Blender's PBR layers", d, d, 64);
+}
+
 // --aov's first-hit outputs traced on the GPU (ComputeFirstHitAovsCuda) are the CPU's, pixel by pixel, on the scene
 // with every material feature (textures, normal and bump maps, cut-outs; wide and binary BVH) and the Cornell box: the
 // same per-pixel code, so a value may differ only where the rays' last bits matter (nvcc contracts multiply-adds into

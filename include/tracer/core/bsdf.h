@@ -24,8 +24,9 @@ enum BsdfLobe : int32_t {
   kLobeRoughDielectric = 3,      // dielectric: GGX reflection and refraction (Walter et al. 2007)
   kLobeThinDielectric = 4,       // dielectric: a thin slab, its inter-reflections summed (pbrt-v4's thindielectric)
   kLobeDiffuseTransmission = 5,  // diffuse: Lambertian reflection kd and transmission ks
+  kLobePrincipled = 6,           // glossy: Blender's Principled BSDF as its MTL keys give it (principled.h)
 };
-constexpr int32_t kNumLobes = 6;
+constexpr int32_t kNumLobes = 7;
 
 // A GGX lobe whose two alphas are both at most this is a delta lobe (pbrt-v4's EffectivelySmooth has "below 1e-3";
 // alpha 1e-3 itself, which coffee's plastics use, is taken as smooth too: it is 0.06 degrees wide, and as a lobe its
@@ -53,7 +54,16 @@ struct SurfaceBsdf {
   float alphaY = 0.0f;       // lobes: GGX alpha along the frame's t axis
   Vec3 k{0.0f, 0.0f, 0.0f};  // conductor: the imaginary part of the index relative to the outside
   CoatLayer coat{};
-  const Float4* coatTable = nullptr;  // coated: the coat's table (lobes.h, kCoatTableRes texels)
+  const Float4* coatTable = nullptr;  // coated: the coat's table (lobes.h, kCoatTableRes texels); principled: its table
+  // The principled lobe's layers over its base (principled.h; kd, ks, f90, alpha and alphaY are the base's dielectric
+  // layer, the glossy class's):
+  float metallic = 0.0f;    // the metal's weight in the base (Pm)
+  float sheen = 0.0f;       // the sheen's weight (Ps)
+  float coatWeight = 0.0f;  // the coat's weight (Pc / 4, as Blender reads Pc)
+  float coatAlpha = 0.0f;   // the coat's GGX alpha (Pcr^2)
+  float roughness = 0.0f;   // the base's roughness sqrt(alpha) before the anisotropy: its table's row coordinate
+  float rotation = 0.0f;    // the anisotropy's rotation about the normal, in turns (anisor)
+  int32_t baseRows = 0;     // roughness rows of the anisotropic base's albedo table; 0: isotropic (the GGX table)
 };
 
 struct BsdfSample {

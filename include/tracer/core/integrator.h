@@ -251,8 +251,8 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   }
   if (!dielectric) n = BendShadingNormal(n, ng, wo);
   ShadingPoint sp;
-  // An anisotropic lobe's alphas lie along dp/du and its normal's cross product with it (pbrt-v4's shading frame).
-  sp.frame = IsAnisotropic(bsdf) ? Frame::FromNormalTangent(n, SurfaceDpdu<kLdg>(s, sf)) : Frame::FromNormal(n);
+  // An anisotropic lobe's alphas lie along a tangent and its normal's cross product with it (ShadingFrame).
+  sp.frame = ShadingFrame<kLdg>(s, sf, bsdf, n);
   sp.woL = sp.frame.ToLocal(wo);
   sp.ng = ng;
 

@@ -121,13 +121,20 @@ constexpr int kCoatTableRes = 32;  // texels at sqrt(mu) = i / (kCoatTableRes - 
 struct CoatAt {
   float rc, ta;
 };
-TRACER_HD CoatAt CoatTableAt(const Float4* table, float mu) {
+TRACER_HD Float4 LerpF4(Float4 a, Float4 b, float t) {
+  return {a.x + t * (b.x - a.x), a.y + t * (b.y - a.y), a.z + t * (b.z - a.z), a.w + t * (b.w - a.w)};
+}
+// A table row of kCoatTableRes texels at sqrt(mu) = i / (kCoatTableRes - 1), read at mu (linear in sqrt(mu)); the
+// principled lobe's tables (principled.h) have rows of the same kind.
+TRACER_HD Float4 TableRowAt(const Float4* row, float mu) {
   const float x = SafeSqrt(Clamp(mu, 0.0f, 1.0f)) * static_cast<float>(kCoatTableRes - 1);
   int i = static_cast<int>(x);
   i = i > kCoatTableRes - 2 ? kCoatTableRes - 2 : i;
-  const float t = x - static_cast<float>(i);
-  const Float4 a = table[i], b = table[i + 1];
-  return {a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
+  return LerpF4(row[i], row[i + 1], x - static_cast<float>(i));
+}
+TRACER_HD CoatAt CoatTableAt(const Float4* table, float mu) {
+  const Float4 t = TableRowAt(table, mu);
+  return {t.x, t.y};
 }
 TRACER_HD float RefractedCos(float mu, float eta) { return SafeSqrt(1.0f - (1.0f - mu * mu) / (eta * eta)); }
 // S(x): the base's reflections summed, all of them (n = 0) or the first n.

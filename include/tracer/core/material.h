@@ -4,16 +4,17 @@
 // Directions are local: the shading normal is +z. wo points away from the surface towards the viewer.
 #pragma once
 #include "tracer/core/bsdf.h"
-#include "tracer/core/ggx_albedo_lookup.h"
+#include "tracer/core/glossy_layer.h"
 #include "tracer/core/lobes.h"
 #include "tracer/core/microfacet.h"
+#include "tracer/core/principled.h"
 #include "tracer/core/sampling.h"
 
 namespace tracer {
 
-// 96 bytes, six 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns, the sixth (bump)
-// only for surfaces with a bump or normal map. The loader (host/scene_loader.h, docs/RENDERING.md "Materials") maps MTL
-// onto these fields:
+// 128 bytes, eight 16-byte loads; the fifth (maps) only for glossy surfaces with map_Ks or map_Ns, the sixth (bump)
+// only for surfaces with a bump or normal map, the last two (layers, layerMaps) only for the principled lobe. The
+// loader (host/scene_loader.h, docs/RENDERING.md "Materials") maps MTL onto these fields:
 //   kd   = (base colour: the diffuse albedo, or the transmission tint Tf for dielectrics;
 //           map_Kd texture index as int bits, -1 = none)
 //   ks   = (glossy: specular reflectance at normal incidence f0; mirror: its reflectance; GGX alpha)
@@ -25,9 +26,16 @@ namespace tracer {
 //          for a dielectric layer, whose f0 and f90 a map_Ks texel's mean sets as Ks's mean does, or 0 for a
 //          conductor, whose f0 is Ks times the texel; a map_Ns texel's first channel is the roughness sqrt(alpha).
 //   bump = (texture, kBumpHeight (bump/map_Bump: heights, its -bm in TextureInfo) or kBumpNormal (norm/map_Kn:
-//           tangent-space normals), 0, 0): scene_view.h's MappedNormal.
-// A lobe other than the class's own (info.w's lobe bits, bsdf.h; only pbrt-v4 materials have one) reuses the fields,
-// and maps is then loaded always and holds (alphaY as float bits, an int parameter, 0, map_d texture or -1):
+//           tangent-space normals), 0, 0): scene_view.h's MappedNormal. The principled lobe keeps its anisotropy in
+//           bump.z and bump.w (below) and loads bump always.
+// The principled lobe (Blender's PBR keys in an MTL, principled.h) keeps the glossy class's fields as they are (kd, ks,
+// ke.w = f90 and maps: the dielectric layer before the metallic weight mixes a metal in, per hit point) and adds:
+//   layers    = (metallic Pm, sheen Ps, coat weight Pc / 4, coat alpha Pcr^2)
+//   layerMaps = (map_Pm texture or -1 (its texel replaces Pm), map_Ps texture or -1 (replaces Ps), the lobe's table
+//               (a texture: principled.h's FillPrincipledTable), 0)
+//   bump.z, bump.w = the anisotropy's aspect sqrt(1 - 0.9 aniso) and its rotation anisor (turns), as float bits.
+// A lobe of pbrt-v4's materials (info.w's lobe bits, bsdf.h) reuses the fields, and maps is then loaded always and
+// holds (alphaY as float bits, an int parameter, 0, map_d texture or -1):
 //   conductor             kd = (eta, or with kMaterialReflectance the reflectance r: eta 1, k = 2 sqrt(r / (1 - r)),
 //                         pbrt-v4's mapping; kd's texture scales r), ks = (k, alpha); a mirror-class one ignores alpha
 //   coated                kd = (the base's albedo, its texture), ks = (CoatLayer tau, internal, escape, alpha),
@@ -42,8 +50,10 @@ namespace tracer {
 struct alignas(16) Material {
   Float4 kd, ks, ke;
   Int4 info, maps, bump;
+  Float4 layers;
+  Int4 layerMaps;
 };
-static_assert(sizeof(Material) == 96 && alignof(Material) == 16, "material: six 16-byte loads");
+static_assert(sizeof(Material) == 128 && alignof(Material) == 16, "material: eight 16-byte loads");
 constexpr int32_t kMaterialHasMaps = 1;    // info.w bit: load maps
 constexpr int32_t kMaterialCutout = 2;     // info.w bit: opacity d < 1 or a map_d texture: traversal tests it
 constexpr int32_t kMaterialHasBump = 4;    // info.w bit: load bump, a bump or normal map sets the shading normal
@@ -54,61 +64,10 @@ constexpr int32_t kMixMaterial = 16;          // info.x of a mix (no class has t
 constexpr int kMaxMixDepth = 8;               // mixes of mixes resolve this deep; the loader refuses deeper ones
 constexpr int32_t kBumpHeight = 1;            // bump.y: the texture's first channel is a height (bump, map_Bump)
 constexpr int32_t kBumpNormal = 2;            // bump.y: the texture holds tangent-space normals (norm, map_Kn)
-// The smallest GGX alpha of the glossy class: below it the lobe is too sharp for light sampling to be of use
-// (the loader makes smoother conductors mirrors).
-constexpr float kMinGlossyAlpha = 0.02f;
-
-// ---- the glossy class: a GGX specular layer over a Lambertian base ------------------------------------------
-// f = f_ss + f_ms + f_base, with F = f0 + (f90 - f0)(1 - wo.h)^5 (Schlick) and, writing E, E5 for the table's
-// albedos at a direction and Eavg, E5avg for their averages (Kulla and Conty 2017, "Revisiting Physically Based
-// Shading at Imageworks", sections on multiple scattering and on layering):
-//   f_ss   = F D G1(wo) G1(wi) / (4 cos_o cos_i)                   single scattering;
-//   f_ms   = Fms (1 - E(wo)) (1 - E(wi)) / (pi (1 - Eavg))       the energy single scattering loses with
-//            Fms = Favg^2 Eavg / (1 - Favg (1 - Eavg)), Favg = f0 + (f90 - f0) / 21   (Fresnel-weighted);
-//   Es(w)  = f0 (E - E5) + f90 E5 + Fms (1 - E)                     the specular layer's albedo at w;
-//   f_base = kd / pi (1 - Es(wo)) (1 - Es(wi)) / (1 - EsAvg)        the base gets what the layer does not reflect.
-// So int f cos dwi = Es(wo) + kd (1 - Es(wo)) <= 1 for kd, f0, f90 <= 1, and = 1 for white kd or white f0
-// (up to the tables' interpolation error); the form is reciprocal in (wo, wi).
-struct GlossyLayer {
-  GgxAlbedoRow row;
-  Vec3 fms;  // Fms, per channel
-  float oneMinusEavg;
-  Vec3 esAvg;  // EsAvg
-};
-TRACER_HD GlossyLayer GlossyLayerOf(const SurfaceBsdf& b) {
-  GlossyLayer l;
-  l.row = GgxAlbedoRowOf(b.alpha);
-  GgxAlbedo avg = LookupGgxAlbedoAvg(l.row);
-  Vec3 fAvg = b.ks + (Vec3(b.f90) - b.ks) * (1.0f / 21.0f);
-  l.oneMinusEavg = Fmaxf(1.0f - avg.e, 1e-6f);
-  Vec3 denom = Vec3(1.0f) - fAvg * l.oneMinusEavg;
-  l.fms = fAvg * fAvg * avg.e / Max(denom, Vec3(1e-6f));
-  l.esAvg = b.ks * (avg.e - avg.e5) + Vec3(b.f90 * avg.e5) + l.fms * (1.0f - avg.e);
-  return l;
-}
-// What the layer does at one direction: its single-scattering albedo Ess and total albedo Es, and 1 - E.
-struct GlossyAt {
-  Vec3 ess, es;
-  float oneMinusE;
-};
-TRACER_HD GlossyAt GlossyAtDir(const SurfaceBsdf& b, const GlossyLayer& l, float mu) {
-  GgxAlbedo a = LookupGgxAlbedo(l.row, mu);
-  GlossyAt g;
-  g.ess = b.ks * (a.e - a.e5) + Vec3(b.f90 * a.e5);
-  g.oneMinusE = Fmaxf(1.0f - a.e, 0.0f);
-  g.es = g.ess + l.fms * g.oneMinusE;
-  return g;
-}
-// Probability of sampling the single-scattering lobe (by D(h) cos); the rest (multiple scattering and the
-// base, both close to cosine-shaped) is sampled by the cosine. In proportion to their albedos at wo.
-TRACER_HD float GlossySpecularWeight(const SurfaceBsdf& b, const GlossyLayer& l, const GlossyAt& o) {
-  float ls = Luminance(o.ess);
-  float lc = Luminance(l.fms * o.oneMinusE + b.kd * (Vec3(1.0f) - o.es));
-  return ls + lc > 0.0f ? ls / (ls + lc) : 1.0f;
-}
 
 // ---- evaluation (non-delta classes; delta classes return zero) -------------------------------------
 TRACER_HD Vec3 BsdfEval(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
+  if (b.lobe == kLobePrincipled) return PrincipledEval(b, wo, wi);
   if (b.lobe != kLobeClass) return LobeEval(b, wo, wi);
   if (!SameHemisphere(wo, wi) || wo.z <= 0.0f) return Vec3(0.0f);
   if (b.cls == kDiffuse) return b.kd * kInvPi;
@@ -127,6 +86,7 @@ TRACER_HD Vec3 BsdfEval(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
 }
 
 TRACER_HD float BsdfPdf(const SurfaceBsdf& b, Vec3 wo, Vec3 wi) {
+  if (b.lobe == kLobePrincipled) return PrincipledPdf(b, wo, wi);
   if (b.lobe != kLobeClass) return LobePdf(b, wo, wi);
   if (!SameHemisphere(wo, wi) || wo.z <= 0.0f) return 0.0f;
   if (b.cls == kDiffuse) return CosineHemispherePdf(wi.z);
@@ -146,7 +106,8 @@ TRACER_HD bool IsDeltaClass(int32_t cls) { return cls == kMirror || cls == kDiel
 TRACER_HD bool IsDeltaBsdf(const SurfaceBsdf& b) { return b.lobe != kLobeRoughDielectric && IsDeltaClass(b.cls); }
 // Whether a GGX lobe's two alphas differ, so that its frame must follow the surface's dp/du.
 TRACER_HD bool IsAnisotropic(const SurfaceBsdf& b) {
-  const bool ggx = b.lobe == kLobeConductor || b.lobe == kLobeCoated || b.lobe == kLobeRoughDielectric;
+  const bool ggx =
+      b.lobe == kLobeConductor || b.lobe == kLobeCoated || b.lobe == kLobeRoughDielectric || b.lobe == kLobePrincipled;
   return ggx && b.alpha != b.alphaY;
 }
 // Whether the BSDF sends light to the other side of the surface (the shade step then accepts directions there).
@@ -155,16 +116,18 @@ TRACER_HD bool TransmitsLight(const SurfaceBsdf& b) {
 }
 
 // The colour the albedo output (--aov albedo) shows: a conductor's reflectance at normal incidence, a lobe's kd, and
-// for the classes' own what they have always shown (ks for mirrors and base-less glossy layers, else kd).
+// for the classes' own and the principled lobe what they have always shown (ks for mirrors and base-less glossy
+// layers, else kd).
 TRACER_HD Vec3 AovAlbedo(const SurfaceBsdf& b) {
   if (b.lobe == kLobeConductor) return FresnelConductor(1.0f, b.kd, b.k);
-  if (b.lobe != kLobeClass) return b.kd;
+  if (b.lobe != kLobeClass && b.lobe != kLobePrincipled) return b.kd;
   return (b.cls == kMirror || (b.cls == kGlossy && IsBlack(b.kd))) ? b.ks : b.kd;
 }
 
 // Samples wi given wo (wo.z > 0 for reflective classes; the shade code flips the frame so that it is).
 // uLobe picks a lobe, (u1, u2) the direction.
 TRACER_HD BsdfSample BsdfSampleDir(const SurfaceBsdf& b, Vec3 wo, float uLobe, float u1, float u2) {
+  if (b.lobe == kLobePrincipled) return PrincipledSample(b, wo, uLobe, u1, u2);
   if (b.lobe != kLobeClass) return LobeSample(b, wo, uLobe, u1, u2);
   BsdfSample s;
   s.valid = false;

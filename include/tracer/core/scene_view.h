@@ -350,6 +350,26 @@ TRACER_HD Vec3 SurfaceDpdu(const SceneView& s, const Surface& sf) {
   return g.ok ? g.dpdu : Vec3(0.0f);
 }
 
+// The shading frame at a surface point of normal n. An anisotropic lobe's first axis (its alpha's; alphaY's is the
+// second) follows dp/du (pbrt-v4's shading frame); the principled lobe's, without uvs, runs about the vertical axis
+// (y x n: for a sphere about its centre this is Blender's default tangent, radial about the object's up axis), and
+// turns about n by the lobe's rotation (Cycles: anisor 1 is a full turn).
+template <bool kLdg>
+TRACER_HD Frame ShadingFrame(const SceneView& s, const Surface& sf, const SurfaceBsdf& b, Vec3 n) {
+  if (!IsAnisotropic(b)) return Frame::FromNormal(n);
+  Vec3 t = SurfaceDpdu<kLdg>(s, sf);
+  if (b.lobe != kLobePrincipled) return Frame::FromNormalTangent(n, t);
+  if (t.x == 0.0f && t.y == 0.0f && t.z == 0.0f) t = Vec3(n.z, 0.0f, -n.x);
+  Frame f = Frame::FromNormalTangent(n, t);
+  if (b.rotation != 0.0f) {
+    const float c = cosf(2.0f * kPi * b.rotation), sn = sinf(2.0f * kPi * b.rotation);
+    const Vec3 axis = f.s * c + f.t * sn;
+    f.t = f.t * c - f.s * sn;
+    f.s = axis;
+  }
+  return f;
+}
+
 // ---- shading normals from bump and normal maps (MTL bump/map_Bump and norm/map_Kn) ---------------------------
 // The tangents come from the uvs: dp/du and dp/dv of the triangle, solved from two edges and their uv differences
 // (Pharr, Jakob and Humphreys, "Physically Based Rendering", 3rd ed., section 3.6.2), projected onto the plane of the
@@ -445,6 +465,24 @@ TRACER_HD void GetLobe(const SceneView& s, const Surface& sf, const Material* m,
   }
 }
 
+// The principled lobe's layers (material.h's Material: layers, layerMaps, bump.z and bump.w): the metallic and sheen
+// weights are map_Pm's and map_Ps's texels where there are maps; the anisotropy turns b.alpha (the layer's alpha,
+// after map_Pr) into the two alphas.
+template <bool kLdg>
+TRACER_HD void GetPrincipled(const SceneView& s, const Surface& sf, const Material* m, SurfaceBsdf& b) {
+  const Float4 layers = Load4<kLdg>(&m->layers);
+  const Int4 maps = Load4<kLdg>(&m->layerMaps), bump = Load4<kLdg>(&m->bump);
+  b.metallic = maps.x >= 0 ? Clamp(SampleTexture(s, maps.x, sf.u, sf.v).x, 0.0f, 1.0f) : layers.x;
+  b.sheen = maps.y >= 0 ? Clamp(SampleTexture(s, maps.y, sf.u, sf.v).x, 0.0f, 1.0f) : layers.y;
+  b.coatWeight = layers.z;
+  b.coatAlpha = layers.w;
+  const TextureInfo table = s.textures[maps.z];
+  b.coatTable = s.texels + table.offset;
+  b.baseRows = (table.height - 1) / kBaseTableAzimuths;
+  b.rotation = FloatFromBits(static_cast<uint32_t>(bump.w));
+  SetPrincipledAlphas(b, FloatFromBits(static_cast<uint32_t>(bump.z)));
+}
+
 // The BSDF at a surface point, with its emission; a bump or normal map replaces sf.ns by the mapped normal.
 template <bool kLdg>
 TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
@@ -489,7 +527,10 @@ TRACER_HD SurfaceBsdf GetBsdf(const SceneView& s, Surface& sf, Vec3& emission) {
     }
   }
   b.lobe = (info.w >> kMaterialLobeShift) & kMaterialLobeMask;
-  if (b.lobe != kLobeClass) GetLobe<kLdg>(s, sf, m, info, ks, b);
+  if (b.lobe == kLobePrincipled)
+    GetPrincipled<kLdg>(s, sf, m, b);
+  else if (b.lobe != kLobeClass)
+    GetLobe<kLdg>(s, sf, m, info, ks, b);
   if (info.w & kMaterialHasBump) sf.ns = MappedNormal<kLdg>(s, sf, Load4<kLdg>(&m->bump));
   return b;
 }

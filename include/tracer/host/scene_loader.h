@@ -84,6 +84,13 @@ struct HostMaterial {
   bool mix = false;
   int mixA = -1, mixB = -1;
   float mixAmount = 0.5f;
+  // Blender's PBR keys of an MTL as the principled lobe reads them (core/principled.h; lobe kLobePrincipled): the
+  // metallic weight Pm (mixed in per hit point: kd, ks and f90 above are the layer before it), the sheen's weight Ps,
+  // the coat's weight Pc / 4 and alpha Pcr^2, the anisotropy and its rotation (in turns), map_Pm's and map_Ps's
+  // textures (their texels replace Pm and Ps) and the lobe's table (FillPrincipledTable), TextureMap indices.
+  float metallic = 0.0f, sheen = 0.0f, coatWeight = 0.0f, coatAlpha = 0.0f;
+  float anisotropy = 0.0f, anisotropyRotation = 0.0f;
+  int metallicTexture = -1, sheenTexture = -1, layerTable = -1;
   bool IsEmissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
 

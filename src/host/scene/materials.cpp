@@ -10,6 +10,7 @@
 
 #include "scene_text.h"
 #include "textures.h"
+#include "tracer/core/principled.h"
 #include "tracer/host/file_util.h"
 
 namespace tracer {
@@ -44,14 +45,50 @@ void BlendTowardMetal(HostMaterial& out, float metallic) {
   out.alpha = std::max(out.alpha, kMinGlossyAlpha);
 }
 
-HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const MtlOrigin& origin) {
+// One warning per scene for a statement the material model cannot render (the scene's warnings hold it once).
+void WarnNotRendered(Scene& scene, const MtlOrigin& origin, const std::string& key, size_t line,
+                     const std::string& what) {
+  const std::string prefix = ": " + key + " ";
+  for (const std::string& w : scene.warnings)
+    if (w.find(prefix + what) != std::string::npos) return;
+  Warn(scene, origin.path, line, "material " + Quote(origin.name) + prefix + what + " (reported once)");
+}
+
+// Blender's Coat Roughness where the MTL gives a coat without Pcr.
+constexpr float kBlenderCoatRoughness = 0.03f;
+
+// The principled lobe (core/principled.h) over the glossy class's layer: Blender's sheen, coat and anisotropy, and
+// the metallic weight, which the lobe mixes in per hit point (so that map_Pm can vary it).
+void SetPrincipled(HostMaterial& out, const tinyobj::material_t& m, const MtlOrigin& origin, float metallic) {
+  out.cls = kGlossy;
+  out.lobe = kLobePrincipled;
+  out.alpha = std::max(out.alpha, kMinGlossyAlpha);
+  out.metallic = metallic;
+  out.sheen = m.sheen;
+  out.coatWeight = std::min(0.25f * m.clearcoat_thickness, 1.0f);  // Blender's importer: Coat Weight = Pc / 4
+  out.coatAlpha = Sqr(origin.hasPcr ? m.clearcoat_roughness : kBlenderCoatRoughness);
+  out.anisotropy = m.anisotropy;
+  out.anisotropyRotation = m.anisotropy_rotation;
+}
+
+// `principled`: the material has a sheen, a coat, an anisotropy, map_Pm or map_Ps (WantsPrincipled).
+HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const MtlOrigin& origin, bool principled) {
   // tinyobjloader turns some tokens that are no numbers to our scan (such as "-.e1302") into NaN or inf
   // (a fuzzer finding): every value we use must be finite.
-  const std::pair<const char*, bool> finite[] = {
-      {"Ke", IsFinite(ToVec3(m.emission))}, {"Kd", IsFinite(ToVec3(m.diffuse))},
-      {"Ks", IsFinite(ToVec3(m.specular))}, {"Tf", IsFinite(ToVec3(m.transmittance))},
-      {"d", std::isfinite(m.dissolve)},     {"Ni", std::isfinite(m.ior)},
-      {"Ns", std::isfinite(m.shininess)}};
+  const std::pair<const char*, bool> finite[] = {{"Ke", IsFinite(ToVec3(m.emission))},
+                                                 {"Kd", IsFinite(ToVec3(m.diffuse))},
+                                                 {"Ks", IsFinite(ToVec3(m.specular))},
+                                                 {"Tf", IsFinite(ToVec3(m.transmittance))},
+                                                 {"d", std::isfinite(m.dissolve)},
+                                                 {"Ni", std::isfinite(m.ior)},
+                                                 {"Ns", std::isfinite(m.shininess)},
+                                                 {"Pr", std::isfinite(m.roughness)},
+                                                 {"Pm", std::isfinite(m.metallic)},
+                                                 {"Ps", std::isfinite(m.sheen)},
+                                                 {"Pc", std::isfinite(m.clearcoat_thickness)},
+                                                 {"Pcr", std::isfinite(m.clearcoat_roughness)},
+                                                 {"aniso", std::isfinite(m.anisotropy)},
+                                                 {"anisor", std::isfinite(m.anisotropy_rotation)}};
   for (const auto& f : finite)
     if (!f.second) Fail(origin.path, origin.line, "material " + Quote(origin.name) + ": " + f.first + " is not finite");
   Vec3 ke = ToVec3(m.emission);
@@ -80,6 +117,8 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
   out.cls = ClassifyMaterial(m.illum, out.kd, out.ks, out.alpha, tf);
   // With Pm the metallic weight decides what is metal, not illum or a black Kd: the layer below, then the blend.
   if (origin.hasPm && out.cls != kDielectric && (metallic > 0.0f || out.cls == kMirror)) out.cls = kGlossy;
+  // The principled lobe belongs to the glossy class: a layer without a specular part (Ks 0) reflects nothing.
+  if (principled && out.cls != kDielectric) out.cls = kGlossy;
   if (out.cls == kDielectric) {
     out.kd = tf;
     out.ior = ni;
@@ -93,6 +132,7 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
     out.kd = Vec3(0.0f);
     out.f90 = 1.0f;
     out.alpha = std::max(out.alpha, kMinGlossyAlpha);
+    if (principled) SetPrincipled(out, m, origin, metallic);
   } else if (out.cls == kGlossy) {
     // A dielectric layer as Blender reads it: Ks's mean is the "Specular IOR Level" l (0.5 keeps Ni's
     // reflectance), so f0 = 2 l ((Ni - 1) / (Ni + 1))^2; f90 = min(1, 2 l) makes l = 0 reflect nothing.
@@ -101,23 +141,19 @@ HostMaterial ConvertMaterial(Scene& scene, const tinyobj::material_t& m, const M
     out.specularScale = 2.0f * f0Ni;
     out.ks = Vec3(std::min(out.specularScale * level, 1.0f));
     out.f90 = std::min(2.0f * level, 1.0f);
-    if (metallic > 0.0f) {
+    if (principled) {
+      SetPrincipled(out, m, origin, metallic);
+    } else if (metallic > 0.0f) {
       BlendTowardMetal(out, metallic);
     } else {
       out.alpha = std::max(out.alpha, kMinGlossyAlpha);
       if (f0Ni == 0.0f && !specularMap) out.cls = kDiffuse;  // Ni 1: no specular reflection (as in Blender)
     }
   }
+  if (principled && out.cls == kDielectric)
+    WarnNotRendered(scene, origin, "Ps, Pc, aniso, map_Pm and map_Ps", origin.line,
+                    "are not rendered on glass (Tf with illum 4, 6, 7 or 9): it has no sheen, coat or anisotropy");
   return out;
-}
-
-// One warning per scene for a statement the material model cannot render (the scene's warnings hold it once).
-void WarnNotRendered(Scene& scene, const MtlOrigin& origin, const std::string& key, size_t line,
-                     const std::string& what) {
-  const std::string prefix = ": " + key + " ";
-  for (const std::string& w : scene.warnings)
-    if (w.find(prefix + what) != std::string::npos) return;
-  Warn(scene, origin.path, line, "material " + Quote(origin.name) + prefix + what + " (reported once)");
 }
 
 // A name defined twice (in one MTL or across several): tinyobjloader's usemtl finds the first definition. One
@@ -168,6 +204,25 @@ bool LooksLikeNormalMap(const Texture& t) {
   return b > r + 0.2 && b > g + 0.2 && std::fabs(r - 0.5) < 0.15 && std::fabs(g - 0.5) < 0.15;
 }
 
+// The principled lobe's table (core/principled.h: the coat's and the sheen's albedos, and an anisotropic base's), as
+// a texture the lobe reads; rows of roughness for an anisotropic base under a roughness map.
+int AddPrincipledTable(Scene& scene, const HostMaterial& m) {
+  const float aspect = AnisotropyAspect(m.anisotropy);
+  const int baseRows = aspect == 1.0f ? 0 : (m.roughnessTexture >= 0 ? kBaseTableRoughnessRows : 1);
+  Texture table;
+  table.path = "material " + Quote(m.name) + " (its principled lobe's table)";
+  table.width = kPrincipledTableRes;
+  table.height = PrincipledTableRows(baseRows);
+  table.texels.resize(size_t(table.width) * size_t(table.height));
+  FillPrincipledTable(m.coatAlpha, m.alpha, aspect, baseRows, table.texels.data());
+  TextureMap map;
+  map.texture = int(scene.textures.size());
+  map.options.clamp = true;
+  scene.textures.push_back(std::move(table));
+  scene.textureMaps.push_back(map);
+  return int(scene.textureMaps.size()) - 1;
+}
+
 }  // namespace
 
 void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& folders,
@@ -178,12 +233,15 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
   for (size_t i = 0; i < objMaterials.size(); ++i) {
     const MtlOrigin& origin = reader.Origins().at(i);
     const tinyobj::material_t& om = objMaterials[i];
-    HostMaterial m = ConvertMaterial(scene, om, origin);
+    const bool principled = om.sheen > 0.0f || om.clearcoat_thickness > 0.0f || om.anisotropy > 0.0f ||
+                            FindTexture(origin, om.metallic_texname, "map_Pm") ||
+                            FindTexture(origin, om.sheen_texname, "map_Ps");
+    HostMaterial m = ConvertMaterial(scene, om, origin, principled);
     if (const std::optional<TextureStatement> kd = FindTexture(origin, om.diffuse_texname, "map_Kd"))
       m.texture = LoadTexture(scene, textureCache, folders, "map_Kd", *kd, origin, options);
     // map_Ks and map_Ns (or the PBR extension's map_Pr, which replaces it) as data (Blender's non-colour), for the
     // glossy class only. A metallic material's f0 follows its base colour: map_Kd's texels scale it.
-    const bool metallic = origin.hasPm && om.metallic > 0.0f;
+    const bool metallic = origin.hasPm && om.metallic > 0.0f && m.lobe != kLobePrincipled;
     if (m.cls == kGlossy) {
       if (metallic)
         m.specularTexture = m.texture;
@@ -196,13 +254,17 @@ void AddMaterials(Scene& scene, const std::string& path, const AssetFolders& fol
         m.roughnessTexture = LoadTexture(scene, textureCache, folders, pr ? "map_Pr" : "map_Ns", *r, origin, options,
                                          TexelEncoding::kData);
     }
-    if (const std::optional<TextureStatement> ps = FindTexture(origin, om.sheen_texname, "map_Ps"))
-      WarnNotRendered(scene, origin, "map_Ps", ps->line,
-                      "(a sheen texture) is not rendered yet: the material has no "
-                      "sheen lobe");
-    if (const std::optional<TextureStatement> pm = FindTexture(origin, om.metallic_texname, "map_Pm"))
-      WarnNotRendered(scene, origin, "map_Pm", pm->line,
-                      "(a metallic texture) is not rendered yet: the material has no slot for it; Pm's value is used");
+    // map_Pm and map_Ps as data: their texels replace Pm and Ps (Blender links them to the sockets). The lobe's table
+    // last: it needs the roughness map's presence.
+    if (m.lobe == kLobePrincipled) {
+      if (const std::optional<TextureStatement> pm = FindTexture(origin, om.metallic_texname, "map_Pm"))
+        m.metallicTexture =
+            LoadTexture(scene, textureCache, folders, "map_Pm", *pm, origin, options, TexelEncoding::kData);
+      if (const std::optional<TextureStatement> ps = FindTexture(origin, om.sheen_texname, "map_Ps"))
+        m.sheenTexture =
+            LoadTexture(scene, textureCache, folders, "map_Ps", *ps, origin, options, TexelEncoding::kData);
+      m.layerTable = AddPrincipledTable(scene, m);
+    }
     // map_Ke as colour: the emission is Ke times the texel; a file that gives map_Ke without a Ke (black Ke)
     // means the texture itself, as Blender reads it.
     if (const std::optional<TextureStatement> ke = FindTexture(origin, om.emissive_texname, "map_Ke")) {

@@ -145,8 +145,7 @@ class NumericStatements {
                    std::find_if(tokens.begin() + 1, tokens.end(), [](std::string_view t) { return t[0] == '#'; }));
     // A statement the renderer does not use cannot change the image: a flaw in it is warned about, not refused
     // (the sports car of McGuire's archive writes "Ka 0.0000 0.0000 0.0000c").
-    used_ = !(key_ == "Ka" || key_ == "sharpness" || key_ == "Ps" || key_ == "Pc" || key_ == "Pcr" || key_ == "aniso" ||
-              key_ == "anisor");
+    used_ = !(key_ == "Ka" || key_ == "sharpness");
     try {
       return CheckValues(origin);
     } catch (const UnusedStatement&) {
@@ -196,11 +195,18 @@ class NumericStatements {
     } else if (key_ == "Pr" || key_ == "Pm") {
       One(0.0f, 1.0f, key_ == "Pr" ? "a roughness in [0, 1]" : "a metallic weight in [0, 1]");
       if (origin) (key_ == "Pr" ? origin->hasPr : origin->hasPm) = true;
-    } else if (key_ == "Ps" || key_ == "Pc" || key_ == "Pcr" || key_ == "aniso" || key_ == "anisor") {
-      const float v = One(0.0f, 1.0f, "a weight in [0, 1]");
-      // Blender writes them for every material (Ps 0, Pcr 0.03): a lobe that is off, or a coat's roughness or an
-      // anisotropy's rotation without the coat or anisotropy, changes nothing and is not worth a word.
-      if (v > 0.0f && key_ != "Pcr" && key_ != "anisor") NotRendered();
+    } else if (key_ == "Ps" || key_ == "Pcr" || key_ == "aniso" || key_ == "anisor") {
+      // Blender's Principled BSDF's Sheen Weight, Coat Roughness, Anisotropic and Anisotropic Rotation (in turns).
+      One(0.0f, 1.0f,
+          key_ == "Ps"      ? "a sheen weight in [0, 1]"
+          : key_ == "Pcr"   ? "a roughness in [0, 1]"
+          : key_ == "aniso" ? "an anisotropy in [0, 1]"
+                            : "a rotation in [0, 1] (turns)");
+      if (origin && key_ == "Pcr") origin->hasPcr = true;
+    } else if (key_ == "Pc") {
+      // Blender's importer reads a coat of weight Pc / 4 (its Principled BSDF's clearcoat had an implicit factor
+      // 0.25 before Blender 4, which its exporter keeps), so Pc runs to 4.
+      One(0.0f, 4.0f, "a clearcoat weight in [0, 4] (Blender reads a coat of weight Pc / 4)");
     } else {
       return false;
     }
@@ -265,15 +271,6 @@ class NumericStatements {
     const std::string_view extra = values_[expected];
     return ParseNumber(extra, &v) == NumberKind::kNotNumber ? " (" + Quote(extra) + " follows the numbers)" : "";
   }
-  void NotRendered() {
-    static const std::map<std::string, std::string> kWhat = {
-        {"Ps", "sheen"}, {"Pc", "clearcoat"}, {"aniso", "anisotropy"}};
-    if (warned_.insert("statement:" + key_).second)
-      Warn(scene_, path_, line_,
-           key_ + " (" + kWhat.at(key_) + ") is not rendered yet: the material has no " + kWhat.at(key_) +
-               " lobe (reported once)");
-  }
-
   Scene& scene_;
   const std::string& path_;
   std::set<std::string>& warned_;

@@ -36,6 +36,7 @@ struct MtlOrigin {
   bool hasNi = false;    // tinyobjloader's Ni default is 1 (no specular); Blender's IOR default is 1.5
   bool hasPr = false;    // the PBR extension's roughness, which replaces Ns's (Blender's importer)
   bool hasPm = false;    // the PBR extension's metallic
+  bool hasPcr = false;   // the coat's roughness (without it, Blender's default Coat Roughness 0.03)
   bool scanned = false;  // from our scan (else only path and name are known: see GuardedMaterialReader)
   std::map<std::string, TextureStatement> maps;  // by keyword as written; the last statement of a keyword wins
   float haloOpacity = -1.0f;  // "d -halo f": f (tinyobjloader reads the word as 0); -1 when d was written without it
@@ -48,7 +49,7 @@ struct MtlOrigin {
 // Checks every numeric MTL statement as strictly as the OBJ parser checks its own (SceneError naming the file and
 // line for a malformed number, a wrong count, trailing words or a value out of the format's range), parses texture
 // statements, and records one MtlOrigin per newmtl with a name, in the order tinyobjloader appends materials.
-// Unknown statements and the PBR keys without a lobe are warned about once per scene each. `warned`: what was
+// Unknown statements are warned about once per scene each. `warned`: what was
 // warned about so far (texture options, statements).
 std::vector<MtlOrigin> ScanMtl(const std::string& path, const std::string& text, Scene& scene,
                                std::set<std::string>& warned);

@@ -69,9 +69,15 @@ static Material PackMaterial(const HostMaterial& m) {
                 (maps ? kMaterialHasMaps : 0) | (cutout ? kMaterialCutout : 0) | (bump ? kMaterialHasBump : 0)};
   g.maps = Int4{m.specularTexture, m.roughnessTexture, IntBits(m.specularScale), m.opacityTexture};
   g.bump = Int4{m.bumpTexture, m.bumpIsNormalMap ? kBumpNormal : kBumpHeight, 0, 0};
+  g.layers = Float4{m.metallic, m.sheen, m.coatWeight, m.coatAlpha};
+  g.layerMaps = Int4{m.metallicTexture, m.sheenTexture, m.layerTable, 0};
   if (m.mix) {
     g.info.x = kMixMaterial;
     g.maps = Int4{m.mixA, m.mixB, IntBits(m.mixAmount), m.opacityTexture};
+  } else if (m.lobe == kLobePrincipled) {
+    g.info.w |= m.lobe << kMaterialLobeShift;
+    g.bump.z = IntBits(AnisotropyAspect(m.anisotropy));
+    g.bump.w = IntBits(m.anisotropyRotation);
   } else if (m.lobe != kLobeClass) {
     g.info.w |= (m.lobe << kMaterialLobeShift) | (m.conductorReflectance ? kMaterialReflectance : 0);
     if (m.lobe == kLobeCoated) g.ks = Float4{m.coat.tau, m.coat.internal, m.coat.escape, m.alpha};
