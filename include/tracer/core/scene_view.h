@@ -72,6 +72,7 @@ struct SceneView {
   TileGuideView tiles;
   EnvGuideView envGuide;  // --env-sampling guided (core/env_guide.h); a null cdf otherwise
   int32_t cutouts;        // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
+  float offsetFloor;      // OffsetRayOrigin's floor: RayOffsetFloor of the scene's bounds
 };
 
 // One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.

@@ -253,6 +253,7 @@ SceneView SceneData::View() const {
   v.environment = environment;
   v.env.p = env.params;
   v.tiles = TileGuideView{};
+  v.offsetFloor = RayOffsetFloor(boundsMin, boundsMax);
   v.cutouts = std::any_of(materials.begin(), materials.end(),
                           [](const Material& m) { return (m.info.w & kMaterialCutout) != 0; })
                   ? 1
