@@ -174,7 +174,7 @@ TEST(EnvGuide, HallGuideFindsTheOpenings) {
                                      : SampleEnvironment(s.env, s.environment, u1, u2);
         if (Dot(e.wi, n) <= 0.0f) continue;
         Ray q;
-        q.o = OffsetRayOrigin(sf.p, n, e.wi);
+        q.o = OffsetRayOrigin(sf.p, n, e.wi, s.offsetFloor);
         q.d = e.wi;
         q.tmax = kInf;
         q.index = 0;

@@ -21,6 +21,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "src", "scripts", "pbrt-compare")
+sys.path.insert(0, os.path.join(ROOT, "src", "scripts", "lib"))  # images.py, to read the renders
 FAILED = []
 
 
@@ -208,6 +209,31 @@ def run_case(tmp, pbrt, tracer, name, *flags, env=None):
     return p, doc["scenes"][0] if doc else None
 
 
+def test_run_grey(tmp, pbrt, tracer, env):
+    """--grey: the scene, then its grey copy (room.grey.pbrt and its Include's), both rendered; the grey render
+    is grey in every pixel (a colour left over would make its channels differ), the colour one is not."""
+    import numpy as np
+    import images
+    out = os.path.join(tmp, "grey")
+    p = subprocess.run([sys.executable, SCRIPT, "--pbrt", pbrt, "--tracer", tracer, "--tracer-backend", "cpu",
+                        "--out", out, "--no-warmup", "--grey", "--pbrt-mode", "cpu",
+                        os.path.join(tmp, "scene", "room.pbrt")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, env=env)
+    check(p.returncode == 0, "run with --grey exits 0" + failed(p))
+    if p.returncode != 0:
+        return
+    rows = json.load(open(os.path.join(out, "pbrt-compare.json")))["scenes"]
+    check([r["name"] for r in rows] == ["room", "room-grey"] and
+          rows[1]["scene"] == os.path.join(tmp, "scene", "room.grey.pbrt") and
+          os.path.isfile(os.path.join(tmp, "scene", "geometry", "floor.grey.pbrt")),
+          "two rows, room and room-grey, the second of room.grey.pbrt (and its Include's grey copy)")
+    check(rows[1]["pbrt"]["command"][1] == "--log-level", "--pbrt-mode cpu: pbrt without --gpu")
+    img = {n: images.read_pfm(os.path.join(out, n + ".tracer.pfm")) for n in ("room", "room-grey")}
+    spread = {n: float(np.abs(i - i.mean(axis=2, keepdims=True)).max()) for n, i in img.items()}
+    check(spread["room-grey"] == 0.0 and spread["room"] > 0.01 and img["room-grey"].mean() > 0,
+          f"the grey render has R = G = B in every pixel, the colour one not (largest spread {spread})")
+
+
 def test_run(tmp, tracer):
     os.makedirs(os.path.join(tmp, "scene", "geometry"))
     open(os.path.join(tmp, "scene", "room.pbrt"), "w").write(SCENE)
@@ -238,6 +264,7 @@ def test_run(tmp, tracer):
               "the settings asked for; pbrt reads the rewritten file from the scene's folder")
         check(r["compare"]["width"] == 40 and r["compare"]["luminance_diff"] == 0,
               "pbrt's rewritten file renders as the tracer's flags do: every difference 0")
+    test_run_grey(tmp, pbrt, tracer, env)
     p, r = run_case(tmp, pbrt, tracer, "failed", "--no-warmup", env=dict(env, FAKE_PBRT_FAIL="1"))
     check(p.returncode != 0 and "pbrt failed (exit 1)" in p.stderr and "failed on purpose" in p.stderr,
           "a failed pbrt render: non-zero exit, its command and the tail of its output")

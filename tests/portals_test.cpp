@@ -88,12 +88,12 @@ void ExpectDirectionsFollowThePdf(bool byArea) {
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   int rejected = 0;
   for (int i = 0; i < n; ++i) {
-    const EnvSample s = SampleEnvPortals(EnvMapView{}, Vec3(1.0f), p.view, byArea, 1.0f, o, ng, u(rng), u(rng));
+    const EnvSample s = SampleEnvPortals(EnvMapView{}, Vec3(1.0f), p.view, byArea, 1.0f, o, ng, 1.0f, u(rng), u(rng));
     if (!(s.pdf > 0.0f)) {
       ++rejected;
       continue;
     }
-    const float again = PortalMixturePdf(p.view, byArea, 1.0f, OffsetRayOrigin(o, ng, s.wi), s.wi, 1.0f / (4.0f * kPi));
+    const float again = PortalMixturePdf(p.view, byArea, 1.0f, OffsetRayOrigin(o, ng, s.wi, 1.0f), s.wi, 1.0f / (4.0f * kPi));
     ASSERT_NEAR(s.pdf, again, 1e-6f * again);
     count[GridCell(s.wi, rows, cols)] += 1.0;
   }
@@ -150,17 +150,17 @@ TEST(Portals, MixtureWithAMapIsConsistentAndNormalised) {
   int fromPortals = 0, rejected = 0;
   for (int i = 0; i < 200000; ++i) {
     const float u1 = u(rng), u2 = u(rng);
-    const EnvSample s = SampleEnvPortals(map, Vec3(0.0f), p.view, false, mix, o, ng, u1, u2);
+    const EnvSample s = SampleEnvPortals(map, Vec3(0.0f), p.view, false, mix, o, ng, 1.0f, u1, u2);
     if (!(s.pdf > 0.0f)) {  // a portal point within the offset of the surface's plane (see above)
       ++rejected;
       continue;
     }
     float pdfEnv;
     const Vec3 le = EnvRadiance(map, Vec3(0.0f), s.wi, pdfEnv);
-    const float again = PortalMixturePdf(p.view, false, mix, OffsetRayOrigin(o, ng, s.wi), s.wi, pdfEnv);
+    const float again = PortalMixturePdf(p.view, false, mix, OffsetRayOrigin(o, ng, s.wi, 1.0f), s.wi, pdfEnv);
     ASSERT_NEAR(s.pdf, again, 1e-6f * again) << "u1 " << u1;
     ASSERT_EQ(s.le.x, le.x);
-    fromPortals += u1 < mix && PortalPdf(p.view, false, OffsetRayOrigin(o, ng, s.wi), s.wi) > 0.0f;
+    fromPortals += u1 < mix && PortalPdf(p.view, false, OffsetRayOrigin(o, ng, s.wi, 1.0f), s.wi) > 0.0f;
   }
   EXPECT_LT(rejected, 20);
   EXPECT_NEAR(fromPortals / 200000.0, mix, 0.01) << "the portal branch's directions cross a portal";

@@ -140,7 +140,7 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   if (uPick < envPick) {
     const EnvSample es =
         portalMix > 0.0f
-            ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix, sf.p, sp.ng, u1, u2)
+            ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix, sf.p, sp.ng, s.offsetFloor, u1, u2)
             : SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
     le = es.le;
@@ -185,7 +185,7 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   const Vec3 c = ps.throughput * f * le * (fabsf(wiL.z) * w / pdfLight);
   if (IsBlack(c)) return;
   out.hasShadow = true;
-  out.shadow.ray = ShadowRayTo(sf.p, sp.ng, wi, target, infinite);
+  out.shadow.ray = ShadowRayTo(sf.p, sp.ng, wi, target, infinite, s.offsetFloor);
   out.shadow.ray.index = static_cast<int32_t>(ps.pixel);
   out.shadow.contribution = c;
   out.shadow.depth = FilmTag(d, ps.sample);  // (FilmAdd's tag)
@@ -194,7 +194,7 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
 // Samples the BSDF for the continuation, with Russian roulette on the throughput; fills out.next and out.nextState
 // (and sets out.continues) when the path goes on.
 TRACER_HD void ContinuePath(const RenderParams& rp, const PathState& ps, const PathRng& rng, const Surface& sf,
-                            const SurfaceBsdf& bsdf, const ShadingPoint& sp, ShadeOutput& out) {
+                            const SurfaceBsdf& bsdf, const ShadingPoint& sp, float offsetFloor, ShadeOutput& out) {
   const uint32_t d = ps.depth;
   BsdfSample bs =
       BsdfSampleDir(bsdf, sp.woL, rng.Bounce(d, kDimBsdfLobe), rng.Bounce(d, kDimBsdfU), rng.Bounce(d, kDimBsdfV));
@@ -213,7 +213,7 @@ TRACER_HD void ContinuePath(const RenderParams& rp, const PathState& ps, const P
     beta = beta / q;
   }
   out.continues = true;
-  out.next.o = OffsetRayOrigin(sf.p, sf.ng, wi);
+  out.next.o = OffsetRayOrigin(sf.p, sf.ng, wi, offsetFloor);
   out.next.d = wi;
   out.next.tmax = kInf;
   out.next.index = 0;
@@ -259,7 +259,7 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   if (!IsDeltaBsdf(bsdf) && (s.numEmitters > 0 || envPick > 0.0f || s.numDeltaLights > 0))
     SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, EnvPortalMix(s, rp),
                             rp.envPortalByArea != 0, out);
-  ContinuePath(rp, ps, rng, sf, bsdf, sp, out);
+  ContinuePath(rp, ps, rng, sf, bsdf, sp, s.offsetFloor, out);
   return out;
 }
 

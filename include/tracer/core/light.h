@@ -106,9 +106,9 @@ TRACER_HD float EmitterCosine(const SceneView& s, int tri, Vec3 n, Vec3 w) {
 
 // The shadow ray of a light sample from p (geometric normal ng, on wi's side) along unit wi: to `target`, stopping
 // just short of it, or to infinity (a distant light, the environment). index 0.
-TRACER_HD Ray ShadowRayTo(Vec3 p, Vec3 ng, Vec3 wi, Vec3 target, bool infinite) {
+TRACER_HD Ray ShadowRayTo(Vec3 p, Vec3 ng, Vec3 wi, Vec3 target, bool infinite, float offsetFloor) {
   Ray r;
-  r.o = OffsetRayOrigin(p, ng, wi);
+  r.o = OffsetRayOrigin(p, ng, wi, offsetFloor);
   if (infinite) {
     r.d = wi;
     r.tmax = kInf;

@@ -51,7 +51,7 @@ TRACER_HD TileStatRay EnvStatRay(const SceneView& s, Vec3 p, Vec3 n, float u1, f
   const EnvSample es = SampleEnvironment(s.env, s.environment, u1, u2);
   const float cosS = Dot(n, es.wi);
   if (!(es.pdf > 0.0f) || cosS <= 0.0f) return t;
-  t = TileStatRay{true, Luminance(es.le) * cosS / es.pdf, ShadowRayTo(p, n, es.wi, p, true)};
+  t = TileStatRay{true, Luminance(es.le) * cosS / es.pdf, ShadowRayTo(p, n, es.wi, p, true, s.offsetFloor)};
   return t;
 }
 
@@ -64,7 +64,7 @@ TRACER_HD TileStatRay DeltaStatRay(const SceneView& s, Vec3 p, Vec3 n, float uPi
   const DeltaIncidence di = DeltaLightAt<kLdg>(s.deltaLights + PickDeltaLight(s, uPick, pmf), p);
   const float cosS = Dot(n, di.wi);
   if (!(pmf > 0.0f) || cosS <= 0.0f || IsBlack(di.li)) return t;
-  t = TileStatRay{true, Luminance(di.li) * cosS / pmf, ShadowRayTo(p, n, di.wi, di.target, di.infinite)};
+  t = TileStatRay{true, Luminance(di.li) * cosS / pmf, ShadowRayTo(p, n, di.wi, di.target, di.infinite, s.offsetFloor)};
   return t;
 }
 
@@ -95,7 +95,7 @@ TRACER_HD TileStatRay EmitterStatRay(const SceneView& s, Vec3 p, Vec3 n, int c, 
   const float cosS = Dot(n, d), cosL = EmitterCosine(s, tri, nl, -d);
   if (cosS <= 0.0f || cosL <= 0.0f) return t;
   const float value = Luminance(EmittedRadianceAt<kLdg>(s, tri, b1, b2)) * cosS * cosL / dist2 * (0.5f * area2) / pe;
-  t = TileStatRay{true, value, ShadowRayTo(p, n, d, q, false)};
+  t = TileStatRay{true, value, ShadowRayTo(p, n, d, q, false, s.offsetFloor)};
   return t;
 }
 
@@ -131,7 +131,7 @@ TRACER_HD float EnvGuideStatSample(const SceneView& s, const EnvGuideView& guide
   bin = EnvGuideBin(es.wi);
   const float cosS = Dot(n, es.wi);
   if (!(es.pdf > 0.0f) || cosS <= 0.0f) return 0.0f;
-  r.o = OffsetRayOrigin(sf.p, n, es.wi);
+  r.o = OffsetRayOrigin(sf.p, n, es.wi, s.offsetFloor);
   r.d = es.wi;
   r.tmax = kInf;
   r.index = 0;

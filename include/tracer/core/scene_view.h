@@ -74,6 +74,7 @@ struct SceneView {
   EnvGuideView envGuide;  // --env-sampling guided (core/env_guide.h); a null cdf otherwise
   PortalView portals;     // the environment's portals (core/portals.h); count 0 when the scene has none
   int32_t cutouts;        // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
+  float offsetFloor;      // OffsetRayOrigin's floor: RayOffsetFloor of the scene's bounds
 };
 
 // One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.

@@ -293,6 +293,7 @@ SceneView SceneData::View() const {
   v.portals.count = static_cast<int32_t>(portals.size());
   v.portals.area = static_cast<float>(PortalArea(portals));
   v.tiles = TileGuideView{};
+  v.offsetFloor = RayOffsetFloor(boundsMin, boundsMax);
   v.cutouts = std::any_of(materials.begin(), materials.end(),
                           [](const Material& m) { return (m.info.w & kMaterialCutout) != 0; })
                   ? 1

@@ -1,6 +1,6 @@
-# @file images.py: the scripts' image helpers (numpy): PFM read, OpenEXR read through the OpenEXR Python
-# module when it is installed, luminance, and 8-bit sRGB PNG write with zlib and struct alone. Images are
-# height x width x 3 float64 arrays, row 0 at the top.
+# @file images.py: the scripts' image helpers (numpy): PFM read and write, OpenEXR read through the OpenEXR Python
+# module when it is installed, 8-bit TGA read, luminance, and 8-bit sRGB PNG write with zlib and struct alone.
+# Images are height x width x 3 float64 arrays, row 0 at the top.
 #
 #   sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")); import images
 import struct
@@ -56,6 +56,49 @@ def read_exr(path):
                         axis=2).astype(np.float64)
     except (KeyError, OSError, RuntimeError, TypeError, ValueError) as e:
         raise ImageError(f"{path}: cannot read R, G, B ({e})") from None
+
+
+def write_pfm(path, img):
+    """img: h x w x 3, row 0 at the top; written little-endian, bottom row first, as PFM stores it."""
+    h, w = img.shape[:2]
+    with open(path, "wb") as f:
+        f.write(b"PF\n%d %d\n-1.0\n" % (w, h))
+        f.write(np.ascontiguousarray(img[::-1], dtype="<f4").tobytes())
+
+
+def read_tga(path):
+    """An 8-bit Truevision TGA (true-colour or grey, plain or run-length coded) as its 8-bit values in [0, 1] (no
+    decoding: the caller applies the encoding); colour-mapped files are refused."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 18:
+        raise ImageError(f"{path}: not a TGA file (shorter than its 18-byte header)")
+    id_len, cmap, kind = data[0], data[1], data[2]
+    w, h, bits, desc = struct.unpack("<HHBB", data[12:18])
+    if cmap or kind not in (2, 3, 10, 11) or bits not in (8, 24, 32) or w == 0 or h == 0:
+        raise ImageError(f"{path}: a TGA of type {kind}, {bits} bits, colour map {cmap}: only 8-bit true-colour or "
+                         "grey TGAs are read")
+    n, count, pos = bits // 8, w * h, 18 + id_len
+    if kind in (2, 3):
+        raw = data[pos:pos + count * n]
+    else:  # run-length packets: a header byte, then one pixel repeated or (header & 127) + 1 pixels
+        out = bytearray()
+        while len(out) < count * n and pos < len(data):
+            head, pos = data[pos], pos + 1
+            if head & 128:
+                out += data[pos:pos + n] * ((head & 127) + 1)
+                pos += n
+            else:
+                out += data[pos:pos + ((head & 127) + 1) * n]
+                pos += ((head & 127) + 1) * n
+        raw = bytes(out[:count * n])
+    if len(raw) != count * n:
+        raise ImageError(f"{path}: TGA of {w}x{h} ends after {len(raw) // n} of its {count} pixels")
+    px = np.frombuffer(raw, dtype=np.uint8).reshape(h, w, n).astype(np.float64) / 255.0
+    rgb = np.repeat(px[..., :1], 3, axis=2) if n == 1 else px[..., 2::-1]  # stored B, G, R (, A)
+    if not desc & 0x20:  # origin at the bottom-left unless bit 5 says top
+        rgb = rgb[::-1]
+    return rgb[:, ::-1] if desc & 0x10 else rgb
 
 
 def read_image(path):
