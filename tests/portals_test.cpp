@@ -93,7 +93,8 @@ void ExpectDirectionsFollowThePdf(bool byArea) {
       ++rejected;
       continue;
     }
-    const float again = PortalMixturePdf(p.view, byArea, 1.0f, OffsetRayOrigin(o, ng, s.wi, 1.0f), s.wi, 1.0f / (4.0f * kPi));
+    const float again =
+        PortalMixturePdf(p.view, byArea, 1.0f, OffsetRayOrigin(o, ng, s.wi, 1.0f), s.wi, 1.0f / (4.0f * kPi));
     ASSERT_NEAR(s.pdf, again, 1e-6f * again);
     count[GridCell(s.wi, rows, cols)] += 1.0;
   }

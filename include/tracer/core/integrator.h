@@ -138,10 +138,10 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   float pdfLight = 0.0f;  // solid angle, pick probability included (a delta light: its pick probability)
   bool infinite = false, delta = false;
   if (uPick < envPick) {
-    const EnvSample es =
-        portalMix > 0.0f
-            ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix, sf.p, sp.ng, s.offsetFloor, u1, u2)
-            : SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
+    const EnvSample es = portalMix > 0.0f ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix,
+                                                             sf.p, sp.ng, s.offsetFloor, u1, u2)
+                                          : SampleEnvGuided(s.env, s.environment, s.envGuide,
+                                                            EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;

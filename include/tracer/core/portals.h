@@ -154,14 +154,14 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float
 // A direction toward the environment from point p by the mixture: u1 below mix picks a portal point q (u1 rescaled,
 // with u2) by the weights at the ray origin on ng's side (ng: the geometric normal on the side of the outgoing
 // direction), and the direction from there toward q; else the environment's own sampling on u1 rescaled. Either way
-// the pdf is the mixture's from the ray origin that the shadow ray will have, OffsetRayOrigin(p, ng, wi, offsetFloor). A portal
-// point whose direction from the origin leaves by the other side of the surface than q lies (q within the offset of
-// the surface's plane) gives no sample (pdf 0): a ray leaving along it would start on the other side.
+// the pdf is the mixture's from the ray origin that the shadow ray will have, OffsetRayOrigin(p, ng, wi, offsetFloor).
+// A portal point whose direction from the origin leaves by the other side of the surface than q lies (q within the
+// offset of the surface's plane) gives no sample (pdf 0): a ray leaving along it would start on the other side.
 TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const PortalView& v, bool byArea, float mix,
                                      Vec3 p, Vec3 ng, float offsetFloor, float u1, float u2) {
   EnvSample s;
   const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
-  float total = -1.0f;                            // the weights' sum at the shadow ray's origin, when known
+  float total = -1.0f;  // the weights' sum at the shadow ray's origin, when known
   Vec3 o;
   if (u1 < mix) {
     const float frontTotal = PortalWeightTotal(v, front, byArea);
