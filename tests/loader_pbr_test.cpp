@@ -152,8 +152,8 @@ TEST_F(LoaderTest, PbrAnisotropyFollowsTheUvsAndTurns) {
 }
 
 TEST_F(LoaderTest, PbrNumbersAreCheckedWithTheirLine) {
-  // Each key's range (Pc's runs to 4, Blender's 4 x Coat Weight), its count and its number, at its file and line
-  // (line 11: after BlenderPbr's ten).
+  // Each key's range (Pc's runs to 4: Blender reads a coat of weight Pc / 4), its count and its number, at its file and
+  // line (line 11: after BlenderPbr's ten).
   const std::pair<const char*, const char*> bad[] = {
       {"Ps 1.5", "Ps '1.5' is out of range: expected a sheen weight in [0, 1]"},
       {"Pc 4.5", "Pc '4.5' is out of range: expected a clearcoat weight in [0, 4]"},

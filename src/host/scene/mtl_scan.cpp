@@ -204,8 +204,8 @@ class NumericStatements {
                             : "a rotation in [0, 1] (turns)");
       if (origin && key_ == "Pcr") origin->hasPcr = true;
     } else if (key_ == "Pc") {
-      // Blender's importer reads a coat of weight Pc / 4 (its Principled BSDF's clearcoat had an implicit factor
-      // 0.25 before Blender 4, which its exporter keeps), so Pc runs to 4.
+      // Blender 4's importer reads a coat of weight Pc / 4 (obj_import_mtl.cc: its Principled BSDF's clearcoat had
+      // an implicit factor 0.25 before Blender 4), so a full coat is Pc 4.
       One(0.0f, 4.0f, "a clearcoat weight in [0, 4] (Blender reads a coat of weight Pc / 4)");
     } else {
       return false;
