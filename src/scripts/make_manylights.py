@@ -7,6 +7,9 @@
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from obj_writer import write_faces  # noqa: E402
+
 COURTYARDS = "--courtyards" in sys.argv[1:]
 args = [a for a in sys.argv[1:] if a != "--courtyards"]
 NAME = "courtyards" if COURTYARDS else "manylights"
@@ -82,12 +85,7 @@ with open(os.path.join(out_dir, NAME + ".obj"), "w") as f:
     f.write("mtllib %s.mtl\n" % NAME)
     for v in verts:
         f.write("v %g %g %g\n" % v)
-    current = None
-    for mat, idx in faces:
-        if mat != current:
-            f.write("usemtl %s\n" % mat)
-            current = mat
-        f.write("f %s\n" % " ".join(str(k) for k in idx))
+    write_faces(f, faces)
 with open(os.path.join(out_dir, NAME + ".mtl"), "w") as f:
     f.write("# @file %s.mtl: materials of the %s scene.\n" % (NAME, "courtyard" if COURTYARDS else "many-light"))
     f.write("newmtl wall\nKd 0.7 0.7 0.7\nnewmtl floor\nKd 0.5 0.45 0.4\n")

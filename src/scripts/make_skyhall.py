@@ -11,6 +11,9 @@
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from obj_writer import write_faces  # noqa: E402
+
 LX, LY, LZ = 40.0, 15.0, 20.0  # inside: x along the hall, y up, z across
 T = 1.0                        # wall, floor and roof thickness
 WIN_W, WIN_Y0, WIN_Y1 = 2.0, 6.0, 10.0
@@ -131,12 +134,7 @@ def main():
         f.write("o hall\n")
         for v in verts:
             f.write("v %s %s %s\n" % tuple(fmt(c) for c in v))
-        current = None
-        for mat, idx in faces:
-            if mat != current:
-                f.write("usemtl %s\n" % mat)
-                current = mat
-            f.write("f %s\n" % " ".join(str(i) for i in idx))
+        write_faces(f, faces)
         for name, idx in portals:
             f.write("o %s\nf %s\n" % (name, " ".join(str(i) for i in idx)))
     with open(os.path.join(out_dir, "skyhall.camera"), "w") as f:
