@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pbrt_features_scene.h"
 #include "test_util.h"
 #include "tracer/host/image_io.h"
 
@@ -15,6 +16,7 @@ namespace tracer {
 namespace {
 
 using test::MakeTempDir;
+using test::PbrtHeader;
 using test::RemoveTree;
 using test::RunTracer;
 
@@ -22,15 +24,7 @@ using test::RunTracer;
 std::string WriteSkyScene(const std::string& dir, const std::string& light, int spp = 2) {
   const std::string path = dir + "/sky.pbrt";
   std::ofstream f(path);
-  f << "LookAt 0 2 6  0 0 0  0 1 0\n"
-       "Camera \"perspective\" \"float fov\" [40]\n"
-       "Film \"rgb\" \"integer xresolution\" [40] \"integer yresolution\" [30] \"string filename\" \"sky.pfm\"\n"
-       "Sampler \"independent\" \"integer pixelsamples\" ["
-    << spp
-    << "]\n"
-       "Integrator \"path\" \"integer maxdepth\" [3]\n"
-       "WorldBegin\n"
-    << light
+  f << PbrtHeader("0 2 6  0 0 0  0 1 0", 40, 40, 30, "sky.pfm", spp, 3) << light
     << "Material \"diffuse\" \"rgb reflectance\" [0.5 0.5 0.5]\n"
        "Shape \"trianglemesh\" \"point3 P\" [-5 0 -5  5 0 -5  5 0 5  -5 0 5] \"integer indices\" [0 1 2 0 2 3]\n";
   return path;

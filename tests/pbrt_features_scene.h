@@ -6,16 +6,21 @@
 
 namespace tracer::test {
 
+// The lines before a pbrt-v4 test scene's world: camera, film, sampler and integrator, then WorldBegin.
+inline std::string PbrtHeader(const std::string& lookAt, int fov, int width, int height, const std::string& filename,
+                              int spp, int maxDepth) {
+  return "LookAt " + lookAt + "\nCamera \"perspective\" \"float fov\" [" + std::to_string(fov) +
+         "]\nFilm \"rgb\" \"integer xresolution\" [" + std::to_string(width) + "] \"integer yresolution\" [" +
+         std::to_string(height) + "] \"string filename\" \"" + filename +
+         "\"\nSampler \"independent\" \"integer pixelsamples\" [" + std::to_string(spp) +
+         "]\nIntegrator \"path\" \"integer maxdepth\" [" + std::to_string(maxDepth) + "]\nWorldBegin\n";
+}
+
 inline std::string WritePbrtFeaturesScene(const std::string& dir) {
   const std::string path = dir + "/room.pbrt";
   std::ofstream f(path);
-  f << "LookAt 0 1 4  0 1 0  0 1 0\n"
-       "Camera \"perspective\" \"float fov\" [45]\n"
-       "Film \"rgb\" \"integer xresolution\" [32] \"integer yresolution\" [24] \"string filename\" \"room.pfm\"\n"
-       "Sampler \"independent\" \"integer pixelsamples\" [4]\n"
-       "Integrator \"path\" \"integer maxdepth\" [4]\n"
-       "WorldBegin\n"
-       "AttributeBegin\n"
+  f << PbrtHeader("0 1 4  0 1 0  0 1 0", 45, 32, 24, "room.pfm", 4, 4)
+    << "AttributeBegin\n"
        "  AreaLightSource \"diffuse\" \"rgb L\" [4 4 4]\n"
        "  Shape \"trianglemesh\" \"point3 P\" [-0.5 1.99 -0.5  0.5 1.99 -0.5  0.5 1.99 0.5  -0.5 1.99 0.5]\n"
        "    \"integer indices\" [0 2 1 0 3 2]\n"
