@@ -12,7 +12,8 @@
 
 namespace tracer::test {
 
-// the shared scenes folder beside the checkout, or $TRACER_SHARED_SCENES; empty when it does not exist.
+// The third-party test scenes' folder: $TRACER_SHARED_SCENES, else the one the build was configured with (CMake's
+// TRACER_SHARED_SCENES, by default .benchscenes/shared in the checkout); empty when it does not exist.
 std::string SharedScenesDir();
 // The project's tests/ and scenes/ folders.
 std::string TestDir();

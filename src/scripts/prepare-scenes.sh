@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# @file prepare-scenes.sh: unpacks the third-party benchmark scenes from the shared scenes folder beside the checkout (or $1) into
-# .benchscenes/ (git-ignored), and adds what the benchmark needs: a ceiling light and camera files for the
+# @file prepare-scenes.sh: unpacks the third-party benchmark scenes from their folder ($1, else $TRACER_SHARED_SCENES,
+# else .benchscenes/shared in the checkout) into .benchscenes/ (git-ignored), and adds what the benchmark needs: a ceiling light and camera files for the
 # conference room (it ships no emitter), and a camera for the sports car.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-src=${1:-$root/../shared/scenes}
-[ -d "$src" ] || src=$root/.benchscenes/shared
+src=${1:-${TRACER_SHARED_SCENES:-$root/.benchscenes/shared}}
 dst=$root/.benchscenes
 [ -d "$src" ] || { echo "prepare-scenes: no scene folder at $src (pass one as the first argument)" >&2; exit 1; }
 mkdir -p "$dst"
