@@ -37,7 +37,7 @@ TEST(GpuPortals, HallAgreesWithTheCpu) {
   for (bool map : {false, true}) {
     const SceneData d = test::LoadWithMap(test::ProjectScenesDir() + "/skyhall.obj", Vec3(2.5f, 4, 10), Vec3(38, 6, 10),
                                           60.0f, w, h, map ? &sun : nullptr, 0.0f, map ? Vec3(0.0f) : Vec3(1.0f));
-    ASSERT_EQ(d.portals.size(), 30u);
+    ASSERT_EQ(d.portals.size(), 15u);
     RenderOptions opt = test::QuietRender(w, h, 16, 5);
     if (map) opt.envPortalMix = 0.5f;
     const test::Series cpu = test::RenderSeeds(

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -30,14 +31,23 @@ std::vector<Vec3> TestPortals() {
 }
 
 struct Portals {
-  std::vector<PortalTri> tris;
+  std::vector<PortalPiece> pieces;
+  std::vector<float> cdf;
   PortalView view;
 };
 
-Portals MakePortals(const std::vector<Vec3>& corners) {
+// The portals of `corners` with their lattice over a scene's bounds (by default a box around the test portals, whose
+// lattice of 33 x 65 x 24 vertices spaced about 0.155 puts the origin between vertices).
+Portals MakePortals(const std::vector<Vec3>& corners, Vec3 lo = Vec3(-2.2f, -3.1f, -1.9f),
+                    Vec3 hi = Vec3(2.8f, 6.9f, 1.6f)) {
   Portals p;
-  p.tris = BuildPortals(corners);
-  p.view = PortalView{p.tris.data(), static_cast<int32_t>(p.tris.size()), static_cast<float>(PortalArea(p.tris))};
+  p.pieces = BuildPortals(corners);
+  p.cdf = BuildPortalLattice(p.pieces, lo, hi);
+  p.view.pieces = p.pieces.data();
+  p.view.cdf = p.cdf.data();
+  p.view.count = static_cast<int32_t>(p.pieces.size());
+  p.view.area = static_cast<float>(PortalArea(p.pieces));
+  p.view.lattice = PortalLatticeFor(lo, hi, p.pieces.size());
   return p;
 }
 
@@ -59,24 +69,79 @@ int GridCell(Vec3 d, int rows, int cols) {
 }
 
 // Midpoint integration of the portal pdf from o over the sphere on 2048 x 4096 equal-area cells, with triangles picked
-// by solid angle and (the naive twin) by area. The pdf is discontinuous at the portals' outlines, where a cell's
-// midpoint decides for the whole cell: an error of either sign per outline cell, well under 1e-3 of the total here (a
-// pdf without the 1 / |cos|, or that counts only the nearest portal where two overlap, is off by more than 5%).
+// by the lattice's probabilities and (the naive twin) by area. The pdf is discontinuous at the portals' outlines, where
+// a cell's midpoint decides for the whole cell: an error of either sign per outline cell, well under 1e-3 of the total
+// here (a pdf without the 1 / |cos|, or that counts only the nearest portal where two overlap, is off by more than 5%).
 TEST(Portals, PdfIntegratesToOneOverTheSphere) {
   const Portals p = MakePortals(TestPortals());
-  ASSERT_EQ(p.view.count, 7);
+  ASSERT_EQ(p.view.count, 4) << "three quads, one piece each, and a triangle";
   for (bool byArea : {false, true})
     for (Vec3 o : {Vec3(0.0f), Vec3(0.3f, -0.4f, 0.2f), Vec3(-0.5f, 1.5f, 0.1f)}) {
       const int rows = 2048, cols = 4096;
-      const float total = PortalWeightTotal(p.view, o, byArea);
       double sum = 0.0;
       for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) sum += PortalPdf(p.view, byArea, o, GridDirection(r, c, rows, cols), total);
+        for (int c = 0; c < cols; ++c) sum += PortalPdf(p.view, byArea, o, GridDirection(r, c, rows, cols));
       sum *= 4.0 * kPi / (static_cast<double>(rows) * cols);
-      std::printf("%s, origin (%g, %g, %g): the portal pdf integrates to %.6f\n", byArea ? "by area" : "by solid angle",
+      std::printf("%s, origin (%g, %g, %g): the portal pdf integrates to %.6f\n", byArea ? "by area" : "by the lattice",
                   o.x, o.y, o.z, sum);
       EXPECT_NEAR(sum, 1.0, 1e-3);
     }
+}
+
+// At a lattice vertex the pick probabilities are the triangles' shares of their summed solid angles from there: each
+// solid angle integrated here over 1024 x 2048 equal-area cells of directions (a direction counts for every triangle
+// it crosses, as the lattice's exact formula does; the cells' midpoints at the outlines err by up to 9e-4 here),
+// against the table's probabilities within 1.5e-3. The small-triangle approximation A |cos| / d^2 toward the centroid
+// would be off by up to 3.0e-3 and 1.5e-2 in a triangle's share at these two vertices.
+TEST(Portals, LatticeVertexProbabilitiesAreSolidAngleShares) {
+  const Portals p = MakePortals(TestPortals());
+  const PortalLattice& l = p.view.lattice;
+  ASSERT_EQ(l.nx * 1000000 + l.ny * 1000 + l.nz, 33065024) << "32 x 64 x 23 cells over the 5 x 10 x 3.5 box";
+  for (const std::array<int, 3>& v : {std::array<int, 3>{12, 20, 11}, std::array<int, 3>{24, 32, 15}}) {
+    const Vec3 x = l.lo + Vec3(v[0] * l.step.x, v[1] * l.step.y, v[2] * l.step.z);
+    const int rows = 1024, cols = 2048, n = p.view.count;
+    std::vector<double> omega(n, 0.0);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c)
+        for (int i = 0; i < n; ++i) omega[i] += PortalCrossing(p.pieces[i], x, GridDirection(r, c, rows, cols)) > 0.0f;
+    double total = 0.0;
+    for (double& o : omega) total += o;
+    const PortalCell cell = LocatePortalCell(l, x);
+    double worst = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double want = omega[i] / total, got = PortalPickProbability(p.view, false, cell, i);
+      worst = std::max(worst, std::fabs(got - want));
+      EXPECT_NEAR(got, want, 1.5e-3) << "triangle " << i << " from vertex (" << v[0] << ", " << v[1] << ", " << v[2]
+                                     << ")";
+    }
+    std::printf("vertex (%d, %d, %d): the largest difference from the integrated shares is %.2g\n", v[0], v[1], v[2],
+                worst);
+  }
+}
+
+// Between vertices the probabilities sum to 1 (inside the bounds and outside, where the nearest cell's face serves)
+// and change continuously: no step of 1e-3 moves one by more than 1e-2 (measured 7e-3; a lookup of the nearest vertex
+// would jump where the step crosses a cell's middle).
+TEST(Portals, PickProbabilitiesSumToOneAndChangeContinuously) {
+  const Portals p = MakePortals(TestPortals());
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(-4.0f, 8.0f);
+  double worstSum = 0.0, worstStep = 0.0;
+  for (int k = 0; k < 20000; ++k) {
+    const Vec3 o(u(rng) * 0.5f, u(rng), u(rng) * 0.4f), o2 = o + Vec3(1e-3f, -1e-3f, 1e-3f);
+    const PortalCell c = LocatePortalCell(p.view.lattice, o), c2 = LocatePortalCell(p.view.lattice, o2);
+    double sum = 0.0;
+    for (int i = 0; i < p.view.count; ++i) {
+      const float pi = PortalPickProbability(p.view, false, c, i);
+      ASSERT_GE(pi, 0.0f);
+      sum += pi;
+      worstStep = std::max(worstStep, std::fabs(double(pi) - PortalPickProbability(p.view, false, c2, i)));
+    }
+    worstSum = std::max(worstSum, std::fabs(sum - 1.0));
+  }
+  std::printf("largest |sum - 1| %.2g, largest change over a step of 1e-3 %.2g\n", worstSum, worstStep);
+  EXPECT_LT(worstSum, 1e-5);
+  EXPECT_LT(worstStep, 1e-2);
 }
 
 void ExpectDirectionsFollowThePdf(bool byArea) {
@@ -101,13 +166,12 @@ void ExpectDirectionsFollowThePdf(bool byArea) {
   // Only portal points within the origin's offset (1e-4) of the surface's plane are refused: a sliver of the portals
   // (this plane crosses three of them).
   EXPECT_LT(rejected, n / 2000);
-  const float total = PortalWeightTotal(p.view, o, byArea);
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c)
       for (int a = 0; a < sub; ++a)
         for (int b = 0; b < sub; ++b)
           expect[r * cols + c] +=
-              PortalPdf(p.view, byArea, o, GridDirection(r, c, rows, cols, (a + 0.5) / sub, (b + 0.5) / sub), total);
+              PortalPdf(p.view, byArea, o, GridDirection(r, c, rows, cols, (a + 0.5) / sub, (b + 0.5) / sub));
   double chi2 = 0.0, pooledCount = 0.0, pooledExpect = 0.0;
   int bins = 0;
   for (int k = 0; k < rows * cols; ++k) {
@@ -122,7 +186,7 @@ void ExpectDirectionsFollowThePdf(bool byArea) {
   }
   if (pooledExpect > 0.0) chi2 += (pooledCount - pooledExpect) * (pooledCount - pooledExpect) / pooledExpect, ++bins;
   const double dof = bins - 1;
-  std::printf("%s: chi-square %.1f over %g degrees of freedom\n", byArea ? "by area" : "by solid angle", chi2, dof);
+  std::printf("%s: chi-square %.1f over %g degrees of freedom\n", byArea ? "by area" : "by the lattice", chi2, dof);
   ASSERT_GT(bins, 100);
   EXPECT_LT(chi2, dof + 6.0 * std::sqrt(2.0 * dof));
 }
@@ -178,22 +242,40 @@ TEST(Portals, MixtureWithAMapIsConsistentAndNormalised) {
   EXPECT_NEAR(sum, 1.0, 2e-3);
 }
 
-// A portal quad whose triangles pick by area: a 3 x 1 quad split 0 1 2 / 0 2 3 and a far smaller triangle; the
-// cumulative fractions are the areas' (the last exactly 1), and zero-area triangles are left out.
-TEST(Portals, TrianglesArePickedByArea) {
-  std::vector<Vec3> c = {Vec3(0, 0, 0), Vec3(3, 0, 0), Vec3(3, 1, 0), Vec3(0, 0, 0), Vec3(3, 1, 0), Vec3(0, 1, 0),
-                         Vec3(5, 5, 5), Vec3(5, 5, 5), Vec3(6, 5, 5), Vec3(0, 0, 2), Vec3(1, 0, 2), Vec3(0, 1, 2)};
-  const std::vector<PortalTri> t = BuildPortals(c);
-  ASSERT_EQ(t.size(), 3u) << "the zero-area triangle is left out";
-  EXPECT_NEAR(PortalArea(t), 3.5, 1e-6);
-  EXPECT_NEAR(t[0].v0.w, 1.5 / 3.5, 1e-6);
-  EXPECT_NEAR(t[1].v0.w, 3.0 / 3.5, 1e-6);
-  EXPECT_EQ(t[2].v0.w, 1.0f);
-  const PortalView v{t.data(), 3, 3.5f};
-  int small = 0;
-  for (int i = 0; i < 35000; ++i)
-    small += SamplePortalPoint(v, true, Vec3(0.0f), 3.5f, (i + 0.5f) / 35000, 0.5f).z > 1.0f;
-  EXPECT_EQ(small, 5000);
+// Portal triangles as pieces, picked by area: a 3 x 1 rectangle split 0 1 2 / 0 2 3 and a unit square split 0 1 3 /
+// 1 2 3 become one parallelogram each, a trapezoid's two triangles stay two, a zero-area triangle is left out; the
+// cumulative fractions are the areas' (the last exactly 1), and points drawn by area land on the pieces in proportion,
+// inside their outlines.
+TEST(Portals, PiecesArePickedByArea) {
+  std::vector<Vec3> c = {Vec3(0, 0, 0), Vec3(3, 0, 0),    Vec3(3, 1, 0),    Vec3(0, 0, 0), Vec3(3, 1, 0),
+                         Vec3(0, 1, 0), Vec3(5, 5, 5),    Vec3(5, 5, 5),    Vec3(6, 5, 5), Vec3(0, 0, 2),
+                         Vec3(1, 0, 2), Vec3(0, 1, 2),    Vec3(0, 0, 4),    Vec3(2, 0, 4), Vec3(1.5f, 1, 4),
+                         Vec3(0, 0, 4), Vec3(1.5f, 1, 4), Vec3(0.5f, 1, 4), Vec3(0, 0, 6), Vec3(1, 0, 6),
+                         Vec3(0, 1, 6), Vec3(1, 0, 6),    Vec3(1, 1, 6),    Vec3(0, 1, 6)};
+  const std::vector<PortalPiece> t = BuildPortals(c);
+  ASSERT_EQ(t.size(), 5u) << "rectangle, triangle, the trapezoid's two triangles, square";
+  const float parallelogram[5] = {1, 0, 0, 0, 1}, area[5] = {3, 0.5f, 1, 0.5f, 1};
+  double acc = 0.0;
+  for (int i = 0; i < 5; ++i) {
+    acc += area[i];
+    EXPECT_EQ(t[i].e2.w, parallelogram[i]) << "piece " << i;
+    EXPECT_NEAR(t[i].e1.w, area[i], 1e-6) << "piece " << i;
+    EXPECT_NEAR(t[i].v0.w, acc / 6.0, 1e-6) << "piece " << i;
+  }
+  EXPECT_EQ(t[4].v0.w, 1.0f);
+  EXPECT_NEAR(PortalArea(t), 6.0, 1e-6);
+  PortalView v{};
+  v.pieces = t.data();
+  v.count = 5;
+  v.area = 6.0f;
+  int off = 0, square = 0;
+  for (int i = 0; i < 36000; ++i) {
+    const Vec3 q = SamplePortalPoint(v, true, Vec3(0.0f), (i + 0.5f) / 36000, std::fmod(i * 0.618034f, 1.0f));
+    if (q.z == 0.0f) off += q.x < 0.0f || q.x > 3.0f || q.y < 0.0f || q.y > 1.0f;
+    if (q.z == 6.0f) off += q.x < 0.0f || q.x > 1.0f || q.y < 0.0f || q.y > 1.0f, ++square;
+  }
+  EXPECT_EQ(off, 0) << "points outside their parallelogram";
+  EXPECT_EQ(square, 6000);
   c.resize(3 * (kMaxPortalTriangles + 1), Vec3(1, 0, 0));
   for (size_t k = 0; k < c.size(); k += 3) c[k] = Vec3(0, 0, float(k)), c[k + 2] = Vec3(0, 1, float(k));
   EXPECT_THROW(BuildPortals(c), SceneError);
@@ -285,7 +367,7 @@ TEST(Portals, OpenBoxMeanAgreesWithLessNoise) {
   const int w = 24, h = 24;
   const SceneData d =
       test::LoadWithMap(WriteOpenBox(dir), Vec3(0, 1, 0.9f), Vec3(0, 0.6f, -1), 70.0f, w, h, nullptr, 0.0f, Vec3(1.0f));
-  ASSERT_EQ(d.portals.size(), 2u);
+  ASSERT_EQ(d.portals.size(), 1u) << "the quad's two triangles, one piece";
   ExpectPortalsAgreeWithLessNoise(d, test::QuietRender(w, h, 8, 5), 8, 0.7, "open box");
   test::RemoveTree(dir);
 }
@@ -295,7 +377,7 @@ TEST(Portals, HallMeanAgreesWithLessNoise) {
   const int w = 32, h = 18;
   const SceneData d = test::LoadWithMap(test::ProjectScenesDir() + "/skyhall.obj", Vec3(2.5f, 4, 10), Vec3(38, 6, 10),
                                         60.0f, w, h, nullptr, 0.0f, Vec3(1.0f));
-  ASSERT_EQ(d.portals.size(), 30u);
+  ASSERT_EQ(d.portals.size(), 15u) << "15 quads, a piece each";
   ExpectPortalsAgreeWithLessNoise(d, test::QuietRender(w, h, 8, 5), 6, 0.45, "hall");
 }
 

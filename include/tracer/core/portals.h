@@ -5,7 +5,7 @@
 // luminance, or the uniform sphere for a constant sky) sends most shadow rays into walls. A portal is a triangle the
 // scene marks over such an opening (OBJ: an object or group named portal...; pbrt-v4: the infinite light's "portal"
 // quad); it is not geometry (never intersected or shaded). With probability `mix` next-event estimation picks a
-// portal triangle and a uniform point q on it, and takes the direction w from the shaded point toward q; otherwise it
+// portal piece and a uniform point q on it, and takes the direction w from the shaded point toward q; otherwise it
 // samples the environment its own way. Every direction is evaluated with the mixture's pdf
 //   p(w) = mix p_portal(w) + (1 - mix) p_env(w),
 // one-sample MIS with the balance heuristic between the two techniques (Veach and Guibas 1995), which is positive
@@ -13,16 +13,22 @@
 // p(w) for their weight. This is the area-sampling form of the idea of Bitterli, Novak and Jarosz 2015 ("Portal-masked
 // environment map sampling"), which pbrt-v4's portal light refines by sampling the map inside the portal's frame.
 //
-// Which triangle: in proportion to a weight W_i(o) of the ray origin o, the approximate solid angle A_i |cos| / d^2
-// that the triangle subtends there (d and cos toward its centroid, capped at 2 pi), so that a window next to a point
-// draws the samples that a far one would waste; its naive twin (--naive-portal-pick) weighs by area alone, W_i = A_i.
-// A point on triangle i is uniform, density 1 / A_i, so in solid angle from o, where the ray (o, w) crosses the
-// triangle at distance t and cosine c to its plane,
-//   p_portal(w) = sum over the crossed triangles of W_i(o) / sum_j W_j(o) * t^2 / (A_i |c|).
+// The portal triangles become pieces: a pair of triangles that together form a parallelogram (a window's quad) is one
+// piece, any other triangle one. Which piece: with probability P_i(o) for the ray origin o, read from a lattice that
+// the host fills once (host/scene_data.h's BuildPortalLattice): at each vertex x of a lattice over the scene's bounds,
+// P_i(x) is piece i's solid angle seen from x (exact: Van Oosterom and Strackee 1983) over the sum of all of theirs, so
+// that a window next to a point draws the samples that a far one would waste. P_i(o) interpolates the eight vertices
+// around o trilinearly; it sums to 1 over i and changes continuously with o. Drawing from it picks one of the eight
+// vertices by its trilinear weight and then a piece from that vertex's cumulative table by bisection, so drawing a
+// sample costs a few loads instead of a loop over the pieces. Its naive twin (--naive-portal-pick) picks by area alone,
+// P_i = A_i / A. A point on piece i is uniform, density 1 / A_i, so in solid angle from o, where the ray (o, w) crosses
+// the piece at distance t and cosine c to its plane,
+//   p_portal(w) = sum over the crossed pieces of P_i(o) t^2 / (A_i |c|),
+// a loop over the pieces (a quad's one test instead of its two triangles').
 // Portals seen from either side count (|c|), and a direction through overlapping portals sums them all. Both next-event
 // estimation and MissItem compute it from the ray's own origin, OffsetRayOrigin of the shaded point, which depends only
-// on the side of the surface that w leaves by: the side of the outgoing direction for the weights a sample is drawn
-// with. (A transmitting BSDF's directions to the other side are drawn with the weights of the first side's origin and
+// on the side of the surface that w leaves by: the side of the outgoing direction for the probabilities a sample is
+// drawn with. (A transmitting BSDF's directions to the other side are drawn with those of the first side's origin and
 // weighed with the other's, 2e-4 of the point's magnitude apart: a relative error of that order, as next-event
 // estimation of an emitter has between the shaded point and the offset origin.)
 #pragma once
@@ -31,7 +37,7 @@
 
 namespace tracer {
 
-// Portal triangles at most: p_portal loops over all of them for every environment sample and every BSDF-sampled ray
+// Portal triangles at most: p_portal tests every one of them for every environment sample and every BSDF-sampled ray
 // that leaves the scene. A scene with more fails to load (merge coplanar portals into larger quads).
 constexpr int kMaxPortalTriangles = 256;
 
@@ -42,117 +48,173 @@ constexpr int kMaxPortalTriangles = 256;
 // most of the power, is then sampled less often and portals cannot aim at it.
 constexpr float kPortalMixMax = 0.9f;
 
-// One portal triangle (48 bytes, three 16-byte loads; the device reads them as SceneView::portals.tris).
-struct alignas(16) PortalTri {
+// One piece of the portals: a triangle (v0, v0 + e1, v0 + e2), or the parallelogram that two of the scene's portal
+// triangles form together (v0 + a e1 + b e2 for a, b in [0, 1]: a rectangular window's quad, one piece instead of two),
+// 48 bytes, three 16-byte loads (the device reads them as SceneView::portals.pieces).
+struct alignas(16) PortalPiece {
   Float4 v0;  // xyz: the first corner; w: the portals' cumulative area fraction up to and including this one (last 1)
-  Float4 e1;  // xyz: v1 - v0; w: twice the triangle's area, |e1 x e2|
-  Float4 e2;  // xyz: v2 - v0; w: 0
+  Float4 e1;  // xyz: the first edge; w: the piece's area
+  Float4 e2;  // xyz: the second edge; w: 1 for a parallelogram, 0 for a triangle
 };
-static_assert(sizeof(PortalTri) == 48 && alignof(PortalTri) == 16, "portal triangle: three 16-byte loads");
+static_assert(sizeof(PortalPiece) == 48 && alignof(PortalPiece) == 16, "portal piece: three 16-byte loads");
 
-// The scene's portals; count 0 (tris null) when it has none.
-struct PortalView {
-  const PortalTri* tris;
-  int32_t count;
-  float area;  // the portals' total area
+// The lattice of pick probabilities: nx x ny x nz vertices spaced by `step` from `lo`, over the scene's bounds
+// (host/scene_data.h's PortalLatticeFor).
+struct PortalLattice {
+  int32_t nx, ny, nz;
+  Vec3 lo, step;
 };
+
+// The scene's portals; count 0 (pieces and cdf null) when it has none.
+struct PortalView {
+  const PortalPiece* pieces;
+  // Per lattice vertex (x fastest, then y, then z), count cumulative pick probabilities, the last exactly 1.
+  const float* cdf;
+  float area;     // the portals' total area
+  int32_t count;  // pieces
+  PortalLattice lattice;
+};
+
+// Where o lies in the lattice: the first of the eight vertices around it and its place between them in [0, 1] along
+// each axis (clamped: outside the bounds the nearest cell's face).
+struct PortalCell {
+  int base;
+  Vec3 f;
+};
+
+TRACER_HD PortalCell LocatePortalCell(const PortalLattice& l, Vec3 o) {
+  auto axis = [](float x, float lo, float step, int n, float& f) {
+    float t = (x - lo) / step;
+    t = t > 0.0f ? (t < static_cast<float>(n - 1) ? t : static_cast<float>(n - 1)) : 0.0f;  // NaN: 0
+    int i = static_cast<int>(t);
+    if (i > n - 2) i = n - 2;
+    f = t - static_cast<float>(i);
+    return i;
+  };
+  PortalCell c;
+  const int ix = axis(o.x, l.lo.x, l.step.x, l.nx, c.f.x), iy = axis(o.y, l.lo.y, l.step.y, l.ny, c.f.y),
+            iz = axis(o.z, l.lo.z, l.step.z, l.nz, c.f.z);
+  c.base = (iz * l.ny + iy) * l.nx + ix;
+  return c;
+}
+
+// Corner k (bits: x, y, z) of the cell: its vertex and trilinear weight.
+TRACER_HD int PortalCorner(const PortalLattice& l, const PortalCell& c, int k, float& weight) {
+  weight = ((k & 1) ? c.f.x : 1.0f - c.f.x) * ((k & 2) ? c.f.y : 1.0f - c.f.y) * ((k & 4) ? c.f.z : 1.0f - c.f.z);
+  return c.base + (k & 1) + ((k & 2) ? l.nx : 0) + ((k & 4) ? l.nx * l.ny : 0);
+}
 
 // The xyz of a portal record.
 TRACER_HD Vec3 PortalVec(const Float4& f) { return Vec3(f.x, f.y, f.z); }
 
-// Where the ray (o, w) crosses a portal triangle at t > 0: t^2 / (A |cos|), the solid-angle density of a uniform point
+// Where the ray (o, w) crosses a portal piece at t > 0: t^2 / (A |cos|), the solid-angle density of a uniform point
 // on it (cos between w and its normal); 0 where it does not cross. The crossing is Moller and Trumbore's (1997) test,
-// whose determinant is -w.(e1 x e2) = -+2 A |cos|, so the density is 2 t^2 / |det|.
-TRACER_HD float PortalCrossing(const PortalTri& tri, Vec3 o, Vec3 w) {
-  const Vec3 e1 = PortalVec(tri.e1), e2 = PortalVec(tri.e2);
+// whose determinant is -w.(e1 x e2) = -+|e1 x e2| |cos|, so the density is t^2 / |det| on a parallelogram (A =
+// |e1 x e2|) and twice that on a triangle. The barycentric bounds are tested scaled by |det|: one division, on a hit.
+TRACER_HD float PortalCrossing(const PortalPiece& piece, Vec3 o, Vec3 w) {
+  const Vec3 e1 = PortalVec(piece.e1), e2 = PortalVec(piece.e2);
   const Vec3 pv = Cross(w, e2);
-  const float det = Dot(e1, pv);
+  float det = Dot(e1, pv);
   if (det == 0.0f) return 0.0f;  // parallel to the portal's plane: it crosses no area
-  const float inv = 1.0f / det;
-  const Vec3 tv = o - PortalVec(tri.v0);
-  const float b1 = Dot(tv, pv) * inv;
-  if (b1 < 0.0f || b1 > 1.0f) return 0.0f;
+  const float sign = det > 0.0f ? 1.0f : -1.0f;
+  det *= sign;
+  const Vec3 tv = o - PortalVec(piece.v0);
+  const float b1 = Dot(tv, pv) * sign;
+  if (b1 < 0.0f || b1 > det) return 0.0f;
   const Vec3 qv = Cross(tv, e1);
-  const float b2 = Dot(w, qv) * inv;
-  if (b2 < 0.0f || b1 + b2 > 1.0f) return 0.0f;
-  const float t = Dot(e2, qv) * inv;
-  return t > 0.0f ? 2.0f * t * t * fabsf(inv) : 0.0f;
+  const float b2 = Dot(w, qv) * sign;
+  const bool parallelogram = piece.e2.w != 0.0f;
+  if (b2 < 0.0f || (parallelogram ? b2 : b1 + b2) > det) return 0.0f;
+  const float t = Dot(e2, qv) * sign / det;
+  return t > 0.0f ? (parallelogram ? 1.0f : 2.0f) * t * t / det : 0.0f;
 }
 
-// A triangle's selection weight at o: its area (byArea, the naive twin), else A |cos| / d^2 toward its centroid, the
-// solid angle it subtends while d is large against it, capped at 2 pi (no triangle subtends more) where o is close.
-// Next-event estimation and MissItem compute it alike, so its rounding costs efficiency, never correctness.
-TRACER_HD float PortalWeight(const PortalTri& tri, Vec3 o, bool byArea) {
-  if (byArea) return 0.5f * tri.e1.w;
-  const Vec3 e1 = PortalVec(tri.e1), e2 = PortalVec(tri.e2);
-  const Vec3 d = PortalVec(tri.v0) + (e1 + e2) * (1.0f / 3.0f) - o;
-  const float d2 = Dot(d, d);
-  const float w = 0.5f * fabsf(Dot(Cross(e1, e2), d)) / (d2 * sqrtf(d2));
-  return w < 2.0f * kPi ? w : 2.0f * kPi;  // (also where d2 is 0: the NaN fails the test)
+// The probability of picking piece i at o: by area (the naive twin), else the lattice's, interpolated.
+TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, const PortalCell& c, int i) {
+  if (byArea) return v.pieces[i].e1.w / v.area;
+  float p = 0.0f;
+  for (int k = 0; k < 8; ++k) {
+    float w;
+    const float* cdf = v.cdf + static_cast<size_t>(PortalCorner(v.lattice, c, k, w)) * v.count;
+    if (w > 0.0f) p += w * (cdf[i] - (i > 0 ? cdf[i - 1] : 0.0f));
+  }
+  return p;
 }
 
-// The sum of the weights at o.
-TRACER_HD float PortalWeightTotal(const PortalView& v, Vec3 o, bool byArea) {
-  if (byArea) return v.area;
-  float total = 0.0f;
-  for (int i = 0; i < v.count; ++i) total += PortalWeight(v.tris[i], o, byArea);
-  return total;
-}
-
-// The portal pdf (solid angle) of unit direction w from o; total: PortalWeightTotal(v, o, byArea) when the caller has
-// it, else negative.
-TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, Vec3 w, float total = -1.0f) {
-  if (total < 0.0f) total = PortalWeightTotal(v, o, byArea);
-  if (!(total > 0.0f)) return 0.0f;
+// The portal pdf (solid angle) of unit direction w from o.
+TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, Vec3 w) {
+  const PortalCell c = LocatePortalCell(v.lattice, o);
   float sum = 0.0f;
   for (int i = 0; i < v.count; ++i) {
-    const float c = PortalCrossing(v.tris[i], o, w);
-    if (c > 0.0f) sum += PortalWeight(v.tris[i], o, byArea) * c;
+    const float x = PortalCrossing(v.pieces[i], o, w);
+    if (x > 0.0f) sum += PortalPickProbability(v, byArea, c, i) * x;
   }
-  return sum / total;
+  return sum;
 }
 
 // The mixture's pdf of direction w from o, given the environment's own pdf there.
-TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, Vec3 w, float pdfEnv,
-                                 float total = -1.0f) {
-  return mix * PortalPdf(v, byArea, o, w, total) + (1.0f - mix) * pdfEnv;
+TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, Vec3 w, float pdfEnv) {
+  return mix * PortalPdf(v, byArea, o, w) + (1.0f - mix) * pdfEnv;
 }
 
-// A point on the portals from two uniform numbers: u0 picks triangle i with probability W_i(o) / total (by area: the
-// first whose cumulative fraction exceeds u0, by bisection; else the first whose running sum of weights exceeds
-// u0 total), and u0's place inside its share with u2 a uniform point on it.
-TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float total, float u0, float u2) {
+// The first k of [0, n) whose cumulative value cdf[k] exceeds u (the last when none does), by bisection.
+TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
+  int k = 0, hi = n - 1;
+  while (k < hi) {
+    const int mid = (k + hi) >> 1;
+    if (u < cdf[mid])
+      hi = mid;
+    else
+      k = mid + 1;
+  }
+  return k;
+}
+
+// A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o
+// (by area: in the pieces' cumulative area fractions; else one of the cell's corners by its trilinear weight, then
+// in that vertex's table), and u0's place inside its share with u2 a uniform point on it.
+TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float u0, float u2) {
   int k = 0;
   float below, share;
-  if (byArea) {
+  if (byArea) {  // the pieces' cumulative area fractions are their records' v0.w
     int hi = v.count - 1;
     while (k < hi) {
       const int mid = (k + hi) >> 1;
-      if (u0 < v.tris[mid].v0.w)
+      if (u0 < v.pieces[mid].v0.w)
         hi = mid;
       else
         k = mid + 1;
     }
-    below = k > 0 ? v.tris[k - 1].v0.w : 0.0f;
-    share = v.tris[k].v0.w - below;
+    below = k > 0 ? v.pieces[k - 1].v0.w : 0.0f;
+    share = v.pieces[k].v0.w - below;
   } else {
-    u0 *= total;
-    below = 0.0f;
-    share = PortalWeight(v.tris[0], o, false);
-    while (k + 1 < v.count && !(u0 < below + share && share > 0.0f)) {
-      below += share;
-      share = PortalWeight(v.tris[++k], o, false);
+    const PortalCell c = LocatePortalCell(v.lattice, o);
+    int corner = 0;
+    float w = 1.0f, start = 0.0f, acc = 0.0f;
+    for (int j = 0; j < 8; ++j) {  // the corner whose interval of weight holds u0 (rounding: the last with weight)
+      float wj;
+      PortalCorner(v.lattice, c, j, wj);
+      if (!(wj > 0.0f)) continue;
+      corner = j, w = wj, start = acc;
+      if (u0 < acc + wj) break;
+      acc += wj;
     }
+    u0 = Clamp((u0 - start) / w, 0.0f, 0.99999994f);
+    float unused;
+    const float* cdf = v.cdf + static_cast<size_t>(PortalCorner(v.lattice, c, corner, unused)) * v.count;
+    k = FindInCdf(cdf, v.count, u0);
+    below = k > 0 ? cdf[k - 1] : 0.0f;
+    share = cdf[k] - below;
   }
-  const PortalTri& tri = v.tris[k];
+  const PortalPiece& piece = v.pieces[k];
   const float u1 = share > 0.0f ? Clamp((u0 - below) / share, 0.0f, 0.99999994f) : 0.0f;
-  float b1, b2;
-  SampleTriangle(u1, u2, b1, b2);
-  return PortalVec(tri.v0) + PortalVec(tri.e1) * b1 + PortalVec(tri.e2) * b2;
+  float b1 = u1, b2 = u2;
+  if (piece.e2.w == 0.0f) SampleTriangle(u1, u2, b1, b2);
+  return PortalVec(piece.v0) + PortalVec(piece.e1) * b1 + PortalVec(piece.e2) * b2;
 }
 
 // A direction toward the environment from point p by the mixture: u1 below mix picks a portal point q (u1 rescaled,
-// with u2) by the weights at the ray origin on ng's side (ng: the geometric normal on the side of the outgoing
+// with u2) by the probabilities at the ray origin on ng's side (ng: the geometric normal on the side of the outgoing
 // direction), and the direction from there toward q; else the environment's own sampling on u1 rescaled. Either way
 // the pdf is the mixture's from the ray origin that the shadow ray will have, OffsetRayOrigin(p, ng, wi, offsetFloor).
 // A portal point whose direction from the origin leaves by the other side of the surface than q lies (q within the
@@ -160,21 +222,17 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float
 TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const PortalView& v, bool byArea, float mix,
                                      Vec3 p, Vec3 ng, float offsetFloor, float u1, float u2) {
   EnvSample s;
-  const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
-  float total = -1.0f;  // the weights' sum at the shadow ray's origin, when known
   Vec3 o;
   if (u1 < mix) {
-    const float frontTotal = PortalWeightTotal(v, front, byArea);
     s.pdf = 0.0f;
-    if (!(frontTotal > 0.0f)) return s;
-    const Vec3 q = SamplePortalPoint(v, byArea, front, frontTotal, Fminf(u1 / mix, 0.99999994f), u2);
+    const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
+    const Vec3 q = SamplePortalPoint(v, byArea, front, Fminf(u1 / mix, 0.99999994f), u2);
     o = OffsetRayOrigin(p, ng, q - p, offsetFloor);
     const Vec3 d = q - o;
     const float len = Length(d);
     if (!(len > 0.0f)) return s;
     s.wi = d / len;
     if ((Dot(s.wi, ng) < 0.0f) != (Dot(q - p, ng) < 0.0f)) return s;
-    if (Dot(q - p, ng) >= 0.0f) total = frontTotal;
   } else {
     s = SampleEnvironment(env, constant, Fminf((u1 - mix) / (1.0f - mix), 0.99999994f), u2);
     if (!(s.pdf > 0.0f)) return s;
@@ -184,7 +242,7 @@ TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const
   // this sample's agree also on a texel's edge.
   float pdfEnv;
   s.le = EnvRadiance(env, constant, s.wi, pdfEnv);
-  s.pdf = PortalMixturePdf(v, byArea, mix, o, s.wi, pdfEnv, total);
+  s.pdf = PortalMixturePdf(v, byArea, mix, o, s.wi, pdfEnv);
   return s;
 }
 

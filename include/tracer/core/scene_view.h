@@ -250,7 +250,8 @@ void DispatchBvh(bool binary, F&& f) {
   X(Float4, envTexels, env.texels, env.texels, "environment map")                                          \
   X(float, envMarginalCdf, env.marginalCdf, env.marginalCdf, "environment map distribution")               \
   X(float, envConditionalCdf, env.conditionalCdf, env.conditionalCdf, "environment map distribution")      \
-  X(PortalTri, portals, portals, portals.tris, "environment portals")
+  X(PortalPiece, portals, portals, portals.pieces, "environment portals")                                  \
+  X(float, portalCdf, portalCdf, portals.cdf, "environment portals' pick lattice")
 
 // Arrays computed from others of the list and left out of SceneContentHash: the wide BVH is built from the
 // triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH.

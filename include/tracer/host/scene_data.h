@@ -111,7 +111,10 @@ struct SceneData {
   Vec3 environment;
   EnvMap env;  // host/env_map.h fills it
   // The environment's portals (core/portals.h), in the Scene's order; empty when it has none. BuildPortals fills it.
-  std::vector<PortalTri> portals;
+  std::vector<PortalPiece> portals;
+  // Their pick probabilities at the vertices of PortalLatticeFor(boundsMin, boundsMax, n) (core/portals.h), cumulative,
+  // count per vertex; empty without portals. BuildPortalLattice fills it.
+  std::vector<float> portalCdf;
   LightClusters clusters;  // empty until BuildLightClusters
   BvhBuildReport bvhReport;
   // Seconds BuildSceneData spent after the BVH builds (shading, emitter, material and texture arrays), for the
@@ -196,9 +199,18 @@ void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);
 
 // The portal triangles of `positions` (3 per triangle) as SceneView reads them: corners, edges, twice the area and the
 // cumulative area fractions. Zero-area triangles are left out. Throws SceneError above kMaxPortalTriangles.
-std::vector<PortalTri> BuildPortals(const std::vector<Vec3>& positions);
+std::vector<PortalPiece> BuildPortals(const std::vector<Vec3>& positions);
 // The portals' total area (0 without portals).
-double PortalArea(const std::vector<PortalTri>& portals);
+double PortalArea(const std::vector<PortalPiece>& portals);
+// The lattice of the portals' pick probabilities over the box [lo, hi] for `pieces` portal pieces: the most cells along
+// its longest side of 64, 48, 32, 24, 16, ... whose tables fit kPortalLatticeBytes (64 for a few windows in a room,
+// 16 for 256 pieces), and along the others as many as fit at that spacing (at least 1).
+constexpr double kPortalLatticeBytes = 8.0 * 1024 * 1024;
+PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces);
+// PortalView::cdf for the portals and the scene's bounds: at each vertex of PortalLatticeFor(boundsMin, boundsMax, n),
+// every triangle's solid angle from there over their sum, cumulative (by area where a vertex lies in the plane of
+// every portal); empty without portals.
+std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax);
 
 // The radius of the scene's bounding sphere, half its bounds' diagonal.
 double SceneRadius(const SceneData& data);

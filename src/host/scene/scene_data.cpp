@@ -183,6 +183,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
   BuildSceneArrays(scene, d, pool);
   BuildDeltaLights(scene, d);
   d.portals = BuildPortals(scene.portals);
+  d.portalCdf = BuildPortalLattice(d.portals, d.boundsMin, d.boundsMax);
   UpdateEnvironmentShare(d);
   d.arraysSeconds = arraysClock.Seconds();
   return d;
@@ -202,37 +203,6 @@ void PermuteEmitters(SceneData& d, const std::vector<int32_t>& newOrder) {
   d.emitterPower = power;
   d.emitterTwoSided = twoSided;
   d.lightAlias = BuildAliasTable(power);
-}
-
-std::vector<PortalTri> BuildPortals(const std::vector<Vec3>& positions) {
-  std::vector<PortalTri> portals;
-  std::vector<double> area;
-  for (size_t t = 0; t + 2 < positions.size(); t += 3) {
-    const Vec3 v0 = positions[t], e1 = positions[t + 1] - v0, e2 = positions[t + 2] - v0;
-    const float twice = Length(Cross(e1, e2));
-    if (!(twice > 0.0f) || !std::isfinite(twice)) continue;  // crosses no ray: never sampled
-    portals.push_back(PortalTri{F4(v0, 0.0f), F4(e1, twice), F4(e2, 0.0f)});
-    area.push_back(0.5 * static_cast<double>(twice));
-  }
-  if (portals.size() > static_cast<size_t>(kMaxPortalTriangles))
-    throw SceneError(std::to_string(portals.size()) + " portal triangles; at most " +
-                     std::to_string(kMaxPortalTriangles) +
-                     " are supported (every environment sample loops over them): merge coplanar portals into fewer, "
-                     "larger quads");
-  // Cumulative fractions in double, the last exactly 1, so that no u in [0, 1) falls past the end.
-  const double total = std::accumulate(area.begin(), area.end(), 0.0);
-  double acc = 0.0;
-  for (size_t i = 0; i < portals.size(); ++i) {
-    acc += area[i];
-    portals[i].v0.w = i + 1 == portals.size() ? 1.0f : static_cast<float>(acc / total);
-  }
-  return portals;
-}
-
-double PortalArea(const std::vector<PortalTri>& portals) {
-  double area = 0.0;
-  for (const PortalTri& p : portals) area += 0.5 * static_cast<double>(p.e1.w);
-  return area;
 }
 
 double SceneRadius(const SceneData& d) { return 0.5 * static_cast<double>(Length(d.boundsMax - d.boundsMin)); }
@@ -292,6 +262,7 @@ SceneView SceneData::View() const {
   v.env.p = env.params;
   v.portals.count = static_cast<int32_t>(portals.size());
   v.portals.area = static_cast<float>(PortalArea(portals));
+  v.portals.lattice = PortalLatticeFor(boundsMin, boundsMax, portals.size());
   v.tiles = TileGuideView{};
   v.offsetFloor = RayOffsetFloor(boundsMin, boundsMax);
   v.cutouts = std::any_of(materials.begin(), materials.end(),

@@ -1,0 +1,148 @@
+// @file portals.cpp: the environment portals' records and the lattice of their pick probabilities (core/portals.h).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "tracer/host/scene_data.h"
+
+namespace tracer {
+
+namespace {
+
+Float4 Record(Vec3 v, float w) { return Float4{v.x, v.y, v.z, w}; }
+
+bool Same(Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
+
+// Whether triangles (a0, a1, a2) and (b0, b1, b2) share an edge and form a parallelogram together: then its corner
+// `corner` (the first triangle's vertex off the shared edge) and edges e1, e2 to the shared edge's ends. The vertex
+// off the edge in the second triangle must be the fourth corner, corner + e1 + e2, within 1e-5 of the edges' length.
+bool Parallelogram(const Vec3* a, const Vec3* b, Vec3& corner, Vec3& e1, Vec3& e2) {
+  for (int i = 0; i < 3; ++i) {  // a[i]: the vertex off the shared edge a[i + 1] a[i + 2]
+    const Vec3 s1 = a[(i + 1) % 3], s2 = a[(i + 2) % 3];
+    int shared = 0, other = -1;
+    for (int k = 0; k < 3; ++k) {
+      const bool on = Same(b[k], s1) || Same(b[k], s2);
+      shared += on;
+      if (!on) other = k;
+    }
+    if (shared != 2 || other < 0) continue;
+    corner = a[i], e1 = s1 - a[i], e2 = s2 - a[i];
+    const Vec3 miss = corner + e1 + e2 - b[other];
+    return Length(miss) <= 1e-5f * (Length(e1) + Length(e2));
+  }
+  return false;
+}
+
+// The solid angle of triangle (a, b, c) seen from x, from either side (Van Oosterom and Strackee 1983:
+// tan(omega / 2) = |a.(b x c)| / (|a||b||c| + (a.b)|c| + (a.c)|b| + (b.c)|a|), the corners taken from x).
+double TriangleSolidAngle(const double a[3], const double b[3], const double c[3]) {
+  auto dot = [](const double* u, const double* v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
+  const double bc[3] = {b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]};
+  const double la = std::sqrt(dot(a, a)), lb = std::sqrt(dot(b, b)), lc = std::sqrt(dot(c, c));
+  const double num = std::fabs(dot(a, bc));
+  const double den = la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la;
+  return 2.0 * std::atan2(num, den);
+}
+
+}  // namespace
+
+std::vector<PortalPiece> BuildPortals(const std::vector<Vec3>& positions) {
+  std::vector<PortalPiece> portals;
+  std::vector<double> area;
+  size_t triangles = 0;
+  for (size_t t = 0; t + 2 < positions.size(); t += 3) {
+    const Vec3 v0 = positions[t], e1 = positions[t + 1] - v0, e2 = positions[t + 2] - v0;
+    const float twice = Length(Cross(e1, e2));
+    if (!(twice > 0.0f) || !std::isfinite(twice)) continue;  // crosses no ray: never sampled
+    ++triangles;
+    Vec3 corner, q1, q2;
+    if (t + 5 < positions.size() && Parallelogram(&positions[t], &positions[t + 3], corner, q1, q2)) {
+      ++triangles;
+      t += 3;  // the pair is one piece
+      portals.push_back(PortalPiece{Record(corner, 0.0f), Record(q1, twice), Record(q2, 1.0f)});
+      area.push_back(static_cast<double>(twice));
+      continue;
+    }
+    portals.push_back(PortalPiece{Record(v0, 0.0f), Record(e1, 0.5f * twice), Record(e2, 0.0f)});
+    area.push_back(0.5 * static_cast<double>(twice));
+  }
+  if (triangles > static_cast<size_t>(kMaxPortalTriangles))
+    throw SceneError(std::to_string(triangles) + " portal triangles; at most " + std::to_string(kMaxPortalTriangles) +
+                     " are supported (every environment sample loops over them): merge coplanar portals into fewer, "
+                     "larger quads");
+  // Cumulative fractions in double, the last exactly 1, so that no u in [0, 1) falls past the end.
+  const double total = std::accumulate(area.begin(), area.end(), 0.0);
+  double acc = 0.0;
+  for (size_t i = 0; i < portals.size(); ++i) {
+    acc += area[i];
+    portals[i].v0.w = i + 1 == portals.size() ? 1.0f : static_cast<float>(acc / total);
+  }
+  return portals;
+}
+
+double PortalArea(const std::vector<PortalPiece>& portals) {
+  double area = 0.0;
+  for (const PortalPiece& p : portals) area += static_cast<double>(p.e1.w);
+  return area;
+}
+
+PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces) {
+  const Vec3 ext = hi - lo;
+  const float longest = std::max(std::max(ext.x, ext.y), std::max(ext.z, 1e-30f));
+  PortalLattice l{};
+  for (int most : {64, 48, 32, 24, 16, 12, 8, 6, 4, 2, 1}) {
+    auto vertices = [&](float e) {
+      const int c = static_cast<int>(std::ceil(e / longest * static_cast<float>(most) - 1e-3f));
+      return std::min(std::max(c, 1), most) + 1;
+    };
+    l.nx = vertices(ext.x), l.ny = vertices(ext.y), l.nz = vertices(ext.z);
+    if (static_cast<double>(l.nx) * l.ny * l.nz * static_cast<double>(pieces) * sizeof(float) <= kPortalLatticeBytes)
+      break;
+  }
+  l.lo = lo;
+  const float sx = ext.x / static_cast<float>(l.nx - 1), sy = ext.y / static_cast<float>(l.ny - 1),
+              sz = ext.z / static_cast<float>(l.nz - 1);
+  l.step = Vec3(sx > 0.0f ? sx : 1.0f, sy > 0.0f ? sy : 1.0f, sz > 0.0f ? sz : 1.0f);
+  return l;
+}
+
+std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax) {
+  if (portals.empty()) return {};
+  const PortalLattice l = PortalLatticeFor(boundsMin, boundsMax, portals.size());
+  const size_t n = portals.size(), vertices = static_cast<size_t>(l.nx) * l.ny * l.nz;
+  std::vector<float> cdf(vertices * n);
+  std::vector<double> omega(n);
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
+        const double px = l.lo.x + static_cast<double>(x) * l.step.x, py = l.lo.y + static_cast<double>(y) * l.step.y,
+                     pz = l.lo.z + static_cast<double>(z) * l.step.z;
+        for (size_t i = 0; i < n; ++i) {
+          const PortalPiece& t = portals[i];
+          const double a[3] = {t.v0.x - px, t.v0.y - py, t.v0.z - pz};
+          const double b[3] = {a[0] + t.e1.x, a[1] + t.e1.y, a[2] + t.e1.z};
+          const double c[3] = {a[0] + t.e2.x, a[1] + t.e2.y, a[2] + t.e2.z};
+          omega[i] = TriangleSolidAngle(a, b, c);
+          if (t.e2.w != 0.0f) {  // a parallelogram: and the triangle (b, b + e2, c)
+            const double d[3] = {b[0] + t.e2.x, b[1] + t.e2.y, b[2] + t.e2.z};
+            omega[i] += TriangleSolidAngle(b, d, c);
+          }
+          if (!std::isfinite(omega[i])) omega[i] = 0.0;
+        }
+        double total = std::accumulate(omega.begin(), omega.end(), 0.0);
+        if (!(total > 0.0)) {  // in the plane of every portal: by area
+          for (size_t i = 0; i < n; ++i) omega[i] = static_cast<double>(portals[i].e1.w);
+          total = std::accumulate(omega.begin(), omega.end(), 0.0);
+        }
+        float* row = cdf.data() + ((static_cast<size_t>(z) * l.ny + y) * l.nx + x) * n;
+        double acc = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+          acc += omega[i];
+          row[i] = i + 1 == n ? 1.0f : static_cast<float>(acc / total);
+        }
+      }
+  return cdf;
+}
+
+}  // namespace tracer
