@@ -232,8 +232,9 @@ TEST(CheckpointHalves, ResumedDenoiseRenderEqualsAnUninterruptedOne) {
 }
 
 // A checkpoint without odd sums (a render without --denoise, or a version-1 file) cannot continue a --denoise render:
-// exit 2, a message that says why and what to do, no image. Without --denoise both resume; a checkpoint with odd sums
-// resumes without --denoise to the plain render's image, and the checkpoint that render saves has none.
+// exit 2, a message that says why and what to do, before the scene loads (no "rendering ..." line), no image. Without
+// --denoise both resume; a checkpoint with odd sums resumes without --denoise to the plain render's image, and the
+// checkpoint that render saves has none.
 TEST(CheckpointHalves, CheckpointWithoutOddSumsIsRefusedUnderDenoise) {
   const std::string dir = MakeTempDir();
   const std::string base = Cornell() + " --backend cpu --width 16 --height 12 --seed 2";
@@ -248,6 +249,7 @@ TEST(CheckpointHalves, CheckpointWithoutOddSumsIsRefusedUnderDenoise) {
                 Contains(r.output, "render again with --denoise --checkpoint"))
         << name << "\n"
         << r.output;
+    EXPECT_FALSE(Contains(r.output, "rendering ")) << name << ": refused after loading the scene\n" << r.output;
     EXPECT_FALSE(FileExists(dir + "/d.pfm")) << name;
     const CommandResult plain = RunTracer(base + " --spp 8 --resume " + ckpt + " -o " + dir + "/" + name + ".pfm");
     EXPECT_EQ(plain.exitCode, 0) << name << "\n" << plain.output;

@@ -8,14 +8,7 @@
 
 namespace tracer {
 
-int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::string& settings, RenderOptions& opt) {
-  std::string diff = DescribeSettingsMismatch(resumed.settings, settings);
-  if (!diff.empty() || resumed.film.width != opt.width || resumed.film.height != opt.height) {
-    std::cerr << "tracer: usage error: --resume " << cli.resumePath
-              << ": the checkpoint was rendered with different settings: " << (diff.empty() ? "image size" : diff)
-              << "\n";
-    return 2;
-  }
+int CheckResumedHalves(const CliOptions& cli, const Checkpoint& resumed, const RenderOptions& opt) {
   // --denoise needs both halves of every sample so far: only a checkpoint of a --denoise render kept the odd ones.
   // (Without --denoise, odd sums in the checkpoint are left out, and so from the checkpoints this render saves.)
   if (opt.halfBuffers && resumed.film.odd.empty()) {
@@ -25,6 +18,18 @@ int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::
                  "--denoise --checkpoint FILE\n";
     return 2;
   }
+  return kContinue;
+}
+
+int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::string& settings, RenderOptions& opt) {
+  std::string diff = DescribeSettingsMismatch(resumed.settings, settings);
+  if (!diff.empty() || resumed.film.width != opt.width || resumed.film.height != opt.height) {
+    std::cerr << "tracer: usage error: --resume " << cli.resumePath
+              << ": the checkpoint was rendered with different settings: " << (diff.empty() ? "image size" : diff)
+              << "\n";
+    return 2;
+  }
+  if (int code = CheckResumedHalves(cli, resumed, opt); code != kContinue) return code;
   opt.resume = &resumed.film;
   if (resumed.film.sppDone >= opt.spp)
     std::fprintf(stderr, "tracer: %s already holds %d spp (--spp %d); writing it as it is\n", cli.resumePath.c_str(),

@@ -10,6 +10,10 @@
 
 namespace tracer {
 
+// For --denoise, whether the checkpoint kept the odd samples' sums (checked as soon as it is read, before the scene
+// loads). Returns kContinue, or 2 (a usage error, printed).
+int CheckResumedHalves(const CliOptions& cli, const Checkpoint& resumed, const RenderOptions& opt);
+
 // Points the render at the resumed film when the checkpoint was made with the same settings and image size, and, for
 // --denoise, kept the odd samples' sums. Returns kContinue, or 2 (a usage error, printed) when it was not or did not.
 int UseResumedFilm(const CliOptions& cli, const Checkpoint& resumed, const std::string& settings, RenderOptions& opt);

@@ -70,7 +70,10 @@ std::string Where(const BackendChoice& backend, const Job& job) {
 int LoadOnRoot(CliOptions& cli, const BackendChoice& backend, const Job& job, RenderInputs& in) {
   RenderOptions& opt = cli.render;
   // Read the checkpoint before the scene: a bad file is reported without waiting for a BVH build.
-  if (!cli.resumePath.empty()) in.resumed = LoadCheckpoint(cli.resumePath);
+  if (!cli.resumePath.empty()) {
+    in.resumed = LoadCheckpoint(cli.resumePath);
+    if (int code = CheckResumedHalves(cli, in.resumed, opt); code != kContinue) return code;
+  }
   in.loaded = LoadAndBuild(cli, opt.lightSampling == LightSampling::kTiles, ChooseBvhBuilder(cli.bvhBuilder, backend));
   if (StopSignal()) {
     std::fprintf(stderr, "tracer: interrupted while loading; nothing written\n");
