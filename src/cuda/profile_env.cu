@@ -75,7 +75,7 @@ EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOption
   char ev[256];
   std::snprintf(ev, sizeof ev,
                 "RMSE at equal spp: importance %.4g, portals %.4g (%.2fx); at equal time portals/importance %.2fx "
-                "(%zu portal triangles, mix %.2f%s)",
+                "(%zu portal pieces, mix %.2f%s)",
                 q.rmseNaive, q.rmseOpt, q.rmseOpt / q.rmseNaive, q.EqualTimeRatio(), data.portals.size(), mix,
                 o.envPortalByArea ? ", picked by area" : "");
   return EnvPortalsProfileRow{q.msNaive, q.msOpt, ev};
