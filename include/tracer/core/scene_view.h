@@ -254,13 +254,15 @@ void DispatchBvh(bool binary, F&& f) {
   X(float, portalCdf, portalCdf, portals.cdf, "environment portals' pick lattice")
 
 // Arrays computed from others of the list and left out of SceneContentHash: the wide BVH is built from the
-// triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH.
+// triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH; the
+// portals' pick lattice is computed from the portals and the bounds with libm's atan2 and sqrt, whose last bits a
+// checkpoint resumed on another machine must not depend on.
 constexpr bool IsDerivedSceneArray(const char* name) {
   auto same = [](const char* a, const char* b) {
     while (*a && *a == *b) ++a, ++b;
     return *a == *b;
   };
-  return same(name, "wideNodes") || same(name, "wideTris");
+  return same(name, "wideNodes") || same(name, "wideTris") || same(name, "portalCdf");
 }
 
 #define TRACER_SCENE_ARRAY_PLUS_ONE(T, name, dataMember, viewMember, what) +1
