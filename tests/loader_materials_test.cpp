@@ -188,11 +188,15 @@ TEST_F(LoaderTest, HugeEmissionWarnsNonFiniteEmissionFails) {
   EXPECT_TRUE(Contains(error, "bad.mtl:2: Kd: '-.e1302' is not a number")) << error;
 }
 
-TEST_F(LoaderTest, NoEmittersIsAWarningNotAnError) {
+// A scene without emitters loads: the loader says so through HasLight (the command warns, unless --env or --env-map
+// lights it), not through a warning of its own.
+TEST_F(LoaderTest, NoEmittersIsNotAnError) {
   Scene dark = LoadScene(Write("dark.obj", std::string(kTriangle) + "f 1 2 3\n"));
-  EXPECT_TRUE(HasWarning(dark, "no emitters"));
+  EXPECT_FALSE(dark.HasLight());
+  EXPECT_FALSE(HasWarning(dark, "no emitters"));
+  EXPECT_TRUE(Contains(NoLightWarning(dark), "dark.obj: no emitters (no triangle has a material with Ke > 0)"));
   Scene lit = LoadWithMtl("newmtl lamp\nKe 1 1 1\n", "lamp");
-  EXPECT_FALSE(HasWarning(lit, "no emitters"));
+  EXPECT_TRUE(lit.HasLight());
 }
 
 TEST_F(LoaderTest, SummaryCountsClassesAndEmitters) {

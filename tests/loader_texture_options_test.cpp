@@ -13,14 +13,6 @@ namespace {
 
 // ---- texture statements: options, sharing -------------------------------------------------------------
 
-// The scene's warnings but the one about a scene without emitters (these scenes have none).
-std::vector<std::string> WarningsButNoEmitters(const Scene& scene) {
-  std::vector<std::string> out;
-  for (const std::string& w : scene.warnings)
-    if (!Contains(w, "no emitters")) out.push_back(w);
-  return out;
-}
-
 TEST_F(LoaderTest, TextureOptionsAreReadBeforeTheFileName) {
   WriteGreyPng(dir_ + "/wall.png", 10);
   WriteGreyPng(dir_ + "/my wall.png", 20);
@@ -30,7 +22,7 @@ TEST_F(LoaderTest, TextureOptionsAreReadBeforeTheFileName) {
       "newmtl c\nmap_Kd -blendu off -blendv on -clamp off wall.png\n",
       "a");
   // The one warning: -imfchan picks a channel of scalar maps only.
-  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  const std::vector<std::string>& warnings = scene.warnings;
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("-imfchan applies to scalar maps"), std::string::npos) << warnings[0];
   ASSERT_EQ(scene.materials.size(), 3u);
@@ -72,7 +64,7 @@ TEST_F(LoaderTest, ColorspaceChoosesHowTexelsAreDecoded) {
       "newmtl b\nKs 0.5 0.5 0.5\nNs 100\nmap_Kd g.png\nbump -colorspace srgb g.png\nmap_Ks -colorspace linear g.png\n"
       "newmtl c\nmap_d -colorspace linear g.png\n",
       "a");
-  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  const std::vector<std::string>& warnings = scene.warnings;
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_TRUE(Contains(warnings[0], "m.mtl:12: material 'c': map_d -colorspace: an opacity is read as data; ignored"))
       << warnings[0];
@@ -100,7 +92,7 @@ TEST_F(LoaderTest, ATextureSharedByMaterialsIsLoadedOnce) {
       "newmtl a\nmap_Kd shared.png\nnewmtl b\nmap_Kd shared.png\nnewmtl c\nmap_Kd .\\shared.png\n"
       "newmtl d\nmap_Kd -s 2 2 shared.png\nnewmtl e\nmap_Kd t/other.png\nnewmtl f\nmap_Kd -s 2 2 shared.png\n",
       "a");
-  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  const std::vector<std::string>& warnings = scene.warnings;
   EXPECT_TRUE(warnings.empty()) << warnings.front();
   ASSERT_EQ(scene.textures.size(), 2u) << "shared.png decoded once, under either of its names";
   ASSERT_EQ(scene.textureMaps.size(), 3u) << "shared.png as it is, shared.png at -s 2 2, other.png";
@@ -118,7 +110,7 @@ TEST_F(LoaderTest, AMissingTextureIsReportedOnceWithTheNumberOfStatementsNamingI
       "newmtl a\nmap_Kd gone.png\nnewmtl b\nmap_Kd gone.png\nnewmtl c\nmap_Kd -s 2 2 gone.png\n"
       "newmtl d\nmap_Kd other.png\n",
       "a");
-  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  const std::vector<std::string>& warnings = scene.warnings;
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_EQ(warnings[0], dir_ +
                              "/m.mtl:2: material 'a': map_Kd 'gone.png' not found (No such file or directory; "
@@ -134,7 +126,7 @@ TEST_F(LoaderTest, UnknownAndUnsupportedTextureOptionsWarnOncePerOption) {
       "newmtl a\nmap_Kd -foo 1 2 -t 0.1 0.2 wall.png\nnewmtl b\nmap_Kd -foo 3 -s 2 2 wall.png\n"
       "newmtl c\nmap_Kd -t 1 -bar on wall.png\n",
       "a");
-  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  const std::vector<std::string>& warnings = scene.warnings;
   ASSERT_EQ(warnings.size(), 3u) << ::testing::PrintToString(warnings);
   EXPECT_EQ(warnings[0], dir_ +
                              "/m.mtl:2: map_Kd: texture option '-foo' is not a texture option of the MTL "
@@ -163,7 +155,7 @@ TEST_F(LoaderTest, MalformedTextureOptionsFailWithFileAndLine) {
   }
   // Options and no file: a warning, no texture.
   Scene scene = LoadWithMtl("newmtl a\nmap_Kd -clamp on\n", "a");
-  const std::vector<std::string> warnings = WarningsButNoEmitters(scene);
+  const std::vector<std::string>& warnings = scene.warnings;
   EXPECT_EQ(scene.materials[0].texture, -1);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0], dir_ + "/m.mtl:2: map_Kd names no file; ignored");

@@ -48,13 +48,11 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
   }
 }
 
-// The loader's warnings less the one that is not true here: "no emitters ... pass --env" when an environment is
-// given (whether it can reach the camera is probed after the build).
-std::vector<std::string> WarningsThatApply(const CliOptions& cli, std::vector<std::string> warnings) {
-  if (!cli.envMapPath.empty() || !IsBlack(cli.env))
-    warnings.erase(std::remove_if(warnings.begin(), warnings.end(),
-                                  [](const std::string& w) { return w.find(": no emitters (") != std::string::npos; }),
-                   warnings.end());
+// The loader's warnings, and that nothing lights the scene where neither it nor --env/--env-map does (whether an
+// environment can reach the camera is probed after the build).
+std::vector<std::string> WarningsThatApply(const CliOptions& cli, const Scene& scene) {
+  std::vector<std::string> warnings = scene.warnings;
+  if (!scene.HasLight() && cli.envMapPath.empty() && IsBlack(cli.env)) warnings.push_back(NoLightWarning(scene));
   return warnings;
 }
 
@@ -111,7 +109,7 @@ LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn
   const SceneDefaults& defaults = loaded.scene.defaults;
   if (!cli.haveFov && !cli.explicitCamera && loaded.scene.camera.valid && defaults.fovShorterAxis > 0.0f)
     camera.spec.fovY = FovYForShorterAxis(defaults.fovShorterAxis, cli.render.width, cli.render.height);
-  if (!cli.render.quiet) PrintWarnings(WarningsThatApply(cli, loaded.scene.warnings));
+  if (!cli.render.quiet) PrintWarnings(WarningsThatApply(cli, loaded.scene));
   if (cli.Details()) {
     for (const std::string& note : loaded.scene.notes) std::cerr << "tracer: note: " << note << "\n";
     std::cerr << loaded.scene.Summary() << "\n";

@@ -19,8 +19,9 @@ struct LoadedScene {
 
 // Loads the scene (the environment map first), builds the BVH with `builder` (ChooseBvhBuilder's; null: on the
 // host), and the emitter clusters when `buildClusters` (tile guiding may need them). Prints the loader's warnings
-// (less "no emitters" when an environment is given) and, when cli.Details(), the scene, its bounds, the camera and the
-// build; a render (unless --quiet) also probes the camera (DiagnoseCamera) and warns about what it found.
+// (and NoLightWarning where neither the scene nor --env/--env-map lights it) and, when cli.Details(), the scene, its
+// bounds, the camera and the build; a render (unless --quiet) also probes the camera (DiagnoseCamera) and warns about
+// what it found.
 LoadedScene LoadAndBuild(const CliOptions& cli, bool buildClusters, BvhBuilderFn builder);
 
 }  // namespace tracer

@@ -192,7 +192,15 @@ struct Scene {
   size_t NumTriangles() const { return triMaterial.size(); }
   std::string Summary() const;  // one line: triangles, materials per class, emitters, delta lights, portals
   double PortalArea() const;    // the portal triangles' total area
+  // Whether the file lights itself: a triangle with an emissive material, an environment of its own (pbrt-v4's
+  // infinite light) or a delta light. Without any, only --env or --env-map can light it, which the caller knows
+  // (NoLightWarning is what to tell the user then).
+  bool HasLight() const;
 };
+
+// "path: no emitters (...); only an environment can light it: pass --env R,G,B or --env-map FILE.hdr", worded for the
+// scene's format, for a Scene without HasLight() rendered without --env or --env-map.
+std::string NoLightWarning(const Scene& scene);
 
 struct LoadOptions {
   bool allowOutsidePaths = false;         // accept mtllib/texture paths outside the scene's folder

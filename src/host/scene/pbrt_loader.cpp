@@ -231,12 +231,6 @@ Scene LoadPbrtScene(const std::string& path, const LoadOptions& options) {
   AddPbrtLights(load);
   if (load.mirrored) Mirror(load);
   if (scene.NumTriangles() == 0) throw SceneError(path + ": no shapes the renderer can draw");
-  bool emits = scene.environment.present || !scene.deltaLights.empty();
-  for (int32_t m : scene.triMaterial) emits = emits || scene.materials[size_t(m)].IsEmissive();
-  if (!emits)
-    load.Warn(PbrtLoc{},
-              "no emitters (no emissive shape, no infinite light the renderer can render); pass --env R,G,B "
-              "or --env-map FILE.hdr");
   load.FinishWarnings();
   scene.seconds.convert = phase.Seconds();
   return scene;

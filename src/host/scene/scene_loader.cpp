@@ -79,6 +79,19 @@ std::string Scene::Summary() const {
   return ss.str();
 }
 
+bool Scene::HasLight() const {
+  if (environment.present || !deltaLights.empty()) return true;
+  return std::any_of(triMaterial.begin(), triMaterial.end(),
+                     [&](int32_t m) { return materials[size_t(m)].IsEmissive(); });
+}
+
+std::string NoLightWarning(const Scene& scene) {
+  return scene.path + ": no emitters (" +
+         (pbrtload::IsPbrtFileName(scene.path) ? "no emissive shape, no infinite light the renderer can render"
+                                               : "no triangle has a material with Ke > 0") +
+         "); only an environment can light it: pass --env R,G,B or --env-map FILE.hdr";
+}
+
 double Scene::PortalArea() const {
   double area = 0.0;
   for (size_t t = 0; t + 2 < portals.size(); t += 3)
@@ -169,12 +182,6 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   AddMaterials(scene, path, folders, objMaterials, reader, scan, options);
   AddTriangles(scene, path, options.tinyobjParse ? tinyAttrib : parsed.attrib, blocks, objMaterials.size(), pool);
 
-  size_t emitters = 0;
-  for (int32_t m : scene.triMaterial) emitters += scene.materials[size_t(m)].IsEmissive();
-  if (emitters == 0)
-    Warn(scene, path, 0,
-         "no emitters (no triangle has a material with Ke > 0); only an environment can light it: pass --env R,G,B or "
-         "--env-map FILE.hdr");
   scene.seconds.convert = phase.Seconds();
 
   std::string cameraPath = CameraPathFor(path);
