@@ -13,16 +13,16 @@
 // p(w) for their weight. This is the area-sampling form of the idea of Bitterli, Novak and Jarosz 2015 ("Portal-masked
 // environment map sampling"), which pbrt-v4's portal light refines by sampling the map inside the portal's frame.
 //
-// The portal triangles become pieces: a pair of triangles that together form a parallelogram (a window's quad) is one
-// piece, any other triangle one. Which piece: with probability P_i(o) for the ray origin o, read from a lattice that
-// the host fills once (host/scene_data.h's BuildPortalLattice): at each vertex x of a lattice over the scene's bounds,
-// P_i(x) is piece i's solid angle seen from x (exact: Van Oosterom and Strackee 1983) over the sum of all of theirs, so
-// that a window next to a point draws the samples that a far one would waste. P_i(o) interpolates the eight vertices
-// around o trilinearly; it sums to 1 over i and changes continuously with o. Drawing from it picks one of the eight
-// vertices by its trilinear weight and then a piece from that vertex's cumulative table by bisection, so drawing a
-// sample costs a few loads instead of a loop over the pieces. Its naive twin (--naive-portal-pick) picks by area alone,
-// P_i = A_i / A. A point on piece i is uniform, density 1 / A_i, so in solid angle from o, where the ray (o, w) crosses
-// the piece at distance t and cosine c to its plane,
+// The portal triangles become pieces: two consecutive triangles that together form a parallelogram (a window's quad,
+// as the loaders split it) are one piece, any other triangle one. Which piece: with probability P_i(o) for the ray
+// origin o, read from a lattice that the host fills once (host/scene_data.h's BuildPortalLattice): at each vertex x of
+// a lattice over the scene's bounds, P_i(x) is piece i's solid angle seen from x (exact: Van Oosterom and Strackee
+// 1983) over the sum of all of theirs, so that a window next to a point draws the samples that a far one would waste.
+// P_i(o) interpolates the eight vertices around o trilinearly; it sums to 1 over i and changes continuously with o.
+// Drawing from it picks one of the eight vertices by its trilinear weight and then a piece from that vertex's
+// cumulative table by bisection, so drawing a sample costs a few loads instead of a loop over the pieces. Its naive
+// twin (--naive-portal-pick) picks by area alone, P_i = A_i / A. A point on piece i is uniform, density 1 / A_i, so in
+// solid angle from o, where the ray (o, w) crosses the piece at distance t and cosine c to its plane,
 //   p_portal(w) = sum over the crossed pieces of P_i(o) t^2 / (A_i |c|),
 // a loop over the pieces (a quad's one test instead of its two triangles').
 // Portals seen from either side count (|c|), and a direction through overlapping portals sums them all. Both next-event
@@ -171,8 +171,9 @@ TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
 }
 
 // A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o
-// (by area: in the pieces' cumulative area fractions; else one of the cell's corners by its trilinear weight, then
-// in that vertex's table), and u0's place inside its share with u2 a uniform point on it.
+// (by area: in the pieces' cumulative area fractions; else in the table of one of the cell's corners, which u2 picks
+// by its trilinear weight), and u0's place inside its share with u2 (its place inside the corner's weight) a uniform
+// point on it. Each number is rescaled once or twice, so neither pick leaves a far piece's points few distinct values.
 TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float u0, float u2) {
   int k = 0;
   float below, share;
@@ -191,15 +192,15 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float
     const PortalCell c = LocatePortalCell(v.lattice, o);
     int corner = 0;
     float w = 1.0f, start = 0.0f, acc = 0.0f;
-    for (int j = 0; j < 8; ++j) {  // the corner whose interval of weight holds u0 (rounding: the last with weight)
+    for (int j = 0; j < 8; ++j) {  // the corner whose interval of weight holds u2 (rounding: the last with weight)
       float wj;
       PortalCorner(v.lattice, c, j, wj);
       if (!(wj > 0.0f)) continue;
       corner = j, w = wj, start = acc;
-      if (u0 < acc + wj) break;
+      if (u2 < acc + wj) break;
       acc += wj;
     }
-    u0 = Clamp((u0 - start) / w, 0.0f, 0.99999994f);
+    u2 = Clamp((u2 - start) / w, 0.0f, 0.99999994f);
     float unused;
     const float* cdf = v.cdf + static_cast<size_t>(PortalCorner(v.lattice, c, corner, unused)) * v.count;
     k = FindInCdf(cdf, v.count, u0);

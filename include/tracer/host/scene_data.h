@@ -197,8 +197,9 @@ void BuildSceneArrays(const Scene& scene, SceneData& d, ThreadPool& pool);
 // Reorders the emitters (and their tables) by a permutation, for clustering: newOrder[i] = old emitter.
 void PermuteEmitters(SceneData& data, const std::vector<int32_t>& newOrder);
 
-// The portal triangles of `positions` (3 per triangle) as SceneView reads them: corners, edges, twice the area and the
-// cumulative area fractions. Zero-area triangles are left out. Throws SceneError above kMaxPortalTriangles.
+// The portal triangles of `positions` (3 per triangle) as the pieces SceneView reads (core/portals.h): two consecutive
+// triangles that form a parallelogram are one piece, any other triangle one; each with its corner, edges, area and the
+// cumulative area fractions. Zero-area triangles are left out. Throws SceneError above kMaxPortalTriangles triangles.
 std::vector<PortalPiece> BuildPortals(const std::vector<Vec3>& positions);
 // The portals' total area (0 without portals).
 double PortalArea(const std::vector<PortalPiece>& portals);

@@ -15,21 +15,19 @@ Float4 Record(Vec3 v, float w) { return Float4{v.x, v.y, v.z, w}; }
 bool Same(Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
 
 // Whether triangles (a0, a1, a2) and (b0, b1, b2) share an edge and form a parallelogram together: then its corner
-// `corner` (the first triangle's vertex off the shared edge) and edges e1, e2 to the shared edge's ends. The vertex
-// off the edge in the second triangle must be the fourth corner, corner + e1 + e2, within 1e-5 of the edges' length.
+// `corner` (the first triangle's vertex off the shared edge) and edges e1, e2 to the shared edge's ends. The second
+// triangle must hold both ends of the edge at two of its vertices and, at its third, the fourth corner corner + e1 +
+// e2 within 1e-5 of the shorter edge's length.
 bool Parallelogram(const Vec3* a, const Vec3* b, Vec3& corner, Vec3& e1, Vec3& e2) {
   for (int i = 0; i < 3; ++i) {  // a[i]: the vertex off the shared edge a[i + 1] a[i + 2]
     const Vec3 s1 = a[(i + 1) % 3], s2 = a[(i + 2) % 3];
-    int shared = 0, other = -1;
-    for (int k = 0; k < 3; ++k) {
-      const bool on = Same(b[k], s1) || Same(b[k], s2);
-      shared += on;
-      if (!on) other = k;
-    }
-    if (shared != 2 || other < 0) continue;
-    corner = a[i], e1 = s1 - a[i], e2 = s2 - a[i];
-    const Vec3 miss = corner + e1 + e2 - b[other];
-    return Length(miss) <= 1e-5f * (Length(e1) + Length(e2));
+    for (int k1 = 0; k1 < 3; ++k1)
+      for (int k2 = 0; k2 < 3; ++k2) {
+        if (k1 == k2 || !Same(b[k1], s1) || !Same(b[k2], s2)) continue;
+        const Vec3 other = b[3 - k1 - k2];
+        corner = a[i], e1 = s1 - a[i], e2 = s2 - a[i];
+        return Length(corner + e1 + e2 - other) <= 1e-5f * std::min(Length(e1), Length(e2));
+      }
   }
   return false;
 }
@@ -88,7 +86,8 @@ double PortalArea(const std::vector<PortalPiece>& portals) {
 }
 
 PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces) {
-  const Vec3 ext = hi - lo;
+  Vec3 ext = hi - lo;
+  if (!(ext.x >= 0.0f && ext.y >= 0.0f && ext.z >= 0.0f && ext.x + ext.y + ext.z < 1e30f)) ext = Vec3(0.0f);  // none
   const float longest = std::max(std::max(ext.x, ext.y), std::max(ext.z, 1e-30f));
   PortalLattice l{};
   for (int most : {64, 48, 32, 24, 16, 12, 8, 6, 4, 2, 1}) {
