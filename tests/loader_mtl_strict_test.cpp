@@ -12,12 +12,6 @@
 namespace tracer::test {
 namespace {
 
-size_t CountWarnings(const Scene& scene, const std::string& part) {
-  size_t n = 0;
-  for (const std::string& w : scene.warnings) n += Contains(w, part);
-  return n;
-}
-
 // The error of a scene whose material 'x' is `mtl` (its statements, after "newmtl x").
 class MtlStrictTest : public LoaderTest {
  protected:

@@ -21,33 +21,8 @@ std::string BlenderPbr(const std::string& extra) {
          extra + "\n";
 }
 
-std::string AllWarnings(const Scene& s) {
-  std::string all;
-  for (const std::string& w : s.warnings) all += w + "\n";
-  return all;
-}
-
 // The BSDF at a point of the one triangle of a scene, and its shading frame.
-struct Hit {
-  SurfaceBsdf b;
-  Frame frame;
-};
-Hit BsdfAtTheTriangle(const Scene& scene) {
-  const SceneData d =
-      BuildSceneData(scene, Camera::LookAt(Vec3(0, 0, 5), Vec3(0), Vec3(0, 1, 0), 45.0f, 8, 8), Vec3(0.0f));
-  const SceneView s = d.View();
-  HitRecord hit;
-  hit.t = 5.0f;
-  hit.b1 = 0.3f;
-  hit.b2 = 0.3f;
-  hit.tri = 0;
-  Surface sf = GetSurface<false>(s, hit);
-  Vec3 emission;
-  Hit h;
-  h.b = GetBsdf<false>(s, sf, emission);
-  h.frame = ShadingFrame<false>(s, sf, h.b, sf.ns);
-  return h;
-}
+TriangleHit BsdfAtTheTriangle(const Scene& scene) { return BsdfAtTriangle(scene, 0.3f, 0.3f); }
 
 TEST_F(LoaderTest, PbrKeysBecomeThePrincipledLobe) {
   const Scene scene = LoadWithMtl(BlenderPbr("Pm 0.25\nPs 0.3\nPc 2\nPcr 0.4\naniso 0.5\nanisor 0.25"), "paint");
@@ -106,28 +81,28 @@ TEST_F(LoaderTest, PbrMapsReplacePmAndPsAsData) {
   // With a roughness map, the anisotropic base's table has rows of roughness.
   const Texture& table = scene.textures[size_t(scene.textureMaps[size_t(m.layerTable)].texture)];
   EXPECT_EQ(table.height, 1 + kBaseTableRoughnessRows * kBaseTableAzimuths);
-  const Hit h = BsdfAtTheTriangle(scene);
-  EXPECT_EQ(h.b.lobe, kLobePrincipled);
-  EXPECT_FLOAT_EQ(h.b.metallic, 1.0f);                 // map_Pm's texel, not Pm 0
-  EXPECT_FLOAT_EQ(h.b.sheen, 128.0f / 255.0f);         // data: not sRGB-decoded (that would be 0.216)
-  EXPECT_NEAR(h.b.roughness, 102.0f / 255.0f, 1e-6f);  // map_Pr's texel is the roughness
+  const TriangleHit h = BsdfAtTheTriangle(scene);
+  EXPECT_EQ(h.bsdf.lobe, kLobePrincipled);
+  EXPECT_FLOAT_EQ(h.bsdf.metallic, 1.0f);                 // map_Pm's texel, not Pm 0
+  EXPECT_FLOAT_EQ(h.bsdf.sheen, 128.0f / 255.0f);         // data: not sRGB-decoded (that would be 0.216)
+  EXPECT_NEAR(h.bsdf.roughness, 102.0f / 255.0f, 1e-6f);  // map_Pr's texel is the roughness
   // Cycles' anisotropy: alpha / aspect along the tangent, alpha aspect across it, aspect sqrt(1 - 0.9).
   const float alpha = Sqr(102.0f / 255.0f), aspect = std::sqrt(0.1f);
-  EXPECT_NEAR(h.b.alpha, alpha / aspect, 1e-5f);
-  EXPECT_NEAR(h.b.alphaY, alpha * aspect, 1e-5f);
-  EXPECT_EQ(h.b.baseRows, kBaseTableRoughnessRows);
+  EXPECT_NEAR(h.bsdf.alpha, alpha / aspect, 1e-5f);
+  EXPECT_NEAR(h.bsdf.alphaY, alpha * aspect, 1e-5f);
+  EXPECT_EQ(h.bsdf.baseRows, kBaseTableRoughnessRows);
 }
 
 TEST_F(LoaderTest, PbrMetalAndDielectricAtAHit) {
   // Pm 1 and Pm 0 under a full coat: the same layer (the base colour, f0 0.04) and coat; the metal's specular lobe
   // reflects the base colour at normal incidence, the dielectric's 0.04 in every channel.
   const Vec3 n(0.0f, 0.0f, 1.0f);
-  const Hit metal = BsdfAtTheTriangle(LoadWithMtl(BlenderPbr("Pm 1\nPc 4"), "paint"));
-  const Hit plastic = BsdfAtTheTriangle(LoadWithMtl(BlenderPbr("Pm 0\nPc 4"), "paint"));
-  EXPECT_EQ(metal.b.metallic, 1.0f);
-  EXPECT_EQ(plastic.b.metallic, 0.0f);
-  EXPECT_EQ(metal.b.coatWeight, 1.0f);
-  const Vec3 sm = PrincipledSpecular(metal.b, n, n, n), sp = PrincipledSpecular(plastic.b, n, n, n);
+  const TriangleHit metal = BsdfAtTheTriangle(LoadWithMtl(BlenderPbr("Pm 1\nPc 4"), "paint"));
+  const TriangleHit plastic = BsdfAtTheTriangle(LoadWithMtl(BlenderPbr("Pm 0\nPc 4"), "paint"));
+  EXPECT_EQ(metal.bsdf.metallic, 1.0f);
+  EXPECT_EQ(plastic.bsdf.metallic, 0.0f);
+  EXPECT_EQ(metal.bsdf.coatWeight, 1.0f);
+  const Vec3 sm = PrincipledSpecular(metal.bsdf, n, n, n), sp = PrincipledSpecular(plastic.bsdf, n, n, n);
   EXPECT_NEAR(sm.y / sm.x, 0.5f / 0.8f, 1e-5f);
   EXPECT_NEAR(sm.z / sm.x, 0.2f / 0.8f, 1e-5f);
   EXPECT_EQ(sp.x, sp.z);

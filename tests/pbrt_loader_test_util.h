@@ -3,9 +3,15 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
+#include "tracer/host/backends.h"
+#include "tracer/host/scene_data.h"
 #include "tracer/host/scene_loader.h"
 
 namespace tracer::test {
@@ -47,16 +53,33 @@ struct PbrtDir {
 inline Scene PbrtDir::LoadLit(const std::string& world) const { return LoadWorld(world + kPbrtTestLight); }
 
 // The warnings that contain `part`.
-inline size_t CountWarnings(const Scene& s, const std::string& part) {
-  size_t n = 0;
-  for (const std::string& w : s.warnings) n += w.find(part) != std::string::npos;
-  return n;
+// A square of half-side s in the plane z = d facing the camera (pbrt's camera at the origin looks along +z), as a
+// trianglemesh (its corners to 9 digits).
+inline std::string PbrtSquare(double s, double d) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "Shape \"trianglemesh\" \"point3 P\" [%.9g %.9g %.9g  %.9g %.9g %.9g  %.9g %.9g %.9g  %.9g %.9g %.9g] "
+                "\"integer indices\" [0 1 2 0 2 3]\n",
+                -s, -s, d, s, -s, d, s, s, d, -s, s, d);
+  return buf;
 }
 
-inline std::string AllWarnings(const Scene& s) {
-  std::string all;
-  for (const std::string& w : s.warnings) all += w + "\n";
-  return all;
+// A CPU render's mean (first channel) at size x size pixels, with the scene's camera, and its standard error from the
+// spread of its pixels, which are independent.
+struct ImageMean {
+  double mean, se;
+};
+inline ImageMean RenderMean(const Scene& s, Vec3 environment, int spp, int maxDepth, int size) {
+  const SceneData data = BuildWithSceneCamera(s, size, size, BvhBuildOptions{}, environment);
+  const std::vector<float> rgb = RenderCpu(data, QuietRender(size, size, spp, maxDepth)).rgb;
+  double sum = 0.0, sum2 = 0.0;
+  const int n = size * size;
+  for (int i = 0; i < n; ++i) {
+    sum += rgb[3 * size_t(i)];
+    sum2 += double(rgb[3 * size_t(i)]) * rgb[3 * size_t(i)];
+  }
+  const double mean = sum / n;
+  return {mean, std::sqrt(std::max(0.0, sum2 / n - mean * mean) / n)};
 }
 
 // Triangle t's winding normal (p1 - p0) x (p2 - p0), unit length.

@@ -16,29 +16,13 @@ namespace {
 
 using test::PbrtDir;
 
-// A square of side 2s at depth z facing the camera (pbrt's camera at the origin looks along +z), as a trianglemesh.
-std::string Square(float s, float z) {
-  const std::string a = std::to_string(s), b = std::to_string(-s), d = std::to_string(z);
-  return "Shape \"trianglemesh\" \"point3 P\" [" + b + " " + b + " " + d + " " + a + " " + b + " " + d + " " + a + " " +
-         a + " " + d + " " + b + " " + a + " " + d + "] \"integer indices\" [0 1 2 0 2 3]\n";
-}
+using test::ImageMean;
 
-// The image's mean (first channel) and its standard error, from the spread of its pixels, which are independent.
-struct ImageMean {
-  double mean, se;
-};
+std::string Square(float s, float z) { return test::PbrtSquare(s, z); }
+
+// The image's mean at 24 x 24 pixels and its standard error.
 ImageMean RenderMean(const Scene& s, Vec3 environment, int spp, int maxDepth) {
-  const int w = 24, h = 24;
-  const SceneData data = test::BuildWithSceneCamera(s, w, h, BvhBuildOptions{}, environment);
-  const std::vector<float> rgb = RenderCpu(data, test::QuietRender(w, h, spp, maxDepth)).rgb;
-  double sum = 0.0, sum2 = 0.0;
-  const int n = w * h;
-  for (int i = 0; i < n; ++i) {
-    sum += rgb[3 * size_t(i)];
-    sum2 += double(rgb[3 * size_t(i)]) * rgb[3 * size_t(i)];
-  }
-  const double mean = sum / n;
-  return {mean, std::sqrt(std::max(0.0, sum2 / n - mean * mean) / n)};
+  return test::RenderMean(s, environment, spp, maxDepth, 24);
 }
 
 TEST(PbrtMaterialsRender, ThinDielectricPassesLightStraightThrough) {

@@ -19,25 +19,12 @@ namespace {
 
 using test::PbrtDir;
 
-// A square of half-side s in the plane z = d, facing the camera (pbrt's camera at the origin looks along +z).
-std::string Square(double s, double d) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "Shape \"trianglemesh\" \"point3 P\" [%.9g %.9g %.9g  %.9g %.9g %.9g  %.9g %.9g %.9g  %.9g %.9g %.9g] "
-                "\"integer indices\" [0 1 2 0 2 3]\n",
-                -s, -s, d, s, -s, d, s, s, d, -s, s, d);
-  return buf;
+// The image's mean of the first channel, at 16 x 16 pixels.
+double RenderMean(const Scene& s, Vec3 environment, int spp, int maxDepth) {
+  return test::RenderMean(s, environment, spp, maxDepth, 16).mean;
 }
 
-// The image's mean of the first channel.
-double RenderMean(const Scene& s, Vec3 environment, int spp, int maxDepth) {
-  const int w = 16, h = 16;
-  const SceneData data = test::BuildWithSceneCamera(s, w, h, BvhBuildOptions{}, environment);
-  const std::vector<float> rgb = RenderCpu(data, test::QuietRender(w, h, spp, maxDepth)).rgb;
-  double mean = 0.0;
-  for (int i = 0; i < w * h; ++i) mean += rgb[3 * size_t(i)] / double(w * h);
-  return mean;
-}
+std::string Square(double s, double d) { return test::PbrtSquare(s, d); }
 
 TEST(RayOffset, FloorIsOnePercentOfASmallSceneAndOneUnitPastAHundred) {
   EXPECT_FLOAT_EQ(RayOffsetFloor(Vec3(-0.5f, 0.0f, -0.25f), Vec3(0.25f, 0.3f, 0.1f)), 0.005f);

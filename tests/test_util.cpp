@@ -157,6 +157,35 @@ RenderOptions QuietRender(int w, int h, int spp, int maxDepth) {
   return o;
 }
 
+size_t CountWarnings(const Scene& scene, const std::string& part) {
+  size_t n = 0;
+  for (const std::string& w : scene.warnings) n += w.find(part) != std::string::npos;
+  return n;
+}
+
+std::string AllWarnings(const Scene& scene) {
+  std::string all;
+  for (const std::string& w : scene.warnings) all += w + "\n";
+  return all;
+}
+
+TriangleHit BsdfAtTriangle(const Scene& scene, float b1, float b2) {
+  const SceneData d =
+      BuildSceneData(scene, Camera::LookAt(Vec3(0, 0, 5), Vec3(0), Vec3(0, 1, 0), 45.0f, 8, 8), Vec3(0.0f));
+  const SceneView s = d.View();
+  HitRecord hit;
+  hit.t = 5.0f;
+  hit.b1 = b1;
+  hit.b2 = b2;
+  hit.tri = 0;
+  Surface sf = GetSurface<false>(s, hit);
+  Vec3 emission;
+  TriangleHit h;
+  h.bsdf = GetBsdf<false>(s, sf, emission);
+  h.frame = ShadingFrame<false>(s, sf, h.bsdf, sf.ns);
+  return h;
+}
+
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions, Vec3 environment) {
   const Camera cam = Camera::LookAt(scene.camera.eye, scene.camera.lookAt, scene.camera.up, scene.camera.fovY, w, h);
   return BuildSceneData(scene, cam, environment, bvhOptions);

@@ -41,6 +41,18 @@ Scene LoadOneTrianglePerMaterial(const std::string& dir, const std::string& stem
 // Render options for a small test image: w x h at spp samples, paths of at most maxDepth bounces, no progress.
 RenderOptions QuietRender(int w, int h, int spp, int maxDepth);
 
+// The loader's warnings that contain `part`, counted; and all of them, a line each (for a failure's message).
+size_t CountWarnings(const Scene& scene, const std::string& part);
+std::string AllWarnings(const Scene& scene);
+
+// The BSDF that a hit at barycentrics (b1, b2) of triangle 0 of `scene` gets (GetBsdf, the scene lit by nothing and
+// seen from 5 units), and its shading frame (ShadingFrame).
+struct TriangleHit {
+  SurfaceBsdf bsdf;
+  Frame frame;
+};
+TriangleHit BsdfAtTriangle(const Scene& scene, float b1, float b2);
+
 // The scene's render data with its own camera (SCENE.camera) at w x h, and a constant environment (none by default).
 SceneData BuildWithSceneCamera(const Scene& scene, int w, int h, const BvhBuildOptions& bvhOptions = {},
                                Vec3 environment = Vec3(0.0f));

@@ -105,17 +105,7 @@ TEST_F(TextureTest, TheMaterialsColourIsKdTimesTheTexel) {
   test::WriteFile(dir_ + "/t.obj",
                   "mtllib t.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.75 0.75\nvt 0.75 0.75\nvt 0.75 0.75\nusemtl t\n"
                   "f 1/1 2/2 3/3\n");
-  const SceneData d = BuildSceneData(LoadScene(dir_ + "/t.obj"),
-                                     Camera::LookAt(Vec3(0, 0, 5), Vec3(0), Vec3(0, 1, 0), 45.0f, 8, 8), Vec3(0.0f));
-  const SceneView s = d.View();
-  HitRecord hit;
-  hit.t = 5.0f;
-  hit.b1 = 0.25f;
-  hit.b2 = 0.25f;
-  hit.tri = 0;
-  Surface sf = GetSurface<false>(s, hit);
-  Vec3 emission;
-  const SurfaceBsdf b = GetBsdf<false>(s, sf, emission);
+  const SurfaceBsdf b = test::BsdfAtTriangle(LoadScene(dir_ + "/t.obj"), 0.25f, 0.25f).bsdf;
   ExpectColour(b.kd, Vec3(0.0f, 0.25f, 0.0f), "Kd (0.5, 0.25, 1) times the top-right texel (green)");
 }
 
