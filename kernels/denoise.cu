@@ -401,7 +401,9 @@ void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const
   {
     std::unique_ptr<DeviceScene> uploaded;
     if (!resident) resident = (uploaded = std::make_unique<DeviceScene>(scene)).get();
-    TraceFirstHit(resident->view, options, featureSamples, features);
+    const bool kept = film && film->firstHits && film->width == options.width && film->height == options.height;
+    TraceFirstHit(resident->view, options, featureSamples, features, 0, kept ? film->firstHits : nullptr,
+                  kept ? film->firstHitSamples : 0);
     TRACER_CUDA_CHECK(cudaDeviceSynchronize());
   }
   t.features = clock.Ms();
@@ -461,7 +463,10 @@ DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& op
   ref.spp = o.spp * refFactor;
   ref.seed = 987654u;
   const std::vector<float> reference = RenderCuda(data, ref).rgb;
-  const RenderResult r = RenderCuda(data, o);
+  o.firstHitSamples = featureSamples;  // (the render keeps its camera rays' hits, as --denoise's does)
+  std::unique_ptr<Backend> backend = MakeCudaBackend(data, o);
+  const RenderResult r = RunPasses(o, *backend, {});
+  const DeviceFilmView film = DeviceFilmOf(*backend);
   DenoiseImages in;
   in.width = o.width;
   in.height = o.height;
@@ -477,6 +482,9 @@ DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& op
   p.spp = o.spp;
   p.relMseRaw = RelMse(r.rgb, reference);
   p.featuresMs = MedianLaunchMs(0, 1, repeats, [&] { TraceFirstHit(scene.view, o, featureSamples, features); });
+  p.featuresKeptMs = MedianLaunchMs(0, 1, repeats, [&] {
+    TraceFirstHit(scene.view, o, featureSamples, features, 0, film.firstHits, film.firstHitSamples);
+  });
   const DenoiseView v = FeaturesView(o.width, o.height, color, halfA, halfB, features);
   DeviceFilter filter(pixels);
   for (const DenoiseMethod m : {DenoiseMethod::kNfor, DenoiseMethod::kAtrous}) {

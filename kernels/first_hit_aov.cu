@@ -1,5 +1,6 @@
 // @file first_hit_aov.cu: --aov's first-hit outputs on the GPU: one thread per pixel runs FirstHitPixel
-// (core/first_hit.h), the CPU's per-pixel code, over a device scene (the render's, or the scene uploaded again).
+// (core/first_hit.h), the CPU's per-pixel code, over a device scene (the render's, or the scene uploaded again), from
+// the render's own camera-ray hits where it kept them (RenderOptions::firstHitSamples), else tracing the rays.
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -12,6 +13,7 @@
 #include "tracer/cuda/first_hit_launch.h"
 #include "tracer/cuda/kernel_common.cuh"
 #include "tracer/host/aov.h"
+#include "tracer/host/backends.h"
 #include "tracer/host/pass_driver.h"
 
 namespace tracer {
@@ -22,10 +24,12 @@ struct FirstHitPointers {
 };
 
 template <class Traversal>
-__global__ void FirstHitKernel(SceneView view, RenderParams rp, int samples, FirstHitPointers out, int pixels) {
+__global__ void FirstHitKernel(SceneView view, RenderParams rp, int samples, FirstHitPointers out, int pixels,
+                               const HitRecord* kept, uint32_t keptSamples) {
   const int p = ThreadIndex();
   if (p >= pixels) return;
-  const FirstHitOutputs f = FirstHitPixel<Traversal, true>(view, rp, static_cast<uint64_t>(p), samples);
+  const FirstHitOutputs f =
+      FirstHitPixel<Traversal, true>(view, rp, static_cast<uint64_t>(p), samples, kept, keptSamples);
   StoreRgb(out.albedo, p, f.albedo);
   StoreRgb(out.normal, p, f.normal);
   StoreRgb(out.position, p, f.position);
@@ -59,7 +63,7 @@ void DeviceFirstHit::CopyTo(int width, int height, int kinds, AovImages& out) co
 }
 
 void TraceFirstHit(const SceneView& view, const RenderOptions& options, int samples, DeviceFirstHit& out,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, const HitRecord* kept, int keptSamples) {
   const int pixels = options.width * options.height;
   RenderParams rp = MakeRenderParams(options);
   rp.sampleBase = 0;
@@ -67,20 +71,22 @@ void TraceFirstHit(const SceneView& view, const RenderOptions& options, int samp
                               out.emission.Get()};
   const bool binary = options.binaryBvh || view.wide.nodes == nullptr;
   DispatchBvh(binary, [&](auto t) {
-    FirstHitKernel<decltype(t)>
-        <<<GridFor(static_cast<size_t>(pixels), kBlock), kBlock, 0, stream>>>(view, rp, samples, ptrs, pixels);
+    FirstHitKernel<decltype(t)><<<GridFor(static_cast<size_t>(pixels), kBlock), kBlock, 0, stream>>>(
+        view, rp, samples, ptrs, pixels, kept, static_cast<uint32_t>(keptSamples));
   });
   TRACER_CHECK_LAUNCH("first_hit_aov");
 }
 
 void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
-                             AovImages& out, const DeviceScene* resident) {
+                             AovImages& out, const DeviceScene* resident, const DeviceFilmView* film) {
   SizeFirstHitAovs(options.width, options.height, kinds, out);
   if (!(kinds & kFirstHitAovs) || samples <= 0) return;
   std::unique_ptr<DeviceScene> uploaded;
   if (!resident) resident = (uploaded = std::make_unique<DeviceScene>(scene)).get();
   DeviceFirstHit dOut(static_cast<size_t>(options.width) * options.height);
-  TraceFirstHit(resident->view, options, samples, dOut);
+  const bool kept = film && film->firstHits && film->width == options.width && film->height == options.height;
+  TraceFirstHit(resident->view, options, samples, dOut, 0, kept ? film->firstHits : nullptr,
+                kept ? film->firstHitSamples : 0);
   dOut.CopyTo(options.width, options.height, kinds, out);
 }
 

@@ -2,8 +2,8 @@
 // per-pixel code gives the same image up to rounding (FMA contraction and the device's expf), the regression's tiled
 // kernel and its per-pixel twin alike; the GPU film's half-buffers split its film, the path after a GPU render
 // (features kept on the device, over the render's own device scene) gives the image and features of the host-fed path
-// bit for bit, and a GPU film saved for a checkpoint keeps its odd sums and, resumed, continues them to the
-// uninterrupted film.
+// bit for bit, the features made from the render's kept camera-ray hits are those traced again, and a GPU film saved
+// for a checkpoint keeps its odd sums and, resumed, continues them to the uninterrupted film.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "denoise_frames.h"
 #include "gpu_test_util.h"
 #include "test_util.h"
+#include "tracer/cuda/device_buffer.h"
 #include "tracer/host/aov.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/denoise.h"
@@ -138,6 +139,62 @@ TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
   std::vector<float> image;
   DenoiseFrameCuda(d, resident.get(), nullptr, opt, 4, r.sppDone, in, DenoiseMethod::kNfor, 0, unused, image, nullptr);
   EXPECT_EQ(image, DenoiseCuda(in, DenoiseMethod::kNfor));
+}
+
+// A render asked to keep its camera rays' hits (RenderOptions::firstHitSamples) keeps exactly those of the samples it
+// rendered below that count, over several passes, in every GPU variant (persistent camera bounce, binary BVH, naive
+// layout, no compaction); the first-hit features made from them are the features traced again, bit for bit, also
+// where only some samples were kept (the rest traced); and they are read: a kept hit changed changes its pixel.
+TEST(DenoiseGpu, KeptCameraHitsGiveTheTracedFeatures) {
+  TRACER_REQUIRE_GPU();
+  const int w = 48, h = 40, pixels = w * h, wanted = 8;
+  const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), w, h);
+  for (int variant = 0; variant < 6; ++variant) {
+    const int spp = variant == 5 ? 3 : 8;  // the last: samples 3 to 7 not rendered, so traced
+    RenderOptions opt = test::QuietRender(w, h, spp, 6);
+    opt.firstHitSamples = wanted;
+    opt.pathsInFlight = pixels;  // one sample a pass
+    opt.perRayCameraBounce = variant != 1;
+    opt.binaryBvh = variant == 2;
+    opt.naiveLayout = variant == 3;
+    if (variant == 4) opt.compaction = Compaction::kNone;
+    std::unique_ptr<Backend> backend = MakeCudaBackend(d, opt);
+    RunPasses(opt, *backend, {});
+    const DeviceFilmView film = DeviceFilmOf(*backend);
+    ASSERT_NE(film.firstHits, nullptr) << "variant " << variant;
+    ASSERT_EQ(film.firstHitSamples, wanted);
+    std::vector<HitRecord> kept(static_cast<size_t>(wanted) * pixels);
+    ASSERT_EQ(cudaMemcpy(kept.data(), film.firstHits, kept.size() * sizeof(HitRecord), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    int hits = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      const bool rendered = static_cast<int>(i / pixels) < spp;
+      ASSERT_EQ(kept[i].tri != kHitNotRecorded, rendered) << "variant " << variant << ", entry " << i;
+      hits += kept[i].tri >= 0;
+    }
+    EXPECT_GT(hits, spp * pixels / 2);  // (the box fills most of the view)
+    AovImages traced, fromKept;
+    ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, traced);
+    ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, fromKept, nullptr, &film);
+    EXPECT_EQ(fromKept.albedo, traced.albedo) << "variant " << variant;
+    EXPECT_EQ(fromKept.normal, traced.normal) << "variant " << variant;
+    EXPECT_EQ(fromKept.position, traced.position) << "variant " << variant;
+    EXPECT_EQ(fromKept.depth, traced.depth) << "variant " << variant;
+    EXPECT_EQ(fromKept.emission, traced.emission) << "variant " << variant;
+    if (variant != 0) continue;
+    // Pixel p's first sample made a miss in the kept copy: its depth averages the other 7 hits only.
+    const int p = pixels / 2 + w / 2;
+    ASSERT_GE(kept[p].tri, 0);
+    kept[p].tri = -1;
+    DeviceBuffer<HitRecord> changed;
+    changed.Upload(kept, "changed hits");
+    DeviceFilmView altered = film;
+    altered.firstHits = changed.Get();
+    AovImages fromChanged;
+    ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, fromChanged, nullptr, &altered);
+    EXPECT_NE(fromChanged.albedo[3 * p], traced.albedo[3 * p]);
+    EXPECT_EQ(fromChanged.albedo[3 * (p + 1)], traced.albedo[3 * (p + 1)]);
+  }
 }
 
 // The command line on the GPU: --aov's first-hit outputs under --denoise (traced with the denoiser's features) are

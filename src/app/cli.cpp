@@ -351,6 +351,8 @@ void ReadImageAndSampling(const cxxopts::ParseResult& r, CliOptions& o) {
   if (o.aovSamples < 1 || o.aovSamples > 4096) throw UsageError("--aov-samples must be between 1 and 4096");
   opt.varianceAov = (o.aovKinds & kAovVariance) != 0;
   ReadDenoise(r, o);
+  // The GPU keeps the camera rays' hits that the first-hit features take, so as not to trace them again.
+  if (o.denoise || (o.aovKinds & kFirstHitAovs)) opt.firstHitSamples = o.aovSamples;
   o.env = ParseVec3("env", r["env"].as<std::string>());
   o.envGiven = r.count("env") > 0 || r.count("env-map") > 0;
   if (o.env.x < 0 || o.env.y < 0 || o.env.z < 0) throw UsageError("--env must not be negative");

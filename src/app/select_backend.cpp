@@ -188,7 +188,8 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
   if (choice.useCuda) {
     try {
       const std::shared_ptr<DeviceScene> resident = choice.rendered ? DeviceSceneOf(*choice.rendered) : nullptr;
-      ComputeFirstHitAovsCuda(data, options, kinds, samples, out, resident.get());
+      const DeviceFilmView film = choice.rendered ? DeviceFilmOf(*choice.rendered) : DeviceFilmView{};
+      ComputeFirstHitAovsCuda(data, options, kinds, samples, out, resident.get(), &film);
       return;
     } catch (const DeviceError& e) {
       if (e.sticky || !e.outOfMemory) throw;

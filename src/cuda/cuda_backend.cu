@@ -27,6 +27,21 @@ namespace {
 std::string InjectedFault() { return knobs::FaultInject(); }
 __global__ void FaultKernel(int* p) { *p = 1; }
 
+__global__ void MarkHitsNotRecordedKernel(HitRecord* hits, size_t n) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) hits[i] = HitRecord{0.0f, 0.0f, 0.0f, kHitNotRecorded};
+}
+
+// How many of RenderOptions::firstHitSamples the device keeps: all of them while they fit in 2 GiB and a quarter of
+// the free memory (16 bytes a camera ray), else fewer (the rest are traced again when the features are computed).
+uint32_t FirstHitSamplesKept(int wanted, size_t pixels) {
+  if (wanted <= 0 || pixels == 0) return 0;
+  size_t freeBytes = 0, totalBytes = 0;
+  TRACER_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  const size_t budget = std::min(size_t{2} << 30, freeBytes / 4);
+  return static_cast<uint32_t>(std::min<size_t>(static_cast<size_t>(wanted), budget / (pixels * sizeof(HitRecord))));
+}
+
 // ---- path pool in either layout ------------------------------------------------------------------------------
 template <class L>
 struct PathStorage;
@@ -147,7 +162,8 @@ class CudaBackend final : public Backend, public SceneUploader {
   DeviceFilmView Film() const override {
     return DeviceFilmView{opt_.width,        opt_.height,
                           film_.Get(),       opt_.halfBuffers ? oddFilm_.Get() : nullptr,
-                          pinnedFilm_.Get(), pinnedFilm_.Size() * sizeof(unsigned long long)};
+                          pinnedFilm_.Get(), pinnedFilm_.Size() * sizeof(unsigned long long),
+                          firstHits_.Get(),  static_cast<int>(firstHitSamples_)};
   }
 
   std::string Name() const override { return name_; }
@@ -173,8 +189,17 @@ class CudaBackend final : public Backend, public SceneUploader {
       // a copy straight into pageable memory.
       if (!opt_.pageableReadback) pinnedFilm_.Allocate(filmValues);
       sort_.reset();
+      const size_t pixels = filmValues / 3;
+      firstHitSamples_ = FirstHitSamplesKept(opt_.firstHitSamples, pixels);
+      if (firstHitSamples_)
+        firstHits_.Allocate(firstHitSamples_ * pixels, "the camera rays' hits (first-hit features)");
     }
     film_.Zero(stream_.Get());
+    if (firstHitSamples_) {
+      const size_t n = firstHits_.Size();
+      MarkHitsNotRecordedKernel<<<GridFor(n, kBlock), kBlock, 0, stream_.Get()>>>(firstHits_.Get(), n);
+      TRACER_CHECK_LAUNCH("mark_first_hits");
+    }
     if (opt_.halfBuffers) oddFilm_.Zero(stream_.Get());
     if (opt_.resume) film_.Upload(opt_.resume->sum.data(), opt_.resume->sum.size(), stream_.Get());
     if (opt_.resume && opt_.halfBuffers)  // (RunPasses checked that the resumed film has its odd sums)
@@ -219,8 +244,9 @@ class CudaBackend final : public Backend, public SceneUploader {
     CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get(), sort_.get(),
                     GridFor(static_cast<size_t>(pool_), kStageBlock));
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
-    const FilmView film{film_.Get(), &dCounters->dropped, &dCounters->firstBad,
-                        opt_.width,  opt_.height,         opt_.halfBuffers ? oddFilm_.Get() : nullptr};
+    const FilmView film{film_.Get(),      &dCounters->dropped, &dCounters->firstBad,
+                        opt_.width,       opt_.height,         opt_.halfBuffers ? oddFilm_.Get() : nullptr,
+                        firstHits_.Get(), firstHitSamples_};
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
     bo.singleShadeKernel = opt_.singleShadeKernel;
@@ -310,6 +336,8 @@ class CudaBackend final : public Backend, public SceneUploader {
   DeviceBuffer<unsigned long long> film_;
   DeviceBuffer<unsigned long long> oddFilm_;  // options.halfBuffers: the odd-numbered samples' sums
   PinnedBuffer<unsigned long long> pinnedFilm_;
+  DeviceBuffer<HitRecord> firstHits_;     // options.firstHitSamples: the camera rays' hits (FilmView::firstHits)
+  uint32_t firstHitSamples_ = 0;          // how many samples' hits firstHits_ holds (FirstHitSamplesKept)
   std::unique_ptr<ThreadPool> copyPool_;  // ReadFilm's copy out of pinnedFilm_
   PinnedBuffer<WaveCounters> pinnedTotals_;
   DeviceBuffer<int> persistentNext_{1, "persistent threads' item counter"};

@@ -1,6 +1,7 @@
 // @file film.h: the film as per-ray code sees it: 64-bit fixed-point sums added with atomics.
 #pragma once
 #include "tracer/core/math.h"
+#include "tracer/core/ray.h"
 #include "tracer/core/render_params.h"
 
 namespace tracer {
@@ -21,8 +22,13 @@ struct FilmView {
   // --denoise: the sums of the odd-numbered samples alone (3 per pixel; the even ones' are sum - odd, so the film
   // itself is summed as without it); null otherwise.
   unsigned long long* odd;
+  // RenderOptions::firstHitSamples: the hit (or miss: tri -1) of the camera ray of sample s < firstHitSamples of pixel
+  // p at firstHits[s * width * height + p]; entries no pass reached keep tri kHitNotRecorded. Null: none kept.
+  HitRecord* firstHits;
+  uint32_t firstHitSamples;
 };
 constexpr unsigned long long kNoBadSample = ~0ull;
+constexpr int32_t kHitNotRecorded = -2;
 
 // What FilmAdd is told of a contribution besides its pixel: the depth of the path vertex that made it (for
 // --check-nan's report) and, in the top bit, whether its sample index is odd (--denoise's half-buffers). A shadow
@@ -60,6 +66,14 @@ TRACER_HD void FilmAdd(const FilmView& film, const RenderParams& rp, uint32_t pi
   if (r) AtomicAddU64(o + 0, r);
   if (g) AtomicAddU64(o + 1, g);
   if (b) AtomicAddU64(o + 2, b);
+}
+
+// Keeps a camera ray's hit h (tri -1: it left the scene) for the first-hit features, when the film asks for it.
+TRACER_HD void RecordFirstHit(const FilmView& film, uint32_t pixel, uint32_t sample, uint32_t depth,
+                              const HitRecord& h) {
+  if (!film.firstHits || depth != 0u || sample >= film.firstHitSamples) return;
+  const uint64_t pixels = static_cast<uint64_t>(film.width) * static_cast<uint64_t>(film.height);
+  film.firstHits[static_cast<uint64_t>(sample) * pixels + pixel] = h;
 }
 
 }  // namespace tracer

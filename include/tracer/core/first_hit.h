@@ -2,6 +2,7 @@
 // the image, by the renderer's own per-ray code: camera, traversal with cut-outs, surface, BSDF with bump and normal
 // maps. The CPU (host/aov.h's ComputeFirstHitAovs, on the host's threads) and the GPU (one thread per pixel) call it.
 #pragma once
+#include "tracer/core/film.h"
 #include "tracer/core/integrator.h"
 
 namespace tracer {
@@ -21,9 +22,12 @@ struct FirstHitOutputs {
 // the background), and so is the emission seen (a front face's, as the render sees it; the denoiser's one clue to
 // where a lamp ends, whose albedo, normal and depth may be the ceiling's; both faces of a two-sided one); depth (camera
 // distance) and position over those that hit (a blend of near and far would be neither), kAovMissDepth and 0 where none
-// does. Traversal: WideBvhTraversal or BinaryBvhTraversal.
+// does. Each ray's closest hit is the render's own where it kept it (`kept`, FilmView::firstHits: sample k's at
+// kept[k * pixels + p] for k below keptSamples, unless kHitNotRecorded), else traced with Traversal
+// (WideBvhTraversal or BinaryBvhTraversal): the same hit either way, so the outputs do not depend on which.
 template <class Traversal, bool kLdg>
-TRACER_HD FirstHitOutputs FirstHitPixel(const SceneView& view, const RenderParams& rp, uint64_t p, int samples) {
+TRACER_HD FirstHitOutputs FirstHitPixel(const SceneView& view, const RenderParams& rp, uint64_t p, int samples,
+                                        const HitRecord* kept = nullptr, uint32_t keptSamples = 0) {
   const uint64_t pixels = static_cast<uint64_t>(rp.width) * static_cast<uint64_t>(rp.height);
   Vec3 albedo(0.0f), normal(0.0f), position(0.0f), emitted(0.0f);
   float depth = 0.0f;
@@ -32,7 +36,9 @@ TRACER_HD FirstHitOutputs FirstHitPixel(const SceneView& view, const RenderParam
     Ray ray;
     PathState ps;
     GenerateItem(view, rp, static_cast<uint64_t>(k) * pixels + p, ray, ps);
-    const HitRecord hit = Traversal::template Trace<false, kLdg>(view, ray);
+    HitRecord hit{0.0f, 0.0f, 0.0f, kHitNotRecorded};
+    if (kept && static_cast<uint32_t>(k) < keptSamples) hit = kept[static_cast<uint64_t>(k) * pixels + p];
+    if (hit.tri == kHitNotRecorded) hit = Traversal::template Trace<false, kLdg>(view, ray);
     if (hit.tri < 0) continue;
     ++hits;
     Surface sf = GetSurface<kLdg>(view, hit);  // GetBsdf applies bump and normal maps to sf.ns

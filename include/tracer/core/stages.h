@@ -179,7 +179,9 @@ struct MissStage {
     if (i < 0) return;
     const int b = CurBuffer<C>(w.cur);
     const Ray r = L::LoadRay(w.rays[b], i);
-    MissItem(s, rp, film, L::LoadPath(w.paths[b], r.index), r);
+    const PathState ps = L::LoadPath(w.paths[b], r.index);
+    MissItem(s, rp, film, ps, r);
+    RecordFirstHit(film, ps.pixel, ps.sample, ps.depth, HitRecord{0.0f, 0.0f, 0.0f, -1});
     if (C == Compaction::kNone) {
       Ray dead{};
       dead.tmax = -1.0f;
@@ -210,6 +212,7 @@ struct ShadeStage {
     const Ray r = L::LoadRay(w.rays[b], i);
     const HitRecord h = L::LoadHit(w.hits, i);
     const PathState ps = L::LoadPath(w.paths[b], r.index);
+    RecordFirstHit(film, ps.pixel, ps.sample, ps.depth, h);
     ShadeOutput out = ShadeItem<kLdg>(s, rp, r, h, ps);
     if (!IsBlack(out.emitted)) FilmAdd(film, rp, ps.pixel, FilmTag(ps.depth, ps.sample), out.emitted);
 

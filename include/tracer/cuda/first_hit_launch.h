@@ -19,9 +19,10 @@ struct DeviceFirstHit {
   void CopyTo(int width, int height, int kinds, AovImages& out) const;
 };
 
-// Traces `samples` camera rays per pixel of options' image over the device scene `view` (core/first_hit.h's
-// FirstHitPixel, the CPU's code) into `out`, on `stream`.
+// The outputs of `samples` camera rays per pixel of options' image over the device scene `view` (core/first_hit.h's
+// FirstHitPixel, the CPU's code) into `out`, on `stream`: each ray's hit taken from `kept` (a render's
+// DeviceFilmView::firstHits, of its first keptSamples samples) where the render recorded it, else traced.
 void TraceFirstHit(const SceneView& view, const RenderOptions& options, int samples, DeviceFirstHit& out,
-                   cudaStream_t stream = 0);
+                   cudaStream_t stream = 0, const HitRecord* kept = nullptr, int keptSamples = 0);
 
 }  // namespace tracer

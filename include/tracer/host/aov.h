@@ -51,10 +51,13 @@ struct AovImages {
 void ComputeFirstHitAovs(const SceneData& scene, const RenderOptions& options, int kinds, int samples, AovImages& out);
 #if defined(TRACER_HAVE_CUDA)
 // The same on the current CUDA device, one thread per pixel, over `resident` (the render's device scene, kept by
-// the backend choice) or, when null, over the scene uploaded again. Throws DeviceError.
+// the backend choice) or, when null, over the scene uploaded again; from the camera rays' hits that `film` (the
+// render's, RenderOptions::firstHitSamples) kept, where it did, instead of tracing them. Throws DeviceError.
 struct DeviceScene;
+struct DeviceFilmView;
 void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
-                             AovImages& out, const DeviceScene* resident = nullptr);
+                             AovImages& out, const DeviceScene* resident = nullptr,
+                             const DeviceFilmView* film = nullptr);
 #endif
 // Sizes out's first-hit images for `kinds` at width x height (zeros), and stores one pixel's outputs in them.
 void SizeFirstHitAovs(int width, int height, int kinds, AovImages& out);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/core/ray.h"
 #include "tracer/host/pass_driver.h"
 
 namespace tracer {
@@ -58,6 +59,10 @@ struct DeviceFilmView {
   const unsigned long long* odd = nullptr;  // the odd-numbered samples' sums (RenderOptions::halfBuffers), else null
   void* staging = nullptr;                  // the backend's pinned read-back buffer (null under --pageable-readback)
   size_t stagingBytes = 0;
+  // RenderOptions::firstHitSamples: the camera rays' hits of samples below firstHitSamples (core/film.h's
+  // FilmView::firstHits; those no pass of this process reached marked kHitNotRecorded), else null
+  const HitRecord* firstHits = nullptr;
+  int firstHitSamples = 0;
 };
 // The film of a CUDA backend after its passes (null pointers for any other backend), valid while the backend lives.
 // Only this process's samples: an MPI job's summed film is on rank 0's host, not here.

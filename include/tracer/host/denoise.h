@@ -56,7 +56,8 @@ std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, co
 double TimeDenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings, int repeats,
                        std::vector<float>* image);
 // --denoise after a render on the GPU, the features never leaving it: the first-hit features (`featureSamples` rays
-// a pixel) traced over `resident` (the render's device scene) or, when null, over `scene` uploaded again; the raw
+// a pixel) over `resident` (the render's device scene) or, when null, over `scene` uploaded again, from the camera
+// rays' hits that `film` kept (RenderOptions::firstHitSamples) and tracing the others; the raw
 // image and the half-buffers resolved on the device from `film` (the render's film, still there, of sppDone samples in
 // every pixel) or, when null, uploaded from in.halfA, in.halfB (and in.color for a-trous); the filter run; the image
 // read back into `image` (in place when it has the image's size already: a new buffer's page faults cost more than
@@ -76,7 +77,9 @@ void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const
 // |twin - tiled| / (tiled + 0.01) of their images.
 struct DenoiseProfile {
   int spp = 0;
-  double featuresMs = 0.0, nforMs = 0.0, atrousMs = 0.0, nforPerPixelMs = 0.0;
+  // The first-hit features traced again (featuresMs), and from the render's kept camera-ray hits (featuresKeptMs:
+  // those of its first min(spp, featureSamples) samples; RenderOptions::firstHitSamples)
+  double featuresMs = 0.0, featuresKeptMs = 0.0, nforMs = 0.0, atrousMs = 0.0, nforPerPixelMs = 0.0;
   double relMseRaw = 0.0, relMseNfor = 0.0, relMseAtrous = 0.0, nforTwinDifference = 0.0;
 };
 DenoiseProfile ProfileDenoiseCuda(const SceneData& data, const RenderOptions& options, int featureSamples,

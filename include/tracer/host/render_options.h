@@ -39,6 +39,10 @@ struct RenderOptions {
   bool varianceAov = false;
   // --denoise: the film also sums the odd-numbered samples apart (HostFilm::odd), the denoiser's half-buffers
   bool halfBuffers = false;
+  // GPU: the camera rays' hits of samples 0 to firstHitSamples - 1 are kept on the device (DeviceFilmView::firstHits),
+  // so that the first-hit features (--denoise's, --aov's) are computed from them instead of tracing the rays again;
+  // 0: none (the CPU renderer keeps none).
+  int firstHitSamples = 0;
   // --adaptive: after adaptiveMinSpp samples, a tile of 8x8 pixels stops sampling once its pixels' relative standard
   // error (pixel_batches.h) is at most adaptiveThreshold; 0: off. Passes of at most max(1, min / 8) samples
   // until the minimum, then at most an eighth of the samples so far: the batches behind each pixel's error.

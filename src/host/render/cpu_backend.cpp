@@ -213,8 +213,14 @@ class CpuBackend final : public Backend {
       throw std::runtime_error("the CPU backend failed its second pass (injected by TRACER_FAULT_INJECT=cpu-pass)");
     // Fresh queue counters for the pass; the running totals stay.
     StartPass(counters_, PassPixels(rp) * static_cast<unsigned long long>(spp));
-    const FilmView film{film_.data(), &counters_.dropped, &counters_.firstBad,
-                        opt_.width,   opt_.height,        oddFilm_.empty() ? nullptr : oddFilm_.data()};
+    const FilmView film{film_.data(),
+                        &counters_.dropped,
+                        &counters_.firstBad,
+                        opt_.width,
+                        opt_.height,
+                        oddFilm_.empty() ? nullptr : oddFilm_.data(),
+                        nullptr,
+                        0u};  // (the CPU's first-hit features trace their rays again)
     BounceOptions bo;
     bo.regenerate = opt_.regenerate;
     CpuExecutor ex(pool_, counters_);
