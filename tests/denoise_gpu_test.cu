@@ -143,36 +143,46 @@ TEST(DenoiseGpu, FramePathGivesTheHostFedPathsImage) {
 
 // A render asked to keep its camera rays' hits (RenderOptions::firstHitSamples) keeps exactly those of the samples it
 // rendered below that count, over several passes, in every GPU variant (persistent camera bounce, binary BVH, naive
-// layout, no compaction); the first-hit features made from them are the features traced again, bit for bit, also
-// where only some samples were kept (the rest traced); and they are read: a kept hit changed changes its pixel.
+// layout, no compaction, sorted rays, adaptive sampling); the first-hit features made from them are the features
+// traced again, bit for bit, also where only some samples were kept (the rest traced); and they are read: a kept hit
+// changed changes its pixel.
 TEST(DenoiseGpu, KeptCameraHitsGiveTheTracedFeatures) {
   TRACER_REQUIRE_GPU();
   const int w = 48, h = 40, pixels = w * h, wanted = 8;
   const SceneData d = test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), w, h);
-  for (int variant = 0; variant < 6; ++variant) {
-    const int spp = variant == 5 ? 3 : 8;  // the last: samples 3 to 7 not rendered, so traced
+  for (int variant = 0; variant < 8; ++variant) {
+    const int spp = variant == 5 ? 3 : (variant == 7 ? 32 : 8);  // 5: samples 3 to 7 not rendered, so traced
     RenderOptions opt = test::QuietRender(w, h, spp, 6);
     opt.firstHitSamples = wanted;
-    opt.pathsInFlight = pixels;  // one sample a pass
+    opt.pathsInFlight = pixels;  // a few samples a pass: several passes
     opt.perRayCameraBounce = variant != 1;
     opt.binaryBvh = variant == 2;
     opt.naiveLayout = variant == 3;
     if (variant == 4) opt.compaction = Compaction::kNone;
+    opt.sortRays = variant == 6;
+    if (variant == 7) {  // adaptive: every pixel takes the first 4 samples, then some stop
+      opt.adaptiveThreshold = 0.5f;
+      opt.adaptiveMinSpp = 4;
+    }
     std::unique_ptr<Backend> backend = MakeCudaBackend(d, opt);
-    RunPasses(opt, *backend, {});
+    const RenderResult r = RunPasses(opt, *backend, {});
     const DeviceFilmView film = DeviceFilmOf(*backend);
     ASSERT_NE(film.firstHits, nullptr) << "variant " << variant;
     ASSERT_EQ(film.firstHitSamples, wanted);
     std::vector<HitRecord> kept(static_cast<size_t>(wanted) * pixels);
     ASSERT_EQ(cudaMemcpy(kept.data(), film.firstHits, kept.size() * sizeof(HitRecord), cudaMemcpyDeviceToHost),
               cudaSuccess);
-    int hits = 0;
+    int hits = 0, stopped = 0;
     for (size_t i = 0; i < kept.size(); ++i) {
-      const bool rendered = static_cast<int>(i / pixels) < spp;
+      const size_t p = i % pixels;
+      const int pixelSpp = r.film.pixelSpp.empty() ? spp : static_cast<int>(r.film.pixelSpp[p]);
+      const bool rendered = static_cast<int>(i / pixels) < pixelSpp;
       ASSERT_EQ(kept[i].tri != kHitNotRecorded, rendered) << "variant " << variant << ", entry " << i;
       hits += kept[i].tri >= 0;
+      stopped += !rendered && variant == 7;
     }
-    EXPECT_GT(hits, spp * pixels / 2);  // (the box fills most of the view)
+    EXPECT_GT(hits, std::min(spp, 4) * pixels / 2);  // (the box fills most of the view)
+    if (variant == 7) EXPECT_GT(stopped, 0) << "no pixel stopped before 8 samples: the adaptive case is not tested";
     AovImages traced, fromKept;
     ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, traced);
     ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, fromKept, nullptr, &film);
@@ -182,7 +192,7 @@ TEST(DenoiseGpu, KeptCameraHitsGiveTheTracedFeatures) {
     EXPECT_EQ(fromKept.depth, traced.depth) << "variant " << variant;
     EXPECT_EQ(fromKept.emission, traced.emission) << "variant " << variant;
     if (variant != 0) continue;
-    // Pixel p's first sample made a miss in the kept copy: its depth averages the other 7 hits only.
+    // Pixel p's first sample made a miss in the kept copy: its albedo averages 7 hits over 8 samples.
     const int p = pixels / 2 + w / 2;
     ASSERT_GE(kept[p].tri, 0);
     kept[p].tri = -1;

@@ -175,11 +175,14 @@ int Render(CliOptions& cli, Job& job) {
   BackendChoice backend;
   // (The render's first line says why it runs on the CPU, and -q says nothing.)
   if (int code = job.Agree(SelectBackend(cli.backend, false, backend, false)); code != kContinue) return code;
+  RenderOptions& opt = cli.render;
   if (job.Ranks() > 1) {
     backend.rankDevice = job.LocalRank();
     PrepareRankDevice(backend);  // while rank 0 loads, so that a rank renders as soon as it has the scene
+    // The ranks trace the first samples apart, and rank 0 makes the first-hit features after the film sum: no rank
+    // keeps its camera rays' hits for them.
+    opt.firstHitSamples = 0;
   }
-  RenderOptions& opt = cli.render;
   // Only rank 0 read the scene file's render defaults (ParseCli): every rank makes the film and passes it says.
   std::vector<int> settings = {opt.width, opt.height, opt.spp, opt.maxDepth, cli.sppGiven ? 1 : 0};
   job.ShareInts(settings);

@@ -220,12 +220,14 @@ void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData&
   if (choice.useCuda) {
     try {
       const std::shared_ptr<DeviceScene> resident = choice.rendered ? DeviceSceneOf(*choice.rendered) : nullptr;
-      DeviceFilmView deviceFilm;
-      if (filmOnDevice && choice.rendered) deviceFilm = DeviceFilmOf(*choice.rendered);
+      // The renderer's film where it is the whole film (else the halves come from the host's), and its kept
+      // camera-ray hits in any case (an adaptive render's too).
+      DeviceFilmView deviceFilm = choice.rendered ? DeviceFilmOf(*choice.rendered) : DeviceFilmView{};
+      if (!filmOnDevice) deviceFilm.sum = deviceFilm.odd = nullptr;
       if (!deviceFilm.odd) resolveOnHost(method == DenoiseMethod::kAtrous);
       DenoiseTiming t;
-      DenoiseFrameCuda(data, resident.get(), deviceFilm.odd ? &deviceFilm : nullptr, options, featureSamples,
-                       film.sppDone, in, method, aovKinds, aov, image, &t);
+      DenoiseFrameCuda(data, resident.get(), &deviceFilm, options, featureSamples, film.sppDone, in, method, aovKinds,
+                       aov, image, &t);
       if (timing) {
         t.inputs += timing->inputs;  // (the host's share: the halves resolved there)
         *timing = t;

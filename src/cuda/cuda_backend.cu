@@ -204,6 +204,9 @@ class CudaBackend final : public Backend, public SceneUploader {
     if (opt_.resume) film_.Upload(opt_.resume->sum.data(), opt_.resume->sum.size(), stream_.Get());
     if (opt_.resume && opt_.halfBuffers)  // (RunPasses checked that the resumed film has its odd sums)
       oddFilm_.Upload(opt_.resume->odd.data(), opt_.resume->odd.size(), stream_.Get());
+    // What reads the film and the kept hits after the render runs on other streams, also when no pass runs (a
+    // resumed render already complete): they are ready when Allocate returns.
+    TRACER_CUDA_CHECK(cudaStreamSynchronize(stream_.Get()));
     totals_ = pinnedTotals_.Get();
     *totals_ = WaveCounters{};
     totals_->firstBad = kNoBadSample;

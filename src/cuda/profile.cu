@@ -565,7 +565,7 @@ void LightSamplingJson(JsonWriter& j, const QualityPair& q) {
 void DenoiseJson(JsonWriter& j, const DenoiseProfile& d) {
   j.BeginObject("denoiser");
   j.Field("spp", d.spp);
-  j.Field("features_ms", d.featuresKeptMs);
+  j.Field("features_kept_hits_ms", d.featuresKeptMs);
   j.Field("features_traced_ms", d.featuresMs);
   j.Field("nfor_ms", d.nforMs);
   j.Field("atrous_ms", d.atrousMs);
