@@ -285,6 +285,38 @@ TEST(MakeRays, CommandWritesTheRaysAndTheyReplay) {
   EXPECT_NE(c.output.find("camera 1920x1080"), std::string::npos) << c.output;
 }
 
+// --eye/--look-at (with --up and --fov) place the camera instead of the bounds: rays from inside a room (here the
+// Cornell box, whose benchmark camera looks in through its open side). The file holds MakeBenchmarkRays' rays for that
+// view: origins at the eye, the centre pixel along the view direction; --fov alone changes the benchmark camera's angle
+// only.
+TEST(MakeRays, CameraFlagsPlaceTheCamera) {
+  const SceneData data = CornellData();
+  const std::string dir = MakeTempDir();
+  const BenchmarkView inside{Vec3(278.0f, 273.0f, 100.0f), Vec3(278.0f, 273.0f, 500.0f), Vec3(0.0f, 1.0f, 0.0f), 50.0f};
+  const std::string common = Cornell() + " --width 33 --height 25 --seed 5 --threads 2";
+  CommandResult c =
+      RunTracer(common + " --eye 278,273,100 --look-at 278,273,500 --fov 50 --make-rays diffuse " + dir + "/d.bin");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_NE(c.output.find("eye (278, 273, 100), target (278, 273, 500)"), std::string::npos) << c.output;
+  const std::vector<RayRecord> diffuse = ReadRayFile(dir + "/d.bin");
+  EXPECT_TRUE(SameBytes(diffuse, MakeBenchmarkRays(data, RayKind::kDiffuse, 33, 25, 5, 0, &inside)));
+  EXPECT_FALSE(SameBytes(diffuse, MakeBenchmarkRays(data, RayKind::kDiffuse, 33, 25, 5, 0)));
+  c = RunTracer(common + " --eye 278,273,100 --look-at 278,273,500 --fov 50 --make-rays primary " + dir + "/p.bin");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  const std::vector<RayRecord> primary = ReadRayFile(dir + "/p.bin");
+  ASSERT_EQ(primary.size(), 33u * 25u);
+  const RayRecord& centre = primary[12 * 33 + 16];
+  EXPECT_LT(Len(Origin(centre) - D3{278.0, 273.0, 100.0}), 1e-3);
+  EXPECT_NEAR(Dir(centre).z, 1.0, 1e-6);
+  c = RunTracer(common + " --fov 30 --make-rays primary " + dir + "/f.bin");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  BenchmarkView narrow = BenchmarkViewOf(data.boundsMin, data.boundsMax);
+  narrow.fovY = 30.0f;
+  EXPECT_TRUE(
+      SameBytes(ReadRayFile(dir + "/f.bin"), MakeBenchmarkRays(data, RayKind::kPrimary, 33, 25, 5, 0, &narrow)));
+  EXPECT_NE(c.output.find("vertical fov 30"), std::string::npos) << c.output;
+}
+
 TEST(MakeRays, UsageErrorsNameTheFlagAndWriteNothing) {
   const std::string dir = MakeTempDir(), out = dir + "/r.bin";
   CommandResult c = RunTracer(Cornell() + " --make-rays bogus " + out);
@@ -307,8 +339,8 @@ TEST(MakeRays, UsageErrorsNameTheFlagAndWriteNothing) {
     EXPECT_EQ(c.exitCode, 2) << other << "\n" << c.output;
     EXPECT_NE(c.output.find("--make-rays"), std::string::npos) << other << "\n" << c.output;
   }
-  for (const char* bad : {"--width 0", "--height -4", "--width 100000", "--fov 45", "--eye 1,2,3 --look-at 0,0,0",
-                          "--any-hit", "--hits h.bin"})
+  for (const char* bad : {"--width 0", "--height -4", "--width 100000", "--aperture 0.1", "--focus-distance 2",
+                          "--eye 1,2,3", "--any-hit", "--hits h.bin"})
     EXPECT_EQ(RunTracer(Cornell() + " --make-rays primary " + out + " " + bad).exitCode, 2) << bad;
   c = RunTracer(Cornell() + " --make-rays primary " + dir + "/no/such/folder/r.bin");
   EXPECT_EQ(c.exitCode, 2) << c.output;

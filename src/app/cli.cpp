@@ -217,7 +217,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("hits", "with --trace-rays: write a 16-byte hit record per ray to FILE", cxxopts::value<std::string>(), "FILE")
     ("any-hit", "with --trace-rays: any-hit (shadow) traversal")
     ("dump-rays", "with --backend cpu: write the first pass's rays to DIR", cxxopts::value<std::string>(), "DIR")
-    ("make-rays", "write benchmark rays (primary, diffuse, ao) to FILE; exit", cxxopts::value<std::string>(), "KIND FILE");
+    ("make-rays", "write benchmark rays (primary, diffuse, ao) to FILE; exit (camera: --eye/--look-at, else fixed by the bounds)", cxxopts::value<std::string>(), "KIND FILE");
   // clang-format on
   cli.parse_positional({"scene"});
   groupOrder = groups.Order();
@@ -521,11 +521,9 @@ void ReadMakeRays(const cxxopts::ParseResult& r, const MakeRaysArgs& m, CliOptio
       !o.resumePath.empty())
     throw UsageError(
         "--make-rays excludes --trace-rays, --profile, --benchmark, --checkpoint, --resume and --dump-rays");
-  if (r.count("eye") || r.count("look-at") || r.count("up") || r.count("fov") || r.count("aperture") ||
-      r.count("focus-distance"))
+  if (r.count("aperture") || r.count("focus-distance"))
     throw UsageError(
-        "--make-rays uses the benchmark's pinhole camera (fixed by the scene's bounds); drop --eye, --look-at, "
-        "--up, --fov, --aperture and --focus-distance");
+        "--make-rays writes a pinhole camera's rays through pixel centres; drop --aperture and --focus-distance");
   if (!r.count("width")) o.render.width = 1920;
   if (!r.count("height")) o.render.height = 1080;
   if (!o.otherRank) CheckWritablePath("--make-rays", o.makeRaysPath);

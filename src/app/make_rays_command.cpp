@@ -29,23 +29,27 @@ int MakeRays(CliOptions& cli) {
   const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, false);  // the generator traces the binary BVH
   const Stopwatch build;
   LoadClock clock;
+  // The benchmark's camera, fixed by the bounds, unless --eye/--look-at (with --up) place another; --fov for either.
+  BenchmarkView view = BenchmarkViewOf(scene.boundsMin, scene.boundsMax);
+  if (cli.explicitCamera) view = BenchmarkView{cli.eye, cli.lookAt, cli.up, kBenchmarkFovY};
+  if (cli.haveFov) view.fovY = cli.fov;
   const SceneData data =
-      BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
+      BuildSceneData(scene, Camera::LookAt(view.eye, view.target, view.up, view.fovY, w, h), cli.env, bvhOptions);
   clock.build = build.Seconds();
   if (cli.Details()) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
   clock.total = load.Seconds();
   ReportBuilt(cli, scene, data, clock);
 
   const RayKind kind = cli.makeRaysKind;
-  const std::vector<RayRecord> rays = MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads);
+  const std::vector<RayRecord> rays = MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads, &view);
   if (rays.empty()) {  // a ray file may not be empty
-    std::cerr << "tracer: error: " << cli.makeRaysPath << ": no primary ray of the " << w << "x" << h
-              << " benchmark camera hits the scene, so there are no " << RayKindName(kind) << " rays to write\n";
+    std::cerr << "tracer: error: " << cli.makeRaysPath << ": no primary ray of the " << w << "x" << h << " "
+              << (cli.explicitCamera ? "--eye/--look-at" : "benchmark") << " camera hits the scene, so there are no "
+              << RayKindName(kind) << " rays to write\n";
     return 1;
   }
   WriteRayFile(cli.makeRaysPath, rays);
 
-  const BenchmarkView view = BenchmarkViewOf(data.boundsMin, data.boundsMax);
   const long long pixels = static_cast<long long>(w) * h;
   std::string what;
   if (kind == RayKind::kPrimary) {

@@ -45,10 +45,10 @@ struct BenchmarkView {
 BenchmarkView BenchmarkViewOf(Vec3 lo, Vec3 hi);
 Camera BenchmarkCamera(Vec3 lo, Vec3 hi, int width, int height);
 
-// The rays of `kind` for a width x height image of `scene` (its bounds give the camera). Primary rays need
-// no traversal; diffuse and ao trace the primary rays with TraverseBvh on `threads` CPU threads (0 = all
-// cores). The result does not depend on `threads`.
+// The rays of `kind` for a width x height image of `scene` through the pinhole camera `view` (null: the one its
+// bounds give, BenchmarkViewOf). Primary rays need no traversal; diffuse and ao trace the primary rays with
+// TraverseBvh on `threads` CPU threads (0 = all cores). The result does not depend on `threads`.
 std::vector<RayRecord> MakeBenchmarkRays(const SceneData& scene, RayKind kind, int width, int height, uint32_t seed,
-                                         int threads);
+                                         int threads, const BenchmarkView* view = nullptr);
 
 }  // namespace tracer

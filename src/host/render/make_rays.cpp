@@ -64,8 +64,9 @@ Camera BenchmarkCamera(Vec3 lo, Vec3 hi, int width, int height) {
 }
 
 std::vector<RayRecord> MakeBenchmarkRays(const SceneData& scene, RayKind kind, int width, int height, uint32_t seed,
-                                         int threads) {
-  const Camera camera = BenchmarkCamera(scene.boundsMin, scene.boundsMax, width, height);
+                                         int threads, const BenchmarkView* placed) {
+  const BenchmarkView v = placed ? *placed : BenchmarkViewOf(scene.boundsMin, scene.boundsMax);
+  const Camera camera = Camera::LookAt(v.eye, v.target, v.up, v.fovY, width, height);
   const size_t pixels = static_cast<size_t>(width) * static_cast<size_t>(height);
   if (kind == RayKind::kPrimary) {
     std::vector<RayRecord> rays(pixels);
