@@ -29,19 +29,22 @@ int MakeRays(CliOptions& cli) {
   const BvhBuildOptions bvhOptions = SceneBvhOptions(cli, false);  // the generator traces the binary BVH
   const Stopwatch build;
   LoadClock clock;
-  // The benchmark's camera, fixed by the bounds, unless --eye/--look-at (with --up) place another; --fov for either.
-  BenchmarkView view = BenchmarkViewOf(scene.boundsMin, scene.boundsMax);
-  if (cli.explicitCamera) view = BenchmarkView{cli.eye, cli.lookAt, cli.up, kBenchmarkFovY};
-  if (cli.haveFov) view.fovY = cli.fov;
   const SceneData data =
-      BuildSceneData(scene, Camera::LookAt(view.eye, view.target, view.up, view.fovY, w, h), cli.env, bvhOptions);
+      BuildSceneData(scene, BenchmarkCamera(scene.boundsMin, scene.boundsMax, w, h), cli.env, bvhOptions);
+  // The benchmark's camera, fixed by the bounds, unless --eye/--look-at (with --up) place another; --fov for either.
+  // Unplaced, MakeBenchmarkRays makes the camera itself, as before the flags: the same bytes (see BenchmarkCamera).
+  const bool placed = cli.explicitCamera || cli.haveFov;
+  BenchmarkView view = cli.explicitCamera ? BenchmarkView{cli.eye, cli.lookAt, cli.up, kBenchmarkFovY}
+                                          : BenchmarkViewOf(data.boundsMin, data.boundsMax);
+  if (cli.haveFov) view.fovY = cli.fov;
   clock.build = build.Seconds();
   if (cli.Details()) std::fprintf(stderr, "%s\n", scene.Summary().c_str());
   clock.total = load.Seconds();
   ReportBuilt(cli, scene, data, clock);
 
   const RayKind kind = cli.makeRaysKind;
-  const std::vector<RayRecord> rays = MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads, &view);
+  const std::vector<RayRecord> rays =
+      MakeBenchmarkRays(data, kind, w, h, cli.render.seed, cli.render.threads, placed ? &view : nullptr);
   if (rays.empty()) {  // a ray file may not be empty
     std::cerr << "tracer: error: " << cli.makeRaysPath << ": no primary ray of the " << w << "x" << h << " "
               << (cli.explicitCamera ? "--eye/--look-at" : "benchmark") << " camera hits the scene, so there are no "

@@ -43,7 +43,9 @@ struct BenchmarkView {
   float fovY;  // degrees
 };
 BenchmarkView BenchmarkViewOf(Vec3 lo, Vec3 hi);
-Camera BenchmarkCamera(Vec3 lo, Vec3 hi, int width, int height);
+// The pinhole camera of a view (BenchmarkViewOf's, or one the user placed) for a width x height image.
+Camera BenchmarkCamera(const BenchmarkView& view, int width, int height);
+Camera BenchmarkCamera(Vec3 lo, Vec3 hi, int width, int height);  // of BenchmarkViewOf(lo, hi)
 
 // The rays of `kind` for a width x height image of `scene` through the pinhole camera `view` (null: the one its
 // bounds give, BenchmarkViewOf). Primary rays need no traversal; diffuse and ao trace the primary rays with
