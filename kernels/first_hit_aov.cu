@@ -37,44 +37,59 @@ __global__ void FirstHitKernel(SceneView view, RenderParams rp, int samples, Fir
   out.depth[p] = f.depth;
 }
 
-void CopyOut(const DeviceBuffer<float>& from, bool wanted, std::vector<float>& to) {
+void CopyOut(const float* from, size_t values, bool wanted, std::vector<float>& to) {
   if (!wanted) return;
-  to.resize(from.Size());
-  TRACER_CUDA_CHECK(cudaMemcpy(to.data(), from.Get(), from.Bytes(), cudaMemcpyDeviceToHost));
+  to.resize(values);
+  TRACER_CUDA_CHECK(cudaMemcpy(to.data(), from, values * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
 }  // namespace
 
-DeviceFirstHit::DeviceFirstHit(size_t pixels)
-    : albedo(pixels * 3, "first-hit albedo"),
-      normal(pixels * 3, "first-hit normals"),
-      position(pixels * 3, "first-hit positions"),
-      depth(pixels, "first-hit depth"),
-      emission(pixels * 3, "first-hit emission") {}
+DeviceFirstHit::DeviceFirstHit(size_t pixels, float* storage) : pixels_(pixels) {
+  if (!storage) {
+    own_.Allocate(pixels * kFloatsPerPixel, "first-hit features");
+    storage = own_.Get();
+  }
+  albedo = storage;
+  normal = albedo + pixels * 3;
+  position = normal + pixels * 3;
+  emission = position + pixels * 3;
+  depth = emission + pixels * 3;
+}
 
 void DeviceFirstHit::CopyTo(int width, int height, int kinds, AovImages& out) const {
   out.width = width;
   out.height = height;
-  CopyOut(albedo, kinds & kAovAlbedo, out.albedo);
-  CopyOut(normal, kinds & kAovNormal, out.normal);
-  CopyOut(position, kinds & kAovPosition, out.position);
-  CopyOut(depth, kinds & kAovDepth, out.depth);
-  CopyOut(emission, kinds & kAovEmission, out.emission);
+  const size_t n3 = pixels_ * 3;
+  CopyOut(albedo, n3, kinds & kAovAlbedo, out.albedo);
+  CopyOut(normal, n3, kinds & kAovNormal, out.normal);
+  CopyOut(position, n3, kinds & kAovPosition, out.position);
+  CopyOut(depth, pixels_, kinds & kAovDepth, out.depth);
+  CopyOut(emission, n3, kinds & kAovEmission, out.emission);
 }
 
 void TraceFirstHit(const SceneView& view, const RenderOptions& options, int samples, DeviceFirstHit& out,
-                   cudaStream_t stream, const HitRecord* kept, int keptSamples) {
+                   cudaStream_t stream, const DeviceFilmView* film) {
   const int pixels = options.width * options.height;
   RenderParams rp = MakeRenderParams(options);
   rp.sampleBase = 0;
-  const FirstHitPointers ptrs{out.albedo.Get(), out.normal.Get(), out.position.Get(), out.depth.Get(),
-                              out.emission.Get()};
+  const bool kept = film && film->firstHits && film->width == options.width && film->height == options.height;
+  const HitRecord* hits = kept ? film->firstHits : nullptr;
+  const uint32_t keptSamples = kept ? static_cast<uint32_t>(film->firstHitSamples) : 0u;
+  const FirstHitPointers ptrs{out.albedo, out.normal, out.position, out.depth, out.emission};
   const bool binary = options.binaryBvh || view.wide.nodes == nullptr;
   DispatchBvh(binary, [&](auto t) {
     FirstHitKernel<decltype(t)><<<GridFor(static_cast<size_t>(pixels), kBlock), kBlock, 0, stream>>>(
-        view, rp, samples, ptrs, pixels, kept, static_cast<uint32_t>(keptSamples));
+        view, rp, samples, ptrs, pixels, hits, keptSamples);
   });
   TRACER_CHECK_LAUNCH("first_hit_aov");
+}
+
+void PrepareFirstHitCuda() {
+  cudaFuncAttributes attributes;
+  for (const bool binary : {true, false})
+    DispatchBvh(binary,
+                [&](auto t) { TRACER_CUDA_CHECK(cudaFuncGetAttributes(&attributes, FirstHitKernel<decltype(t)>)); });
 }
 
 void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& options, int kinds, int samples,
@@ -84,9 +99,7 @@ void ComputeFirstHitAovsCuda(const SceneData& scene, const RenderOptions& option
   std::unique_ptr<DeviceScene> uploaded;
   if (!resident) resident = (uploaded = std::make_unique<DeviceScene>(scene)).get();
   DeviceFirstHit dOut(static_cast<size_t>(options.width) * options.height);
-  const bool kept = film && film->firstHits && film->width == options.width && film->height == options.height;
-  TraceFirstHit(resident->view, options, samples, dOut, 0, kept ? film->firstHits : nullptr,
-                kept ? film->firstHitSamples : 0);
+  TraceFirstHit(resident->view, options, samples, dOut, 0, film);
   dOut.CopyTo(options.width, options.height, kinds, out);
 }
 

@@ -196,6 +196,7 @@ int Render(CliOptions& cli, Job& job) {
   // Signals from here on finish the current pass instead of killing the process; during loading
   // they stop it once loading returns (a second signal still exits at once).
   CatchStopSignals();
+  DenoiserPreload preload(backend, cli.denoise && job.IsRoot(), cli.denoiseMethod);
   RenderInputs in;
   // A rank rendering on a GPU prepared before the scene came (PrepareRankRenderer) may copy it from rank 0's GPU;
   // the tile guide, the environment guide and --dump-rays need the host's arrays.
@@ -215,6 +216,7 @@ int Render(CliOptions& cli, Job& job) {
   const ProgressFn progress = ProgressBar(showBar, startSpp);
   std::unique_ptr<PassSchedule> schedule = job.MakeSchedule(opt, progress, [] { return StopSignal(); });
   RenderResult result;
+  preload.Wait();
   try {
     result = RenderPasses(cli, backend, in.loaded.data, progress, schedule.get(), job);
   } catch (const std::bad_alloc&) {

@@ -46,9 +46,9 @@ void PrintDetailedSummary(const CliOptions& cli, const RenderResult& result, dou
                st.shadowRays / st.seconds / 1e6);
   if (times.denoise > 0.0)
     std::fprintf(stderr,
-                 "denoised (%s) in %.3fs: first-hit features %.1f ms, half-buffers %.1f ms, filter %.1f ms, image "
+                 "denoised (%s) in %.1f ms: first-hit features %.1f ms, half-buffers %.1f ms, filter %.1f ms, image "
                  "read back %.1f ms\n",
-                 DenoiseMethodName(cli.denoiseMethod), times.denoise, times.denoiseParts.features,
+                 DenoiseMethodName(cli.denoiseMethod), times.denoise * 1e3, times.denoiseParts.features,
                  times.denoiseParts.inputs, times.denoiseParts.filter, times.denoiseParts.readback);
   std::fprintf(stderr, "wrote %s in %.2fs\n", cli.outPath.c_str(), times.write);
   if (times.frame > 0.0 && times.command) {

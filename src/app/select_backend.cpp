@@ -263,6 +263,22 @@ void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData&
   image = std::move(denoised);
 }
 
+DenoiserPreload::DenoiserPreload(const BackendChoice& choice, bool denoise, DenoiseMethod method) {
+#if defined(TRACER_HAVE_CUDA)
+  if (!denoise || !choice.useCuda) return;
+  const int rankDevice = choice.rankDevice;
+  thread_ = std::thread([rankDevice, method] {
+    try {
+      if (rankDevice >= 0) UseCudaDevice(rankDevice);
+      PrepareDenoiseCuda(method);
+    } catch (const std::exception&) {  // (the step meets it again)
+    }
+  });
+#else
+  (void)choice, (void)denoise, (void)method;
+#endif
+}
+
 TraceRaysResult TraceRaysOnSelectedBackend(const BackendChoice& choice, const SceneData& data,
                                            const TriangleNumbers& numbers, const std::vector<RayRecord>& rays,
                                            const TraceRaysOptions& options) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tracer/host/denoise.h"
@@ -85,6 +86,24 @@ void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData&
                                    int featureSamples, const HostFilm& film, bool filmOnDevice,
                                    std::vector<float>& image, DenoiseMethod method, int aovKinds, AovImages& aov,
                                    DenoiseTiming* timing);
+
+// --denoise's kernels loaded on the GPU that will render (choice's), on a thread of its own while the scene loads
+// (host/denoise.h's PrepareDenoiseCuda says why); nothing without a GPU or without `denoise`. Best effort: a failure
+// here is met again, and reported, by the step itself. Wait() (or the destructor) joins it: before the render, so that
+// the two never contend for the GPU.
+class DenoiserPreload {
+ public:
+  DenoiserPreload(const BackendChoice& choice, bool denoise, DenoiseMethod method);
+  ~DenoiserPreload() { Wait(); }
+  DenoiserPreload(const DenoiserPreload&) = delete;
+  DenoiserPreload& operator=(const DenoiserPreload&) = delete;
+  void Wait() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
 
 // --trace-rays on the chosen backend (the GPU when choice.useCuda); hits name the scene file's triangle numbers
 // (`numbers`, the Scene's that data was built from). Throws DeviceError on CUDA errors.

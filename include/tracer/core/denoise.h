@@ -10,7 +10,7 @@
 //     levels, edge-stopping weights from the colour (normalised by the variance, which each level filters along,
 //     as Schied et al. 2017 guide theirs), the normal, the albedo and the distance from the pixel's tangent plane.
 //  2b. the regression (the default, --denoise nfor), in core/denoise_nfor.h: first-order regression of the colour on
-//     the features in an 11x11 window, weighted by non-local means of the OTHER half-buffer.
+//     the features in a 9x9 window, weighted by non-local means of the OTHER half-buffer.
 #pragma once
 #include "tracer/core/film.h"
 #include "tracer/core/math.h"
@@ -32,7 +32,7 @@ struct DenoiseSettings {
   float atrousPlane = 1.0f;   // PlaneDistance, in footprints
   float emission = 0.2f;      // EmissionWeight's scale (both filters)
   // the regression
-  int nforRadius = 5;       // the window: (2r + 1)^2 pixels
+  int nforRadius = 4;       // the window: (2r + 1)^2 pixels (5, 11x11: 5-21% lower relMSE, 1.4x the time)
   int nforPatch = 1;        // non-local means patches: (2f + 1)^2 pixels
   float nforK = 1.0f;       // non-local means bandwidth: larger averages more
   float nforRidge = 1e-2f;  // the ridge on each slope, times the weight sum

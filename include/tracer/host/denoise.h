@@ -55,6 +55,10 @@ std::vector<float> DenoiseCuda(const DenoiseImages& in, DenoiseMethod method, co
 // events); the image into `image` when given. For benchmarks (tests/denoise_bench.cpp).
 double TimeDenoiseCuda(const DenoiseImages& in, DenoiseMethod method, const DenoiseSettings& settings, int repeats,
                        std::vector<float>* image);
+// Loads the kernels of DenoiseFrameCuda's step for `method` (default settings) on the current device. CUDA loads a
+// kernel at its first launch, which made about a quarter of the step's time at 1080p; called on a thread of its own
+// while the scene loads (select_backend.h's DenoiserPreload), that cost leaves the step. Throws DeviceError.
+void PrepareDenoiseCuda(DenoiseMethod method);
 // --denoise after a render on the GPU, the features never leaving it: the first-hit features (`featureSamples` rays
 // a pixel) over `resident` (the render's device scene) or, when null, over `scene` uploaded again, from the camera
 // rays' hits that `film` kept (RenderOptions::firstHitSamples) and tracing the others; the raw
