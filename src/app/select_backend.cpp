@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <system_error>
 
 #include "app/cli.h"
 #include "tracer/host/aov.h"
@@ -226,8 +227,15 @@ void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData&
       if (!filmOnDevice) deviceFilm.sum = deviceFilm.odd = nullptr;
       if (!deviceFilm.odd) resolveOnHost(method == DenoiseMethod::kAtrous);
       DenoiseTiming t;
-      DenoiseFrameCuda(data, resident.get(), &deviceFilm, options, featureSamples, film.sppDone, in, method, aovKinds,
-                       aov, image, &t);
+      try {
+        DenoiseFrameCuda(data, resident.get(), &deviceFilm, options, featureSamples, film.sppDone, in, method, aovKinds,
+                         aov, image, &t);
+      } catch (...) {
+        // Its read-back writes the image band by band as the filter finishes them, so a device error in a later band
+        // leaves the earlier ones denoised: the raw image is resolved again from the film (the render's arithmetic).
+        image = film.Resolve();
+        throw;
+      }
       if (timing) {
         t.inputs += timing->inputs;  // (the host's share: the halves resolved there)
         *timing = t;
@@ -267,13 +275,16 @@ DenoiserPreload::DenoiserPreload(const BackendChoice& choice, bool denoise, Deno
 #if defined(TRACER_HAVE_CUDA)
   if (!denoise || !choice.useCuda) return;
   const int rankDevice = choice.rankDevice;
-  thread_ = std::thread([rankDevice, method] {
-    try {
-      if (rankDevice >= 0) UseCudaDevice(rankDevice);
-      PrepareDenoiseCuda(method);
-    } catch (const std::exception&) {  // (the step meets it again)
-    }
-  });
+  try {
+    thread_ = std::thread([rankDevice, method] {
+      try {
+        if (rankDevice >= 0) UseCudaDevice(rankDevice);
+        PrepareDenoiseCuda(method);
+      } catch (const std::exception&) {  // (the step meets it again)
+      }
+    });
+  } catch (const std::system_error&) {  // no thread to be had: the step loads its kernels itself
+  }
 #else
   (void)choice, (void)denoise, (void)method;
 #endif

@@ -80,8 +80,8 @@ void ComputeFirstHitAovsOnSelectedBackend(const BackendChoice& choice, const Sce
 // half-buffers of `film`, on the GPU when the render ran there (choice.useCuda: DenoiseFrameCuda, the features never
 // leaving the device, and the half-buffers resolved there from the renderer's own film when `filmOnDevice`: one
 // process, every pixel at film.sppDone), else on options.threads host threads; a GPU out of memory hands both to
-// the host. `image` is the render's image (a-trous filters it) and becomes the denoised one (untouched when this
-// throws). The features of `aovKinds` go to `aov` as well. Any other device error propagates.
+// the host. `image` is the render's image (`film` resolved; a-trous filters it) and becomes the denoised one (the raw
+// one again when this throws). The features of `aovKinds` go to `aov` as well. Any other device error propagates.
 void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData& data, const RenderOptions& options,
                                    int featureSamples, const HostFilm& film, bool filmOnDevice,
                                    std::vector<float>& image, DenoiseMethod method, int aovKinds, AovImages& aov,
@@ -89,8 +89,9 @@ void DenoiseFrameOnSelectedBackend(const BackendChoice& choice, const SceneData&
 
 // --denoise's kernels loaded on the GPU that will render (choice's), on a thread of its own while the scene loads
 // (host/denoise.h's PrepareDenoiseCuda says why); nothing without a GPU or without `denoise`. Best effort: a failure
-// here is met again, and reported, by the step itself. Wait() (or the destructor) joins it: before the render, so that
-// the two never contend for the GPU.
+// here is met again, and reported, by the step itself. Wait() (or the destructor) joins it, before the render, so that
+// loading never stalls the render's launches (it may stall a GPU BVH build for as long as it takes: loading a module
+// can wait for the device).
 class DenoiserPreload {
  public:
   DenoiserPreload(const BackendChoice& choice, bool denoise, DenoiseMethod method);

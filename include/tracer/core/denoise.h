@@ -32,7 +32,7 @@ struct DenoiseSettings {
   float atrousPlane = 1.0f;   // PlaneDistance, in footprints
   float emission = 0.2f;      // EmissionWeight's scale (both filters)
   // the regression
-  int nforRadius = 4;       // the window: (2r + 1)^2 pixels (5, 11x11: 5-21% lower relMSE, 1.4x the time)
+  int nforRadius = 4;       // the window: (2r + 1)^2 pixels (5, 11x11: up to 21% lower relMSE, 1.4x the time)
   int nforPatch = 1;        // non-local means patches: (2f + 1)^2 pixels
   float nforK = 1.0f;       // non-local means bandwidth: larger averages more
   float nforRidge = 1e-2f;  // the ridge on each slope, times the weight sum

@@ -106,10 +106,9 @@ TRACER_HD void NforFeatureRow(const NforPoint& p, float depthScale, const NforPo
   f[7] = dz;
 }
 
-// Adds neighbour q of colour c and weight w to s. A weight below 1e-6 would only add rounding: it adds exact zeros
-// instead (the same sums as leaving it out), so that a warp's lanes never branch apart around the update.
+// Adds neighbour q of colour c and weight w to s (nothing below 1e-6, which would only add rounding).
 TRACER_HD void NforAdd(NforSystem& s, float w, const float* f, Vec3 c) {
-  w = w > 1e-6f ? w : 0.0f;
+  if (!(w > 1e-6f)) return;
   TRACER_UNROLL
   for (int i = 0; i < kNforFeatures; ++i) {
     const float wf = w * f[i];

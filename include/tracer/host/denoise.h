@@ -65,9 +65,10 @@ void PrepareDenoiseCuda(DenoiseMethod method);
 // image and the half-buffers resolved on the device from `film` (the render's film, still there, of sppDone samples in
 // every pixel) or, when null, uploaded from in.halfA, in.halfB (and in.color for a-trous); the filter run; the image
 // read back into `image` (in place when it has the image's size already: a new buffer's page faults cost more than
-// the copy), through the film's pinned staging buffer where there is one. in's features are not read. The features
-// of `aovKinds` are copied into `aov` as well (--aov asked for them). Throws DeviceError (`image` untouched unless
-// the read-back itself failed).
+// the copy), through the film's pinned staging buffer where there is one, band by band as the regression finishes
+// them. in's features are not read. The features of `aovKinds` are copied into `aov` as well (--aov asked for them).
+// Throws DeviceError; `image` is then untouched unless the filter or the read-back failed after a band had arrived
+// (the caller resolves the raw image again).
 struct DeviceFilmView;
 void DenoiseFrameCuda(const SceneData& scene, const DeviceScene* resident, const DeviceFilmView* film,
                       const RenderOptions& options, int featureSamples, int sppDone, const DenoiseImages& in,
