@@ -82,6 +82,27 @@ inline std::string WriteCubeScene(const std::string& dir, const std::string& nam
 // An environment portal above WriteCubeScene's cube: a 4 x 4 quad at y = 3 (OBJ text for its `more`).
 inline const char kPortalAboveCube[] = "o portal_above\nv -2 3 -2\nv 2 3 -2\nv 2 3 2\nv -2 3 2\nf 9 10 11 12\n";
 
+// Six portals on the faces of the box [-3, 3]^3 around WriteCubeScene's cube (OBJ text for its `more`): every
+// direction from the cube crosses one, and each face of the turned cube draws from its own facing's table, which
+// weighs them unlike the sphere's.
+inline std::string PortalBoxAroundCube() {
+  std::string obj = "o portal_box\n";
+  int next = 9;  // the cube's 8 vertices come first
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side : {-3, 3}) {
+      const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+      for (auto [a, b] : {std::pair<int, int>{-3, -3}, {3, -3}, {3, 3}, {-3, 3}}) {
+        int p[3];
+        p[axis] = side, p[u] = a, p[v] = b;
+        obj += "v " + std::to_string(p[0]) + " " + std::to_string(p[1]) + " " + std::to_string(p[2]) + "\n";
+      }
+      obj += "f " + std::to_string(next) + " " + std::to_string(next + 1) + " " + std::to_string(next + 2) + " " +
+             std::to_string(next + 3) + "\n";
+      next += 4;
+    }
+  return obj;
+}
+
 // Radiance leaving a diffuse floor (albedo rho, normal +y) under a grey map with nothing else in the scene:
 // rho / pi times the irradiance, sum over the texels of the upper hemisphere of L times the integral of
 // cos(theta) over the texel, (2 pi / W) (sin^2 theta1 - sin^2 theta0) / 2. Exact for the piecewise-constant map

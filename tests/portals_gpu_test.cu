@@ -24,6 +24,15 @@ TEST(GpuPortals, ConvexDiffuseObjectReadsHalf) {
       test::kPortalAboveCube);
 }
 
+// And inside a box of six portals, where the shade kernel draws from each face's facing and the miss kernel must weigh
+// with the facing the path kept in its flags.
+TEST(GpuPortals, ConvexDiffuseObjectInABoxOfPortalsReadsHalf) {
+  TRACER_REQUIRE_GPU();
+  test::ExpectConvexDiffuseObjectReadsHalf(
+      [](const SceneData& d, const RenderOptions& o) { return RenderCuda(d, o).rgb; }, {EnvSampling::kPortals},
+      test::PortalBoxAroundCube());
+}
+
 // The hall of make_skyhall.py under a constant sky and under a sky with a sun (there with --env-portal-mix 0.5: auto
 // gives a sun-dominated sky no portal samples): the GPU's image with portals agrees with the CPU's (image means within
 // 4 combined standard errors over 6 seeds each, t-distributed: a false alarm near 1%; pixel by pixel, the seeds' means

@@ -46,7 +46,9 @@ TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmVi
   float w = 1.0f;
   if (!(ps.flags & kPathSpecular) && envPick > 0.0f) {
     const float mix = EnvPortalMix(s, rp);
-    const float pdf = mix > 0.0f ? PortalMixturePdf(s.portals, rp.envPortalByArea != 0, mix, r.o, r.d, pdfEnv) : pdfEnv;
+    const int facing = static_cast<int>((ps.flags & kPathFacingMask) >> kPathFacingShift);
+    const float pdf =
+        mix > 0.0f ? PortalMixturePdf(s.portals, rp.envPortalByArea != 0, mix, r.o, facing, r.d, pdfEnv) : pdfEnv;
     w = PowerHeuristic(ps.bsdfPdf, envPick * pdf);
   }
   FilmAdd(film, rp, ps.pixel, FilmTag(ps.depth, ps.sample), ps.throughput * le * w);
@@ -124,6 +126,12 @@ struct ShadingPoint {
   Vec3 ng;
 };
 
+// The facing (core/portals.h's PortalFacing) that a vertex draws portal samples with: its geometric normal's, on wo's
+// side; the sphere's for a BSDF that transmits, whose directions leave on both sides.
+TRACER_HD int VertexFacing(const SurfaceBsdf& bsdf, const ShadingPoint& sp) {
+  return TransmitsLight(bsdf) ? kPortalAnyFacing : PortalFacing(sp.ng);
+}
+
 // Next-event estimation: a direction toward one light: the environment with probability envPick (through the portals
 // with probability portalMix, core/portals.h), else a delta light with probability deltaShare (light.h's DeltaShare),
 // else a point on one emitter; MIS-weighted against BSDF sampling, except for a delta light, which BSDF sampling never
@@ -139,7 +147,7 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   bool infinite = false, delta = false;
   if (uPick < envPick) {
     const EnvSample es = portalMix > 0.0f ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix,
-                                                             sf.p, sp.ng, s.offsetFloor, u1, u2)
+                                                             sf.p, sp.ng, VertexFacing(bsdf, sp), s.offsetFloor, u1, u2)
                                           : SampleEnvGuided(s.env, s.environment, s.envGuide,
                                                             EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
@@ -221,7 +229,8 @@ TRACER_HD void ContinuePath(const RenderParams& rp, const PathState& ps, const P
   out.nextState.throughput = beta;
   out.nextState.bsdfPdf = bs.delta ? 0.0f : bs.pdf;
   out.nextState.depth = d + 1;
-  out.nextState.flags = bs.delta ? kPathSpecular : 0u;
+  out.nextState.flags =
+      (bs.delta ? kPathSpecular : 0u) | (static_cast<uint32_t>(VertexFacing(bsdf, sp)) << kPathFacingShift);
 }
 
 // One path vertex: emission reached, a shadow ray toward a light, and the continuation.

@@ -19,6 +19,13 @@
 // a lattice over the scene's bounds, P_i(x) is piece i's solid angle seen from x (exact: Van Oosterom and Strackee
 // 1983) over the sum of all of theirs, so that a window next to a point draws the samples that a far one would waste.
 // P_i(o) interpolates the eight vertices around o trilinearly; it sums to 1 over i and changes continuously with o.
+// Each vertex keeps a table per facing (PortalFacing): a surface whose geometric normal lies nearest +x, -x, +y, -y,
+// +z or -z receives light only from that axis's side, where a piece contributes its projected solid angle (the
+// integral of the cosine to the axis over the directions through it, clipped to the hemisphere: Lambert's polygon
+// formula), so there the shares are those of the projected solid angle, mixed with kPortalSphereShare of the solid
+// angle's to keep every piece some samples wherever the normal is not the axis; a transmitting BSDF, which lights
+// both sides, takes the solid angle's (kPortalAnyFacing). A path keeps the facing of its last vertex in its flags, so
+// that a ray that leaves the scene weighs its direction with the table next-event estimation drew from.
 // Drawing from it picks one of the eight vertices by its trilinear weight and then a piece from that vertex's
 // cumulative table by bisection, so drawing a sample costs a few loads instead of a loop over the pieces. Its naive
 // twin (--naive-portal-pick) picks by area alone, P_i = A_i / A. A point on piece i is uniform, density 1 / A_i, so in
@@ -58,6 +65,19 @@ struct alignas(16) PortalPiece {
 };
 static_assert(sizeof(PortalPiece) == 48 && alignof(PortalPiece) == 16, "portal piece: three 16-byte loads");
 
+// The tables of a lattice vertex, by facing: 0 to 5 the hemispheres about +x, -x, +y, -y, +z, -z, 6 the sphere.
+constexpr int kPortalFacings = 7, kPortalAnyFacing = 6;
+// The solid angle's share in the hemispheres' tables.
+constexpr float kPortalSphereShare = 0.1f;
+
+// The facing of a surface whose normal (on the side light is gathered from) is n: the axis it lies nearest.
+TRACER_HD int PortalFacing(Vec3 n) {
+  const float ax = fabsf(n.x), ay = fabsf(n.y), az = fabsf(n.z);
+  if (ax >= ay && ax >= az) return n.x >= 0.0f ? 0 : 1;
+  if (ay >= az) return n.y >= 0.0f ? 2 : 3;
+  return n.z >= 0.0f ? 4 : 5;
+}
+
 // The lattice of pick probabilities: nx x ny x nz vertices spaced by `step` from `lo`, over the scene's bounds
 // (host/scene_data.h's PortalLatticeFor).
 struct PortalLattice {
@@ -68,10 +88,11 @@ struct PortalLattice {
 // The scene's portals; count 0 (pieces and cdf null) when it has none.
 struct PortalView {
   const PortalPiece* pieces;
-  // Per lattice vertex (x fastest, then y, then z), count cumulative pick probabilities, the last exactly 1.
+  // Per lattice vertex (x fastest, then y, then z) and facing, count cumulative pick probabilities, the last exactly 1.
   const float* cdf;
-  float area;     // the portals' total area
-  int32_t count;  // pieces
+  float area;       // the portals' total area
+  int32_t count;    // pieces
+  int32_t facings;  // tables per vertex: kPortalFacings, or 1 (the sphere's alone, for every facing)
   PortalLattice lattice;
 };
 
@@ -104,57 +125,76 @@ TRACER_HD int PortalCorner(const PortalLattice& l, const PortalCell& c, int k, f
   return c.base + (k & 1) + ((k & 2) ? l.nx : 0) + ((k & 4) ? l.nx * l.ny : 0);
 }
 
+// The cumulative table of a lattice vertex for a facing.
+TRACER_HD const float* PortalTable(const PortalView& v, int vertex, int facing) {
+  return v.cdf + (static_cast<size_t>(vertex) * v.facings + (v.facings > 1 ? facing : 0)) * v.count;
+}
+
 // The xyz of a portal record.
 TRACER_HD Vec3 PortalVec(const Float4& f) { return Vec3(f.x, f.y, f.z); }
 
 // Where the ray (o, w) crosses a portal piece at t > 0: t^2 / (A |cos|), the solid-angle density of a uniform point
 // on it (cos between w and its normal); 0 where it does not cross. The crossing is Moller and Trumbore's (1997) test,
 // whose determinant is -w.(e1 x e2) = -+|e1 x e2| |cos|, so the density is t^2 / |det| on a parallelogram (A =
-// |e1 x e2|) and twice that on a triangle. The barycentric bounds are tested scaled by |det|: one division, on a hit.
+// |e1 x e2|) and twice that on a triangle. The barycentric bounds and t are tested scaled by |det|, all of them before
+// one branch: lanes of a warp whose rays cross different pieces then run the same instructions (with a branch per
+// bound they ran each piece's tail one after another), and only a crossing divides.
 TRACER_HD float PortalCrossing(const PortalPiece& piece, Vec3 o, Vec3 w) {
   const Vec3 e1 = PortalVec(piece.e1), e2 = PortalVec(piece.e2);
   const Vec3 pv = Cross(w, e2);
-  float det = Dot(e1, pv);
-  if (det == 0.0f) return 0.0f;  // parallel to the portal's plane: it crosses no area
-  const float sign = det > 0.0f ? 1.0f : -1.0f;
-  det *= sign;
+  const float signedDet = Dot(e1, pv);
+  const float sign = signedDet > 0.0f ? 1.0f : -1.0f, det = signedDet * sign;
   const Vec3 tv = o - PortalVec(piece.v0);
-  const float b1 = Dot(tv, pv) * sign;
-  if (b1 < 0.0f || b1 > det) return 0.0f;
   const Vec3 qv = Cross(tv, e1);
-  const float b2 = Dot(w, qv) * sign;
+  const float b1 = Dot(tv, pv) * sign, b2 = Dot(w, qv) * sign, tDet = Dot(e2, qv) * sign;
   const bool parallelogram = piece.e2.w != 0.0f;
-  if (b2 < 0.0f || (parallelogram ? b2 : b1 + b2) > det) return 0.0f;
-  const float t = Dot(e2, qv) * sign / det;
-  return t > 0.0f ? (parallelogram ? 1.0f : 2.0f) * t * t / det : 0.0f;
+  // det > 0 also refuses a ray parallel to the portal's plane (it crosses no area) and a NaN.
+  const bool crosses =
+      det > 0.0f && b1 >= 0.0f && b1 <= det && b2 >= 0.0f && (parallelogram ? b2 : b1 + b2) <= det && tDet > 0.0f;
+  if (!crosses) return 0.0f;
+  const float t = tDet / det;
+  return (parallelogram ? 1.0f : 2.0f) * t * t / det;
 }
 
-// The probability of picking piece i at o: by area (the naive twin), else the lattice's, interpolated.
-TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, const PortalCell& c, int i) {
+// The probability of picking piece i at o for a facing: by area (the naive twin), else the lattice's, interpolated.
+TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, const PortalCell& c, int facing, int i) {
   if (byArea) return v.pieces[i].e1.w / v.area;
   float p = 0.0f;
   for (int k = 0; k < 8; ++k) {
     float w;
-    const float* cdf = v.cdf + static_cast<size_t>(PortalCorner(v.lattice, c, k, w)) * v.count;
+    const float* cdf = PortalTable(v, PortalCorner(v.lattice, c, k, w), facing);
     if (w > 0.0f) p += w * (cdf[i] - (i > 0 ? cdf[i - 1] : 0.0f));
   }
   return p;
 }
 
-// The portal pdf (solid angle) of unit direction w from o.
-TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, Vec3 w) {
-  const PortalCell c = LocatePortalCell(v.lattice, o);
+// The portal pdf (solid angle) of unit direction w from o, for a facing. The pick probability (eight corners' loads)
+// of the first piece crossed is taken after the loop, where the lanes of a warp that cross different pieces take it
+// together, not one piece after another inside it (on the GPU that was three quarters of a portal render's shading
+// instructions); a direction through overlapping portals adds the others' in the loop. The lattice cell and the first
+// crossing are computed again after the loop rather than kept through it (fewer live registers: the shade kernels
+// spilled otherwise).
+TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, int facing, Vec3 w) {
   float sum = 0.0f;
+  int first = -1;
   for (int i = 0; i < v.count; ++i) {
     const float x = PortalCrossing(v.pieces[i], o, w);
-    if (x > 0.0f) sum += PortalPickProbability(v, byArea, c, i) * x;
+    if (!(x > 0.0f)) continue;
+    if (first < 0)
+      first = i;
+    else
+      sum += PortalPickProbability(v, byArea, LocatePortalCell(v.lattice, o), facing, i) * x;
   }
-  return sum;
+  if (first < 0) return sum;
+  return PortalPickProbability(v, byArea, LocatePortalCell(v.lattice, o), facing, first) *
+             PortalCrossing(v.pieces[first], o, w) +
+         sum;
 }
 
-// The mixture's pdf of direction w from o, given the environment's own pdf there.
-TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, Vec3 w, float pdfEnv) {
-  return mix * PortalPdf(v, byArea, o, w) + (1.0f - mix) * pdfEnv;
+// The mixture's pdf of direction w from o for a facing, given the environment's own pdf there.
+TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, int facing, Vec3 w,
+                                 float pdfEnv) {
+  return mix * PortalPdf(v, byArea, o, facing, w) + (1.0f - mix) * pdfEnv;
 }
 
 // The first k of [0, n) whose cumulative value cdf[k] exceeds u (the last when none does), by bisection.
@@ -170,11 +210,12 @@ TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
   return k;
 }
 
-// A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o
-// (by area: in the pieces' cumulative area fractions; else in the table of one of the cell's corners, which u2 picks
-// by its trilinear weight), and u0's place inside its share with u2 (its place inside the corner's weight) a uniform
-// point on it. Each number is rescaled once or twice, so neither pick leaves a far piece's points few distinct values.
-TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float u0, float u2) {
+// A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o for
+// the facing (by area: in the pieces' cumulative area fractions; else in the facing's table of one of the cell's
+// corners, which u2 picks by its trilinear weight), and u0's place inside its share with u2 (its place inside the
+// corner's weight) a uniform point on it. Each number is rescaled once or twice, so neither pick leaves a far piece's
+// points few distinct values.
+TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int facing, float u0, float u2) {
   int k = 0;
   float below, share;
   if (byArea) {  // the pieces' cumulative area fractions are their records' v0.w
@@ -202,7 +243,7 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float
     }
     u2 = Clamp((u2 - start) / w, 0.0f, 0.99999994f);
     float unused;
-    const float* cdf = v.cdf + static_cast<size_t>(PortalCorner(v.lattice, c, corner, unused)) * v.count;
+    const float* cdf = PortalTable(v, PortalCorner(v.lattice, c, corner, unused), facing);
     k = FindInCdf(cdf, v.count, u0);
     below = k > 0 ? cdf[k - 1] : 0.0f;
     share = cdf[k] - below;
@@ -215,19 +256,20 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, float
 }
 
 // A direction toward the environment from point p by the mixture: u1 below mix picks a portal point q (u1 rescaled,
-// with u2) by the probabilities at the ray origin on ng's side (ng: the geometric normal on the side of the outgoing
-// direction), and the direction from there toward q; else the environment's own sampling on u1 rescaled. Either way
-// the pdf is the mixture's from the ray origin that the shadow ray will have, OffsetRayOrigin(p, ng, wi, offsetFloor).
+// with u2) by the facing's probabilities at the ray origin on ng's side (ng: the geometric normal on the side of the
+// outgoing direction), and the direction from there toward q; else the environment's own sampling on u1 rescaled.
+// Either way the pdf is the mixture's from the ray origin that the shadow ray will have, OffsetRayOrigin(p, ng, wi,
+// offsetFloor).
 // A portal point whose direction from the origin leaves by the other side of the surface than q lies (q within the
 // offset of the surface's plane) gives no sample (pdf 0): a ray leaving along it would start on the other side.
 TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const PortalView& v, bool byArea, float mix,
-                                     Vec3 p, Vec3 ng, float offsetFloor, float u1, float u2) {
+                                     Vec3 p, Vec3 ng, int facing, float offsetFloor, float u1, float u2) {
   EnvSample s;
   Vec3 o;
   if (u1 < mix) {
     s.pdf = 0.0f;
     const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
-    const Vec3 q = SamplePortalPoint(v, byArea, front, Fminf(u1 / mix, 0.99999994f), u2);
+    const Vec3 q = SamplePortalPoint(v, byArea, front, facing, Fminf(u1 / mix, 0.99999994f), u2);
     o = OffsetRayOrigin(p, ng, q - p, offsetFloor);
     const Vec3 d = q - o;
     const float len = Length(d);
@@ -243,7 +285,7 @@ TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const
   // this sample's agree also on a texel's edge.
   float pdfEnv;
   s.le = EnvRadiance(env, constant, s.wi, pdfEnv);
-  s.pdf = PortalMixturePdf(v, byArea, mix, o, s.wi, pdfEnv);
+  s.pdf = PortalMixturePdf(v, byArea, mix, o, facing, s.wi, pdfEnv);
   return s;
 }
 

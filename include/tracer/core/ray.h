@@ -31,7 +31,9 @@ struct PathState {
   uint32_t depth;
   uint32_t flags;
 };
-enum PathFlags : uint32_t { kPathSpecular = 1u };
+// kPathSpecular: the last bounce was specular (no MIS with light sampling). Bits 1 to 3: the facing of the last vertex
+// (core/portals.h's PortalFacing), which weighs a ray that leaves the scene through the portals.
+enum PathFlags : uint32_t { kPathSpecular = 1u, kPathFacingShift = 1u, kPathFacingMask = 7u << kPathFacingShift };
 
 // ---- optimised layout ----------------------------------------------------------------------------
 // r0 = (origin.xyz, dir.x), r1 = (dir.y, dir.z, tmax, index as int bits).

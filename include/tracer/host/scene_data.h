@@ -113,7 +113,7 @@ struct SceneData {
   // The environment's portals (core/portals.h), in the Scene's order; empty when it has none. BuildPortals fills it.
   std::vector<PortalPiece> portals;
   // Their pick probabilities at the vertices of PortalLatticeFor(boundsMin, boundsMax, n) (core/portals.h), cumulative,
-  // count per vertex; empty without portals. BuildPortalLattice fills it.
+  // kPortalFacings tables of count per vertex; empty without portals. BuildPortalLattice fills it.
   std::vector<float> portalCdf;
   LightClusters clusters;  // empty until BuildLightClusters
   BvhBuildReport bvhReport;
@@ -204,14 +204,17 @@ std::vector<PortalPiece> BuildPortals(const std::vector<Vec3>& positions);
 // The portals' total area (0 without portals).
 double PortalArea(const std::vector<PortalPiece>& portals);
 // The lattice of the portals' pick probabilities over the box [lo, hi] for `pieces` portal pieces: the most cells along
-// its longest side of 64, 48, 32, 24, 16, ... whose tables fit kPortalLatticeBytes (64 for a few windows in a room,
-// 16 for 256 pieces), and along the others as many as fit at that spacing (at least 1).
-constexpr double kPortalLatticeBytes = 8.0 * 1024 * 1024;
+// its longest side of 64, 48, 32, 24, 16, ... whose tables (kPortalFacings per vertex) fit kPortalLatticeBytes (64
+// for a few windows in a room, 16 for 256 pieces), and along the others as many as fit at that spacing (at least 1).
+constexpr double kPortalLatticeBytes = 32.0 * 1024 * 1024;
 PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces);
 // PortalView::cdf for the portals and the scene's bounds: at each vertex of PortalLatticeFor(boundsMin, boundsMax, n),
-// every triangle's solid angle from there over their sum, cumulative (by area where a vertex lies in the plane of
-// every portal); empty without portals.
-std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax);
+// per facing (core/portals.h), every piece's share, cumulative: for the hemisphere about an axis, (1 -
+// kPortalSphereShare) times its share of the projected solid angle there (the solid angle's alone where no piece
+// reaches that side) plus kPortalSphereShare times its share of the solid angle; for the sphere, the latter alone (by
+// area where a vertex lies in the plane of every portal). Empty without portals. Rows of vertices run on the pool.
+std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax,
+                                      ThreadPool& pool);
 
 // The radius of the scene's bounding sphere, half its bounds' diagonal.
 double SceneRadius(const SceneData& data);

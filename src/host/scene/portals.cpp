@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tracer/host/scene_data.h"
+#include "tracer/host/thread_pool.h"
 
 namespace tracer {
 
@@ -41,6 +42,80 @@ double TriangleSolidAngle(const double a[3], const double b[3], const double c[3
   const double num = std::fabs(dot(a, bc));
   const double den = la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la;
   return 2.0 * std::atan2(num, den);
+}
+
+// The projected solid angle of the convex polygon `poly` (m corners taken from x) about the unit normal n: the
+// integral of n.w over the directions w through it on n's side. The polygon is clipped to that side (Sutherland and
+// Hodgman 1974); then Lambert's formula, |n . sum over the edges (a, b) of angle(a, b) (a x b) / |a x b|| / 2.
+double ProjectedSolidAngle(const double (*poly)[3], int m, const double n[3]) {
+  auto dot = [](const double* u, const double* v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
+  double clipped[8][3];
+  int k = 0;
+  for (int j = 0; j < m; ++j) {
+    const double* a = poly[j];
+    const double* b = poly[(j + 1) % m];
+    const double da = dot(n, a), db = dot(n, b);
+    if (da >= 0.0) std::copy(a, a + 3, clipped[k++]);
+    if ((da >= 0.0) != (db >= 0.0)) {
+      const double t = da / (da - db);
+      for (int c = 0; c < 3; ++c) clipped[k][c] = a[c] + t * (b[c] - a[c]);
+      ++k;
+    }
+  }
+  double sum = 0.0;
+  for (int j = 0; j < k; ++j) {
+    const double* a = clipped[j];
+    const double* b = clipped[(j + 1) % k];
+    const double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    const double len = std::sqrt(dot(c, c));
+    if (len > 0.0) sum += std::atan2(len, dot(a, b)) * dot(n, c) / len;
+  }
+  return 0.5 * std::fabs(sum);
+}
+
+double Component(const Float4& f, int c) { return c == 0 ? f.x : (c == 1 ? f.y : f.z); }
+
+// One lattice vertex's tables (kPortalFacings of n cumulative pick probabilities) at (px, py, pz).
+void PortalVertexTables(const std::vector<PortalPiece>& portals, double px, double py, double pz, float* out) {
+  const size_t n = portals.size();
+  std::vector<double> omega(n), projected(n * 6);
+  for (size_t i = 0; i < n; ++i) {
+    const PortalPiece& t = portals[i];
+    double poly[4][3] = {{t.v0.x - px, t.v0.y - py, t.v0.z - pz}};
+    for (int c = 0; c < 3; ++c) {
+      const double e1 = Component(t.e1, c), e2 = Component(t.e2, c);
+      poly[1][c] = poly[0][c] + e1;
+      poly[2][c] = poly[0][c] + e1 + e2;  // a parallelogram's far corner; a triangle's third is poly[0] + e2
+      poly[3][c] = poly[0][c] + e2;
+    }
+    const bool parallelogram = t.e2.w != 0.0f;
+    if (!parallelogram) std::copy(poly[3], poly[3] + 3, poly[2]);
+    omega[i] = TriangleSolidAngle(poly[0], poly[1], poly[2]);
+    if (parallelogram) omega[i] += TriangleSolidAngle(poly[0], poly[2], poly[3]);
+    if (!std::isfinite(omega[i])) omega[i] = 0.0;
+    for (int f = 0; f < 6; ++f) {
+      double axis[3] = {0.0, 0.0, 0.0};
+      axis[f / 2] = f % 2 ? -1.0 : 1.0;
+      const double psa = ProjectedSolidAngle(poly, parallelogram ? 4 : 3, axis);
+      projected[static_cast<size_t>(f) * n + i] = std::isfinite(psa) ? psa : 0.0;
+    }
+  }
+  double total = std::accumulate(omega.begin(), omega.end(), 0.0);
+  if (!(total > 0.0)) {  // in the plane of every portal: by area
+    for (size_t i = 0; i < n; ++i) omega[i] = static_cast<double>(portals[i].e1.w);
+    total = std::accumulate(omega.begin(), omega.end(), 0.0);
+  }
+  for (int f = 0; f < kPortalFacings; ++f) {
+    const double* psa = f < 6 ? &projected[static_cast<size_t>(f) * n] : nullptr;
+    const double psaTotal = psa ? std::accumulate(psa, psa + n, 0.0) : 0.0;
+    float* row = out + static_cast<size_t>(f) * n;
+    double acc = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      acc += psaTotal > 0.0 ? (1.0 - kPortalSphereShare) * psa[i] / psaTotal + kPortalSphereShare * omega[i] / total
+                            : omega[i] / total;
+      row[i] = i + 1 == n ? 1.0f : static_cast<float>(std::min(acc, 1.0));
+    }
+  }
 }
 
 }  // namespace
@@ -96,7 +171,8 @@ PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces) {
       return std::min(std::max(c, 1), most) + 1;
     };
     l.nx = vertices(ext.x), l.ny = vertices(ext.y), l.nz = vertices(ext.z);
-    if (static_cast<double>(l.nx) * l.ny * l.nz * static_cast<double>(pieces) * sizeof(float) <= kPortalLatticeBytes)
+    if (static_cast<double>(l.nx) * l.ny * l.nz * static_cast<double>(pieces) * kPortalFacings * sizeof(float) <=
+        kPortalLatticeBytes)
       break;
   }
   l.lo = lo;
@@ -106,41 +182,21 @@ PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces) {
   return l;
 }
 
-std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax) {
+std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax,
+                                      ThreadPool& pool) {
   if (portals.empty()) return {};
   const PortalLattice l = PortalLatticeFor(boundsMin, boundsMax, portals.size());
-  const size_t n = portals.size(), vertices = static_cast<size_t>(l.nx) * l.ny * l.nz;
-  std::vector<float> cdf(vertices * n);
-  std::vector<double> omega(n);
-  for (int z = 0; z < l.nz; ++z)
-    for (int y = 0; y < l.ny; ++y)
-      for (int x = 0; x < l.nx; ++x) {
-        const double px = l.lo.x + static_cast<double>(x) * l.step.x, py = l.lo.y + static_cast<double>(y) * l.step.y,
-                     pz = l.lo.z + static_cast<double>(z) * l.step.z;
-        for (size_t i = 0; i < n; ++i) {
-          const PortalPiece& t = portals[i];
-          const double a[3] = {t.v0.x - px, t.v0.y - py, t.v0.z - pz};
-          const double b[3] = {a[0] + t.e1.x, a[1] + t.e1.y, a[2] + t.e1.z};
-          const double c[3] = {a[0] + t.e2.x, a[1] + t.e2.y, a[2] + t.e2.z};
-          omega[i] = TriangleSolidAngle(a, b, c);
-          if (t.e2.w != 0.0f) {  // a parallelogram: and the triangle (b, b + e2, c)
-            const double d[3] = {b[0] + t.e2.x, b[1] + t.e2.y, b[2] + t.e2.z};
-            omega[i] += TriangleSolidAngle(b, d, c);
-          }
-          if (!std::isfinite(omega[i])) omega[i] = 0.0;
-        }
-        double total = std::accumulate(omega.begin(), omega.end(), 0.0);
-        if (!(total > 0.0)) {  // in the plane of every portal: by area
-          for (size_t i = 0; i < n; ++i) omega[i] = static_cast<double>(portals[i].e1.w);
-          total = std::accumulate(omega.begin(), omega.end(), 0.0);
-        }
-        float* row = cdf.data() + ((static_cast<size_t>(z) * l.ny + y) * l.nx + x) * n;
-        double acc = 0.0;
-        for (size_t i = 0; i < n; ++i) {
-          acc += omega[i];
-          row[i] = i + 1 == n ? 1.0f : static_cast<float>(acc / total);
-        }
-      }
+  const size_t perVertex = portals.size() * kPortalFacings, rows = static_cast<size_t>(l.ny) * l.nz;
+  std::vector<float> cdf(rows * l.nx * perVertex);
+  pool.ParallelFor(rows, 1, [&](size_t begin, size_t end) {
+    for (size_t r = begin; r < end; ++r) {
+      const size_t y = r % l.ny, z = r / l.ny;
+      for (int x = 0; x < l.nx; ++x)
+        PortalVertexTables(portals, l.lo.x + static_cast<double>(x) * l.step.x,
+                           l.lo.y + static_cast<double>(y) * l.step.y, l.lo.z + static_cast<double>(z) * l.step.z,
+                           cdf.data() + (r * l.nx + x) * perVertex);
+    }
+  });
   return cdf;
 }
 
