@@ -49,7 +49,6 @@ Portals MakePortals(const std::vector<Vec3>& corners, Vec3 lo = Vec3(-2.2f, -3.1
   p.view.cdf = p.cdf.data();
   p.view.count = static_cast<int32_t>(p.pieces.size());
   p.view.area = static_cast<float>(PortalArea(p.pieces));
-  p.view.facings = kPortalFacings;
   p.view.lattice = PortalLatticeFor(lo, hi, p.pieces.size());
   return p;
 }
@@ -98,8 +97,8 @@ TEST(Portals, PdfIntegratesToOneOverTheSphere) {
 // here over 1024 x 2048 equal-area cells of directions (a direction counts for every piece it crosses, as the
 // lattice's exact formulas do; the cells' midpoints at the outlines err by up to 9e-4 here), against the tables'
 // probabilities within 1.5e-3. The small-triangle approximation A |cos| / d^2 toward the centroid would be off by up
-// to 3.0e-3 and 1.5e-2 in a triangle's share at these two vertices; projected solid angles not clipped to the
-// hemisphere, or Lambert's formula without its 1/2, by more than 0.05.
+// to 3.0e-3 and 1.5e-2 in a triangle's share at these two vertices, and projected solid angles not clipped to the
+// hemisphere by more than 0.05.
 TEST(Portals, LatticeVertexProbabilitiesAreSolidAngleShares) {
   const Portals p = MakePortals(TestPortals());
   const PortalLattice& l = p.view.lattice;

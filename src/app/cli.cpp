@@ -200,7 +200,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
     ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
     ("naive-reduction", "reduce tile statistics with divergent neighbored pairs")
-    ("naive-portal-pick", "pick environment portals by area, not by their solid angle from the point");
+    ("naive-portal-pick", "pick environment portals by area, not by their projected solid angle from the point");
   groups.Group("BVH and traversal")
     ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
     ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")

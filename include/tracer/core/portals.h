@@ -90,9 +90,8 @@ struct PortalView {
   const PortalPiece* pieces;
   // Per lattice vertex (x fastest, then y, then z) and facing, count cumulative pick probabilities, the last exactly 1.
   const float* cdf;
-  float area;       // the portals' total area
-  int32_t count;    // pieces
-  int32_t facings;  // tables per vertex: kPortalFacings, or 1 (the sphere's alone, for every facing)
+  float area;     // the portals' total area
+  int32_t count;  // pieces
   PortalLattice lattice;
 };
 
@@ -127,7 +126,7 @@ TRACER_HD int PortalCorner(const PortalLattice& l, const PortalCell& c, int k, f
 
 // The cumulative table of a lattice vertex for a facing.
 TRACER_HD const float* PortalTable(const PortalView& v, int vertex, int facing) {
-  return v.cdf + (static_cast<size_t>(vertex) * v.facings + (v.facings > 1 ? facing : 0)) * v.count;
+  return v.cdf + (static_cast<size_t>(vertex) * kPortalFacings + facing) * v.count;
 }
 
 // The xyz of a portal record.

@@ -205,7 +205,7 @@ std::vector<PortalPiece> BuildPortals(const std::vector<Vec3>& positions);
 double PortalArea(const std::vector<PortalPiece>& portals);
 // The lattice of the portals' pick probabilities over the box [lo, hi] for `pieces` portal pieces: the most cells along
 // its longest side of 64, 48, 32, 24, 16, ... whose tables (kPortalFacings per vertex) fit kPortalLatticeBytes (64
-// for a few windows in a room, 16 for 256 pieces), and along the others as many as fit at that spacing (at least 1).
+// for a few windows in a room, 12 for 256 pieces), and along the others as many as fit at that spacing (at least 1).
 constexpr double kPortalLatticeBytes = 32.0 * 1024 * 1024;
 PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces);
 // PortalView::cdf for the portals and the scene's bounds: at each vertex of PortalLatticeFor(boundsMin, boundsMax, n),

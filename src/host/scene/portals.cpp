@@ -107,7 +107,8 @@ void PortalVertexTables(const std::vector<PortalPiece>& portals, double px, doub
   }
   for (int f = 0; f < kPortalFacings; ++f) {
     const double* psa = f < 6 ? &projected[static_cast<size_t>(f) * n] : nullptr;
-    const double psaTotal = psa ? std::accumulate(psa, psa + n, 0.0) : 0.0;
+    // Where the vertex lies in the plane of every portal, Lambert's sum is rounding (about 1e-17), not a share.
+    const double psaSum = psa ? std::accumulate(psa, psa + n, 0.0) : 0.0, psaTotal = psaSum > 1e-12 ? psaSum : 0.0;
     float* row = out + static_cast<size_t>(f) * n;
     double acc = 0.0;
     for (size_t i = 0; i < n; ++i) {

@@ -262,7 +262,6 @@ SceneView SceneData::View() const {
   v.env.p = env.params;
   v.portals.count = static_cast<int32_t>(portals.size());
   v.portals.area = static_cast<float>(PortalArea(portals));
-  v.portals.facings = kPortalFacings;
   v.portals.lattice = PortalLatticeFor(boundsMin, boundsMax, portals.size());
   v.tiles = TileGuideView{};
   v.offsetFloor = RayOffsetFloor(boundsMin, boundsMax);
