@@ -33,14 +33,20 @@ bool Parallelogram(const Vec3* a, const Vec3* b, Vec3& corner, Vec3& e1, Vec3& e
   return false;
 }
 
+double Dot3(const double* u, const double* v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; }
+
+void Cross3(const double* u, const double* v, double* out) {
+  out[0] = u[1] * v[2] - u[2] * v[1], out[1] = u[2] * v[0] - u[0] * v[2], out[2] = u[0] * v[1] - u[1] * v[0];
+}
+
 // The solid angle of triangle (a, b, c) seen from x, from either side (Van Oosterom and Strackee 1983:
 // tan(omega / 2) = |a.(b x c)| / (|a||b||c| + (a.b)|c| + (a.c)|b| + (b.c)|a|), the corners taken from x).
 double TriangleSolidAngle(const double a[3], const double b[3], const double c[3]) {
-  auto dot = [](const double* u, const double* v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
-  const double bc[3] = {b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]};
-  const double la = std::sqrt(dot(a, a)), lb = std::sqrt(dot(b, b)), lc = std::sqrt(dot(c, c));
-  const double num = std::fabs(dot(a, bc));
-  const double den = la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la;
+  double bc[3];
+  Cross3(b, c, bc);
+  const double la = std::sqrt(Dot3(a, a)), lb = std::sqrt(Dot3(b, b)), lc = std::sqrt(Dot3(c, c));
+  const double num = std::fabs(Dot3(a, bc));
+  const double den = la * lb * lc + Dot3(a, b) * lc + Dot3(a, c) * lb + Dot3(b, c) * la;
   return 2.0 * std::atan2(num, den);
 }
 
@@ -48,13 +54,12 @@ double TriangleSolidAngle(const double a[3], const double b[3], const double c[3
 // integral of n.w over the directions w through it on n's side. The polygon is clipped to that side (Sutherland and
 // Hodgman 1974); then Lambert's formula, |n . sum over the edges (a, b) of angle(a, b) (a x b) / |a x b|| / 2.
 double ProjectedSolidAngle(const double (*poly)[3], int m, const double n[3]) {
-  auto dot = [](const double* u, const double* v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; };
   double clipped[8][3];
   int k = 0;
   for (int j = 0; j < m; ++j) {
     const double* a = poly[j];
     const double* b = poly[(j + 1) % m];
-    const double da = dot(n, a), db = dot(n, b);
+    const double da = Dot3(n, a), db = Dot3(n, b);
     if (da >= 0.0) std::copy(a, a + 3, clipped[k++]);
     if ((da >= 0.0) != (db >= 0.0)) {
       const double t = da / (da - db);
@@ -66,14 +71,13 @@ double ProjectedSolidAngle(const double (*poly)[3], int m, const double n[3]) {
   for (int j = 0; j < k; ++j) {
     const double* a = clipped[j];
     const double* b = clipped[(j + 1) % k];
-    const double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    const double len = std::sqrt(dot(c, c));
-    if (len > 0.0) sum += std::atan2(len, dot(a, b)) * dot(n, c) / len;
+    double c[3];
+    Cross3(a, b, c);
+    const double len = std::sqrt(Dot3(c, c));
+    if (len > 0.0) sum += std::atan2(len, Dot3(a, b)) * Dot3(n, c) / len;
   }
   return 0.5 * std::fabs(sum);
 }
-
-double Component(const Float4& f, int c) { return c == 0 ? f.x : (c == 1 ? f.y : f.z); }
 
 // One lattice vertex's tables (kPortalFacings of n cumulative pick probabilities) at (px, py, pz).
 void PortalVertexTables(const std::vector<PortalPiece>& portals, double px, double py, double pz, float* out) {
@@ -82,8 +86,9 @@ void PortalVertexTables(const std::vector<PortalPiece>& portals, double px, doub
   for (size_t i = 0; i < n; ++i) {
     const PortalPiece& t = portals[i];
     double poly[4][3] = {{t.v0.x - px, t.v0.y - py, t.v0.z - pz}};
+    const Vec3 e1v = PortalVec(t.e1), e2v = PortalVec(t.e2);
     for (int c = 0; c < 3; ++c) {
-      const double e1 = Component(t.e1, c), e2 = Component(t.e2, c);
+      const double e1 = e1v[c], e2 = e2v[c];
       poly[1][c] = poly[0][c] + e1;
       poly[2][c] = poly[0][c] + e1 + e2;  // a parallelogram's far corner; a triangle's third is poly[0] + e2
       poly[3][c] = poly[0][c] + e2;
