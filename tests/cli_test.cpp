@@ -119,6 +119,7 @@ TEST(Cli, HelpListsEveryOption) {
                            "--naive-minplus",
                            "--naive-reduction",
                            "--naive-portal-pick",
+                           "--naive-portal-pdf",
                            "--bvh",
                            "--bvh-builder",
                            "--no-spatial-splits",

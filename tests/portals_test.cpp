@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -34,6 +35,7 @@ std::vector<Vec3> TestPortals() {
 struct Portals {
   std::vector<PortalPiece> pieces;
   std::vector<float> cdf;
+  std::vector<Float4> sides;
   PortalView view;
 };
 
@@ -50,6 +52,9 @@ Portals MakePortals(const std::vector<Vec3>& corners, Vec3 lo = Vec3(-2.2f, -3.1
   p.view.count = static_cast<int32_t>(p.pieces.size());
   p.view.area = static_cast<float>(PortalArea(p.pieces));
   p.view.lattice = PortalLatticeFor(lo, hi, p.pieces.size());
+  p.sides = BuildPortalSides(p.pieces);
+  p.view.sides = p.sides.data();
+  p.view.sideCount = static_cast<int32_t>(p.sides.size());
   return p;
 }
 
@@ -117,7 +122,6 @@ TEST(Portals, LatticeVertexProbabilitiesAreSolidAngleShares) {
           for (int f = 0; f < 6; ++f) projected[f * n + i] += std::max(axis[f], 0.0f);
         }
       }
-    const PortalCell cell = LocatePortalCell(l, x);
     double worst = 0.0;
     for (int f = 0; f < kPortalFacings; ++f) {
       double total = 0.0, totalProjected = 0.0;
@@ -127,7 +131,7 @@ TEST(Portals, LatticeVertexProbabilitiesAreSolidAngleShares) {
                      want = f < 6 ? (1.0 - kPortalSphereShare) * projected[f * n + i] / totalProjected +
                                         kPortalSphereShare * share
                                   : share,
-                     got = PortalPickProbability(p.view, false, cell, f, i);
+                     got = PortalPickProbability(p.view, false, x, f, i);
         worst = std::max(worst, std::fabs(got - want));
         EXPECT_NEAR(got, want, 1.5e-3) << "piece " << i << ", facing " << f << ", from vertex (" << v[0] << ", " << v[1]
                                        << ", " << v[2] << ")";
@@ -138,35 +142,64 @@ TEST(Portals, LatticeVertexProbabilitiesAreSolidAngleShares) {
   }
 }
 
-// Between vertices the probabilities sum to 1 (inside the bounds and outside, where the nearest cell's face serves)
-// and change continuously: no step of 1e-3 moves one by more than 1e-2 (measured 7e-3; a lookup of the nearest vertex
-// would jump where the step crosses a cell's middle).
-TEST(Portals, PickProbabilitiesSumToOneAndChangeContinuously) {
+// Anywhere, inside the bounds and outside, the probabilities are those of the nearest lattice vertex (outside, the
+// nearest on the bounds' surface): within half a step of o along each axis inside, on the nearest face outside; they
+// are nonnegative and sum to 1.
+TEST(Portals, PickProbabilitiesAreTheNearestVertexsAndSumToOne) {
   const Portals p = MakePortals(TestPortals());
+  const PortalLattice& l = p.view.lattice;
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> u(-4.0f, 8.0f);
-  double worstSum = 0.0, worstStep = 0.0;
+  double worstSum = 0.0;
+  int outside = 0;
   for (int k = 0; k < 20000; ++k) {
-    const Vec3 o(u(rng) * 0.5f, u(rng), u(rng) * 0.4f), o2 = o + Vec3(1e-3f, -1e-3f, 1e-3f);
-    const PortalCell c = LocatePortalCell(p.view.lattice, o), c2 = LocatePortalCell(p.view.lattice, o2);
+    const Vec3 o(u(rng) * 0.5f, u(rng), u(rng) * 0.4f);
+    const int vertex = PortalVertex(l, o), idx[3] = {vertex % l.nx, vertex / l.nx % l.ny, vertex / (l.nx * l.ny)};
+    const int n[3] = {l.nx, l.ny, l.nz};
+    bool in = true;
+    for (int a = 0; a < 3; ++a) {
+      const double t = (o[a] - l.lo[a]) / l.step[a];
+      in = in && t >= 0.0 && t <= n[a] - 1;
+      const double want = std::min(std::max(t, 0.0), n[a] - 1.0);
+      ASSERT_LE(std::fabs(idx[a] - want), 0.5 + 1e-4)
+          << "axis " << a << " of (" << o.x << ", " << o.y << ", " << o.z << "): vertex " << idx[a] << " of " << n[a];
+    }
+    outside += !in;
     for (int f = 0; f < kPortalFacings; ++f) {
+      const float* table = PortalTable(p.view, vertex, f);
       double sum = 0.0;
       for (int i = 0; i < p.view.count; ++i) {
-        const float pi = PortalPickProbability(p.view, false, c, f, i);
+        const float pi = PortalPickProbability(p.view, false, o, f, i);
         ASSERT_GE(pi, 0.0f);
+        ASSERT_EQ(pi, table[i] - (i > 0 ? table[i - 1] : 0.0f));
         sum += pi;
-        worstStep = std::max(worstStep, std::fabs(double(pi) - PortalPickProbability(p.view, false, c2, f, i)));
       }
       worstSum = std::max(worstSum, std::fabs(sum - 1.0));
     }
   }
-  std::printf("largest |sum - 1| %.2g, largest change over a step of 1e-3 %.2g\n", worstSum, worstStep);
+  std::printf("largest |sum - 1| %.2g; %d of 20000 points outside the bounds\n", worstSum, outside);
+  EXPECT_GT(outside, 1000);
   EXPECT_LT(worstSum, 1e-5);
-  EXPECT_LT(worstStep, 1e-2);
 }
 
-void ExpectDirectionsFollowThePdf(bool byArea, int facing) {
-  const Portals p = MakePortals(TestPortals());
+// The portals on the six faces of the cube [-h, h]^3, a quad (two triangles) each.
+std::vector<Vec3> CubeOfPortals(float h) {
+  std::vector<Vec3> c;
+  for (int axis = 0; axis < 3; ++axis)
+    for (float side : {-h, h}) {
+      auto corner = [&](float a, float b) {
+        Vec3 v;
+        v[axis] = side, v[(axis + 1) % 3] = a, v[(axis + 2) % 3] = b;
+        return v;
+      };
+      for (Vec3 v : {corner(-h, -h), corner(h, -h), corner(h, h), corner(-h, -h), corner(h, h), corner(-h, h)})
+        c.push_back(v);
+    }
+  return c;
+}
+
+void ExpectDirectionsFollowThePdf(bool byArea, int facing, const std::vector<Vec3>& corners = TestPortals()) {
+  const Portals p = MakePortals(corners);
   const Vec3 o(0.2f, 0.1f, -0.3f), ng(0.0f, 0.0f, 1.0f);  // the offset along +-ng moves the origin by 1e-4
   const int rows = 32, cols = 64, sub = 48, n = 1000000;
   std::vector<double> count(rows * cols, 0.0), expect(rows * cols, 0.0);
@@ -219,10 +252,74 @@ void ExpectDirectionsFollowThePdf(bool byArea, int facing) {
 // midpoints' error at the portals' outlines alone gave a chi-square of 500 in bins of up to 50000 counts). Bins
 // expecting fewer than 20 are pooled. The bound dof + 6 sqrt(2 dof) is a false alarm below 1e-6. Each sample's pdf must
 // be what a ray leaving the scene along it recomputes from the same origin (PortalMixturePdf), or MIS would be biased.
+// On the cube of portals around the origin, no ray from inside crosses two pieces (PortalsCrossedOnce): there a
+// sample's pdf is its own piece's term, which must still be the loop's.
 TEST(Portals, SampledDirectionsFollowThePdf) {
   ExpectDirectionsFollowThePdf(true, kPortalAnyFacing);
   ExpectDirectionsFollowThePdf(false, kPortalAnyFacing);
   ExpectDirectionsFollowThePdf(false, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)));
+  ExpectDirectionsFollowThePdf(false, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)), CubeOfPortals(1.5f));
+  ExpectDirectionsFollowThePdf(false, kPortalAnyFacing, CubeOfPortals(1.5f));
+}
+
+// How many of the pieces the ray (o, w) crosses.
+int Crossings(const Portals& p, Vec3 o, Vec3 w) {
+  int n = 0;
+  for (const PortalPiece& piece : p.pieces) n += PortalCrossing(piece, o, w) > 0.0f;
+  return n;
+}
+
+// BuildPortalSides on five layouts, each probed with rays in random directions from 100,000 random origins in
+// [-3, 3]^3: from an origin where PortalsCrossedOnce holds, no ray crosses two pieces; it holds exactly where it may
+// (inside the cube of portals, between two parallel panes, everywhere for pieces in one plane, nowhere where two
+// coplanar pieces overlap or a piece has others on both sides); and elsewhere rays that cross two exist.
+TEST(Portals, SidesHoldWhereNoRayCrossesTwoPieces) {
+  auto quad = [](Vec3 o, Vec3 a, Vec3 b) { return std::vector<Vec3>{o, o + a, o + a + b, o, o + a + b, o + b}; };
+  auto join = [](std::vector<Vec3> a, const std::vector<Vec3>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const Vec3 x(1, 0, 0), y(0, 1, 0);
+  struct Layout {
+    const char* name;
+    std::vector<Vec3> corners;
+    size_t sides;
+    std::function<bool(Vec3)> holds;  // where PortalsCrossedOnce must hold
+    bool crossesTwice;                // whether rays from elsewhere cross two pieces
+  };
+  const Layout layouts[] = {
+      {"cube", CubeOfPortals(1.0f), 6,
+       [](Vec3 o) { return std::fabs(o.x) <= 1.0f && std::fabs(o.y) <= 1.0f && std::fabs(o.z) <= 1.0f; }, true},
+      {"two panes", join(quad(Vec3(-1, -1, 0), x * 2.0f, y * 2.0f), quad(Vec3(-1, -1, 1), x * 2.0f, y * 2.0f)), 2,
+       [](Vec3 o) { return o.z >= 0.0f && o.z <= 1.0f; }, true},
+      {"one plane", join(quad(Vec3(-1, -1, 0), x, y * 2.0f), quad(Vec3(0, -1, 0), x, y * 2.0f)), 1,
+       [](Vec3) { return true; }, false},
+      {"overlapping in one plane", join(quad(Vec3(-1, -1, 0), x, y * 2.0f), quad(Vec3(-0.5f, -1, 0), x, y * 2.0f)), 1,
+       [](Vec3) { return false; }, true},
+      {"the test portals", TestPortals(), 1, [](Vec3) { return false; }, true},
+  };
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  for (const Layout& l : layouts) {
+    const Portals p = MakePortals(l.corners);
+    EXPECT_EQ(p.sides.size(), l.sides) << l.name;
+    int held = 0, wrong = 0, twiceHeld = 0, twiceElsewhere = 0;
+    for (int i = 0; i < 100000; ++i) {
+      const Vec3 o(u(rng), u(rng), u(rng));
+      const bool once = PortalsCrossedOnce(p.view, o);
+      held += once, wrong += once != l.holds(o);
+      for (int k = 0; k < 8; ++k) {
+        const Vec3 w = Normalize(Vec3(u(rng), u(rng), u(rng)));
+        const int n = Crossings(p, o, w);
+        twiceHeld += once && n > 1, twiceElsewhere += !once && n > 1;
+      }
+    }
+    std::printf("%s: %zu half-spaces, held at %d of 100000 origins, %d rays from the others crossed two pieces\n",
+                l.name, p.sides.size(), held, twiceElsewhere);
+    EXPECT_EQ(twiceHeld, 0) << l.name;
+    EXPECT_EQ(wrong, 0) << l.name;
+    EXPECT_EQ(twiceElsewhere > 0, l.crossesTwice) << l.name;
+  }
 }
 
 // The mixture under a map with a sun: samples from either technique report the pdf a miss recomputes, and the mixture
@@ -295,10 +392,11 @@ TEST(Portals, PiecesArePickedByArea) {
   v.pieces = t.data();
   v.count = 5;
   v.area = 6.0f;
-  int off = 0, square = 0;
+  int off = 0, square = 0, piece = -1;
   for (int i = 0; i < 36000; ++i) {
-    const Vec3 q =
-        SamplePortalPoint(v, true, Vec3(0.0f), kPortalAnyFacing, (i + 0.5f) / 36000, std::fmod(i * 0.618034f, 1.0f));
+    const Vec3 q = SamplePortalPoint(v, true, Vec3(0.0f), kPortalAnyFacing, (i + 0.5f) / 36000,
+                                     std::fmod(i * 0.618034f, 1.0f), piece);
+    EXPECT_EQ(q.z == 6.0f, piece == 4);
     if (q.z == 0.0f) off += q.x < 0.0f || q.x > 3.0f || q.y < 0.0f || q.y > 1.0f;
     if (q.z == 6.0f) off += q.x < 0.0f || q.x > 1.0f || q.y < 0.0f || q.y > 1.0f, ++square;
   }
@@ -315,8 +413,8 @@ TEST(Portals, PiecesArePickedByArea) {
   EXPECT_THROW(BuildPortals(c), SceneError);
 }
 
-// --env-portal-mix auto: the portals' share follows the sky's concentration, 0.9 under a constant sky (as a colour or a
-// map) and 0 under a sun that holds most of the power (env_test_scenes.h's sun: 80% of it in one texel).
+// --env-portal-mix auto: the portals' share follows the sky's concentration, kPortalMixMax (1) under a constant sky (as
+// a colour or a map) and 0 under a sun that holds most of the power (env_test_scenes.h's sun: 80% of it in one texel).
 TEST(Portals, AutomaticMixFollowsTheSky) {
   SceneData d;
   d.environment = Vec3(1.0f);

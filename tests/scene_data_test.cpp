@@ -76,7 +76,8 @@ std::vector<const void*> AllViewPointers(const SceneView& v) {
           v.env.marginalCdf,
           v.env.conditionalCdf,
           v.portals.pieces,
-          v.portals.cdf};
+          v.portals.cdf,
+          v.portals.sides};
 }
 
 TEST(SceneData, ViewPointsAtEveryArrayOfTheList) {
@@ -103,6 +104,7 @@ TEST(SceneData, ViewPointsAtEveryArrayOfTheList) {
   EXPECT_EQ(v.numEmitters, static_cast<int32_t>(d.emitterTri.size()));
   EXPECT_EQ(v.portals.count, 1) << "the portal quad is one piece";
   EXPECT_FLOAT_EQ(v.portals.area, 1.0f);
+  EXPECT_EQ(v.portals.sideCount, 1) << "one piece: the record that holds every origin";
   EXPECT_EQ(v.bvh.numNodes, static_cast<int32_t>(d.bvh.nodes.size()));
 }
 

@@ -200,7 +200,8 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
     ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
     ("naive-reduction", "reduce tile statistics with divergent neighbored pairs")
-    ("naive-portal-pick", "pick environment portals by area, not by their projected solid angle from the point");
+    ("naive-portal-pick", "pick environment portals by area, not by their projected solid angle from the point")
+    ("naive-portal-pdf", "sum a portal sample's pdf over every portal, even where it can cross only the one drawn");
   groups.Group("BVH and traversal")
     ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
     ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")
@@ -455,6 +456,7 @@ void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {
   if (r.count("naive-minplus")) opt.minPlus = MinPlusKernel::kNaive;
   opt.naiveReduction = r.count("naive-reduction") > 0;
   opt.envPortalByArea = r.count("naive-portal-pick") > 0;
+  opt.envPortalLoop = r.count("naive-portal-pdf") > 0;
 }
 
 void ReadProfiling(const cxxopts::ParseResult& r, CliOptions& o) {

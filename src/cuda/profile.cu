@@ -409,6 +409,8 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
       const EnvPortalsProfileRow p = ProfileEnvPortals(data, o, std::max(2, ps.repeats / 2));
       rows.push_back(
           {"env portals (portals vs importance)", "render", nullptr, p.importanceMs, p.portalsMs, p.evidence});
+      rows.push_back({"portal pdf (drawn piece's term vs loop over pieces)", "render", nullptr, p.loopMs, p.drawnMs,
+                      p.pdfEvidence});
     }
   }
 }

@@ -139,17 +139,19 @@ TRACER_HD int VertexFacing(const SurfaceBsdf& bsdf, const ShadingPoint& sp) {
 template <bool kLdg>
 TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const PathRng& rng, const Surface& sf,
                                  const SurfaceBsdf& bsdf, const ShadingPoint& sp, int tile, float envPick,
-                                 float deltaShare, float portalMix, bool portalByArea, ShadeOutput& out) {
+                                 float deltaShare, const RenderParams& rp, ShadeOutput& out) {
   const uint32_t d = ps.depth;
+  const float portalMix = EnvPortalMix(s, rp);
   const float uPick = rng.Bounce(d, kDimLightPick), u1 = rng.Bounce(d, kDimLightU), u2 = rng.Bounce(d, kDimLightV);
   Vec3 wi, le, target;
   float pdfLight = 0.0f;  // solid angle, pick probability included (a delta light: its pick probability)
   bool infinite = false, delta = false;
   if (uPick < envPick) {
-    const EnvSample es = portalMix > 0.0f ? SampleEnvPortals(s.env, s.environment, s.portals, portalByArea, portalMix,
-                                                             sf.p, sp.ng, VertexFacing(bsdf, sp), s.offsetFloor, u1, u2)
-                                          : SampleEnvGuided(s.env, s.environment, s.envGuide,
-                                                            EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
+    const EnvSample es =
+        portalMix > 0.0f
+            ? SampleEnvPortals(s.env, s.environment, s.portals, rp.envPortalByArea != 0, portalMix, sf.p, sp.ng,
+                               VertexFacing(bsdf, sp), s.offsetFloor, u1, u2, rp.envPortalLoop != 0)
+            : SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;
@@ -266,8 +268,7 @@ TRACER_HD ShadeOutput ShadeItem(const SceneView& s, const RenderParams& rp, cons
   sp.ng = ng;
 
   if (!IsDeltaBsdf(bsdf) && (s.numEmitters > 0 || envPick > 0.0f || s.numDeltaLights > 0))
-    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, EnvPortalMix(s, rp),
-                            rp.envPortalByArea != 0, out);
+    SampleLightShadow<kLdg>(s, ps, rng, sf, bsdf, sp, tile, envPick, deltaShare, rp, out);
   ContinuePath(rp, ps, rng, sf, bsdf, sp, s.offsetFloor, out);
   return out;
 }

@@ -18,7 +18,10 @@
 // origin o, read from a lattice that the host fills once (host/scene_data.h's BuildPortalLattice): at each vertex x of
 // a lattice over the scene's bounds, P_i(x) is piece i's solid angle seen from x (exact: Van Oosterom and Strackee
 // 1983) over the sum of all of theirs, so that a window next to a point draws the samples that a far one would waste.
-// P_i(o) interpolates the eight vertices around o trilinearly; it sums to 1 over i and changes continuously with o.
+// P_i(o) is the nearest vertex's (piecewise constant: any probabilities serve, as long as next-event estimation and a
+// ray leaving the scene read the same ones for the same origin; interpolating the eight vertices around o trilinearly,
+// continuous in o, gave the same RMSE on the hall of make_skyhall.py, 1% apart, at 8 loads per pdf instead of 1, which
+// the GPU issued one after another: 10% of its diffuse shading time).
 // Each vertex keeps a table per facing (PortalFacing): a surface whose geometric normal lies nearest +x, -x, +y, -y,
 // +z or -z receives light only from that axis's side, where a piece contributes its projected solid angle (the
 // integral of the cosine to the axis over the directions through it, clipped to the hemisphere: Lambert's polygon
@@ -26,12 +29,14 @@
 // angle's to keep every piece some samples wherever the normal is not the axis; a transmitting BSDF, which lights
 // both sides, takes the solid angle's (kPortalAnyFacing). A path keeps the facing of its last vertex in its flags, so
 // that a ray that leaves the scene weighs its direction with the table next-event estimation drew from.
-// Drawing from it picks one of the eight vertices by its trilinear weight and then a piece from that vertex's
-// cumulative table by bisection, so drawing a sample costs a few loads instead of a loop over the pieces. Its naive
-// twin (--naive-portal-pick) picks by area alone, P_i = A_i / A. A point on piece i is uniform, density 1 / A_i, so in
-// solid angle from o, where the ray (o, w) crosses the piece at distance t and cosine c to its plane,
+// Drawing from it picks a piece from the vertex's cumulative table by bisection, so drawing a sample costs a few loads
+// instead of a loop over the pieces. Its naive twin (--naive-portal-pick) picks by area alone, P_i = A_i / A. A point
+// on piece i is uniform, density 1 / A_i, so in solid angle from o, where the ray (o, w) crosses the piece at distance
+// t and cosine c to its plane,
 //   p_portal(w) = sum over the crossed pieces of P_i(o) t^2 / (A_i |c|),
-// a loop over the pieces (a quad's one test instead of its two triangles').
+// a loop over the pieces (a quad's one test instead of its two triangles'), except for a direction drawn toward a
+// piece from an origin whence no ray crosses two (PortalsCrossedOnce: every portal in a wall of a closed interior,
+// seen from inside), whose sum is that piece's term alone.
 // Portals seen from either side count (|c|), and a direction through overlapping portals sums them all. Both next-event
 // estimation and MissItem compute it from the ray's own origin, OffsetRayOrigin of the shaded point, which depends only
 // on the side of the surface that w leaves by: the side of the outgoing direction for the probabilities a sample is
@@ -51,9 +56,12 @@ constexpr int kMaxPortalTriangles = 256;
 // The portals' share of environment samples where the scene asks for none (--env-portal-mix auto): kPortalMixMax
 // times (1 - 2 k), at least 0, k the environment's concentration (host/env_map.h's EnvConcentration: 0 for a constant
 // sky, toward 1 as a sun holds its power). Measured on the hall of make_skyhall.py: under a constant sky shares of 0.75
-// to 1 are best and alike; under the sun map of make_sky_hdr.py any share raised the RMSE, since the sun, which holds
-// most of the power, is then sampled less often and portals cannot aim at it.
-constexpr float kPortalMixMax = 0.9f;
+// to 1 are best and alike (at 1 the RMSE was 1% lower than at 0.9), and at 1 no environment sample needs the loop over
+// the pieces where PortalsCrossedOnce holds (PortalPdf), so a constant sky takes 1: its directions that cross no portal
+// are left to BSDF sampling, whose MIS weight is 1 there (as pbrt-v4's portal light, which samples nothing else). Under
+// the sun map of make_sky_hdr.py any share raised the RMSE, since the sun, which holds most of the power, is then
+// sampled less often and portals cannot aim at it.
+constexpr float kPortalMixMax = 1.0f;
 
 // One piece of the portals: a triangle (v0, v0 + e1, v0 + e2), or the parallelogram that two of the scene's portal
 // triangles form together (v0 + a e1 + b e2 for a, b in [0, 1]: a rectangular window's quad, one piece instead of two),
@@ -78,11 +86,11 @@ TRACER_HD int PortalFacing(Vec3 n) {
   return n.z >= 0.0f ? 4 : 5;
 }
 
-// The lattice of pick probabilities: nx x ny x nz vertices spaced by `step` from `lo`, over the scene's bounds
-// (host/scene_data.h's PortalLatticeFor).
+// The lattice of pick probabilities: nx x ny x nz vertices spaced by `step` (1 / inv) from `lo`, over the scene's
+// bounds (host/scene_data.h's PortalLatticeFor).
 struct PortalLattice {
   int32_t nx, ny, nz;
-  Vec3 lo, step;
+  Vec3 lo, step, inv;
 };
 
 // The scene's portals; count 0 (pieces and cdf null) when it has none.
@@ -90,38 +98,38 @@ struct PortalView {
   const PortalPiece* pieces;
   // Per lattice vertex (x fastest, then y, then z) and facing, count cumulative pick probabilities, the last exactly 1.
   const float* cdf;
-  float area;     // the portals' total area
-  int32_t count;  // pieces
+  // Half-spaces (xyz: unit normal n, w: offset c; host/scene_data.h's BuildPortalSides) such that a ray from an origin
+  // o with n.o >= c for every one of them crosses at most one piece: for each piece i whose plane has all the others
+  // on one closed side, that side. Proof: a ray from o that crosses piece i at t_i > 0 is, for every t > t_i, strictly
+  // on the other side of i's plane than o, where no point of another piece j lies; and if it crosses j first, the
+  // same holds with i and j swapped. At least one record where there are portals: (0, 0, 0, 0), which holds every
+  // origin, where all pieces lie in one plane; (0, 0, 0, 1), which holds none, where two coplanar pieces overlap or
+  // some piece's plane has others strictly on both sides. A view without records (sideCount 0) holds no origin.
+  const Float4* sides;
+  float area;         // the portals' total area
+  int32_t count;      // pieces
+  int32_t sideCount;  // half-spaces in `sides`
   PortalLattice lattice;
 };
 
-// Where o lies in the lattice: the first of the eight vertices around it and its place between them in [0, 1] along
-// each axis (clamped: outside the bounds the nearest cell's face).
-struct PortalCell {
-  int base;
-  Vec3 f;
-};
-
-TRACER_HD PortalCell LocatePortalCell(const PortalLattice& l, Vec3 o) {
-  auto axis = [](float x, float lo, float step, int n, float& f) {
-    float t = (x - lo) / step;
-    t = t > 0.0f ? (t < static_cast<float>(n - 1) ? t : static_cast<float>(n - 1)) : 0.0f;  // NaN: 0
-    int i = static_cast<int>(t);
-    if (i > n - 2) i = n - 2;
-    f = t - static_cast<float>(i);
-    return i;
-  };
-  PortalCell c;
-  const int ix = axis(o.x, l.lo.x, l.step.x, l.nx, c.f.x), iy = axis(o.y, l.lo.y, l.step.y, l.ny, c.f.y),
-            iz = axis(o.z, l.lo.z, l.step.z, l.nz, c.f.z);
-  c.base = (iz * l.ny + iy) * l.nx + ix;
-  return c;
+// Whether a ray from o crosses at most one portal piece, whatever its direction (PortalView::sides).
+TRACER_HD bool PortalsCrossedOnce(const PortalView& v, Vec3 o) {
+  for (int k = 0; k < v.sideCount; ++k) {
+    const Float4 s = v.sides[k];
+    if (!(s.x * o.x + s.y * o.y + s.z * o.z >= s.w)) return false;
+  }
+  return v.sideCount > 0;
 }
 
-// Corner k (bits: x, y, z) of the cell: its vertex and trilinear weight.
-TRACER_HD int PortalCorner(const PortalLattice& l, const PortalCell& c, int k, float& weight) {
-  weight = ((k & 1) ? c.f.x : 1.0f - c.f.x) * ((k & 2) ? c.f.y : 1.0f - c.f.y) * ((k & 4) ? c.f.z : 1.0f - c.f.z);
-  return c.base + (k & 1) + ((k & 2) ? l.nx : 0) + ((k & 4) ? l.nx * l.ny : 0);
+// The lattice vertex nearest o (clamped: outside the bounds the nearest on their surface; a NaN: the first).
+TRACER_HD int PortalVertex(const PortalLattice& l, Vec3 o) {
+  auto axis = [](float x, float lo, float inv, int n) {
+    float t = (x - lo) * inv + 0.5f;
+    t = t > 0.0f ? (t < static_cast<float>(n - 1) ? t : static_cast<float>(n - 1)) : 0.0f;  // NaN: 0
+    return static_cast<int>(t);
+  };
+  return (axis(o.z, l.lo.z, l.inv.z, l.nz) * l.ny + axis(o.y, l.lo.y, l.inv.y, l.ny)) * l.nx +
+         axis(o.x, l.lo.x, l.inv.x, l.nx);
 }
 
 // The cumulative table of a lattice vertex for a facing.
@@ -155,45 +163,45 @@ TRACER_HD float PortalCrossing(const PortalPiece& piece, Vec3 o, Vec3 w) {
   return (parallelogram ? 1.0f : 2.0f) * t * t / det;
 }
 
-// The probability of picking piece i at o for a facing: by area (the naive twin), else the lattice's, interpolated.
-TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, const PortalCell& c, int facing, int i) {
+// The probability of picking piece i at o for a facing: by area (the naive twin), else the table of the lattice
+// vertex nearest o (PortalVertex).
+TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, Vec3 o, int facing, int i) {
   if (byArea) return v.pieces[i].e1.w / v.area;
-  float p = 0.0f;
-  for (int k = 0; k < 8; ++k) {
-    float w;
-    const float* cdf = PortalTable(v, PortalCorner(v.lattice, c, k, w), facing);
-    if (w > 0.0f) p += w * (cdf[i] - (i > 0 ? cdf[i - 1] : 0.0f));
-  }
-  return p;
+  const float* cdf = PortalTable(v, PortalVertex(v.lattice, o), facing);
+  return cdf[i] - (i > 0 ? cdf[i - 1] : 0.0f);
 }
 
-// The portal pdf (solid angle) of unit direction w from o, for a facing. The pick probability (eight corners' loads)
-// of the first piece crossed is taken after the loop, where the lanes of a warp that cross different pieces take it
-// together, not one piece after another inside it (on the GPU that was three quarters of a portal render's shading
-// instructions); a direction through overlapping portals adds the others' in the loop. The lattice cell and the first
-// crossing are computed again after the loop rather than kept through it (fewer live registers: the shade kernels
-// spilled otherwise).
-TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, int facing, Vec3 w) {
+// The portal pdf (solid angle) of unit direction w from o, for a facing. `crossed`: a piece that the ray is known to
+// cross (next-event estimation's own pick) or -1; where no other can be crossed from o (PortalsCrossedOnce), the pdf
+// is that piece's term alone, and the loop over the pieces is skipped. In the loop, the pick probability of the first
+// piece crossed is taken after it, where the lanes of a warp that cross different pieces take it together, not one
+// piece after another inside it (when it took eight loads, on the GPU that was three quarters of a portal render's
+// shading instructions); a direction through overlapping portals adds the others' in the loop. The first crossing is
+// computed again after the loop rather than kept through it (fewer live registers: the shade kernels spilled
+// otherwise).
+TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, int facing, Vec3 w, int crossed = -1) {
   float sum = 0.0f;
-  int first = -1;
-  for (int i = 0; i < v.count; ++i) {
-    const float x = PortalCrossing(v.pieces[i], o, w);
-    if (!(x > 0.0f)) continue;
-    if (first < 0)
-      first = i;
-    else
-      sum += PortalPickProbability(v, byArea, LocatePortalCell(v.lattice, o), facing, i) * x;
+  int first = crossed;
+  if (crossed < 0 || !PortalsCrossedOnce(v, o)) {
+    first = -1;
+    for (int i = 0; i < v.count; ++i) {
+      const float x = PortalCrossing(v.pieces[i], o, w);
+      if (!(x > 0.0f)) continue;
+      if (first < 0)
+        first = i;
+      else
+        sum += PortalPickProbability(v, byArea, o, facing, i) * x;
+    }
+    if (first < 0) return sum;
   }
-  if (first < 0) return sum;
-  return PortalPickProbability(v, byArea, LocatePortalCell(v.lattice, o), facing, first) *
-             PortalCrossing(v.pieces[first], o, w) +
-         sum;
+  return PortalPickProbability(v, byArea, o, facing, first) * PortalCrossing(v.pieces[first], o, w) + sum;
 }
 
-// The mixture's pdf of direction w from o for a facing, given the environment's own pdf there.
-TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, int facing, Vec3 w,
-                                 float pdfEnv) {
-  return mix * PortalPdf(v, byArea, o, facing, w) + (1.0f - mix) * pdfEnv;
+// The mixture's pdf of direction w from o for a facing, given the environment's own pdf there (crossed: as
+// PortalPdf's).
+TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, int facing, Vec3 w, float pdfEnv,
+                                 int crossed = -1) {
+  return mix * PortalPdf(v, byArea, o, facing, w, crossed) + (1.0f - mix) * pdfEnv;
 }
 
 // The first k of [0, n) whose cumulative value cdf[k] exceeds u (the last when none does), by bisection.
@@ -210,11 +218,9 @@ TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
 }
 
 // A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o for
-// the facing (by area: in the pieces' cumulative area fractions; else in the facing's table of one of the cell's
-// corners, which u2 picks by its trilinear weight), and u0's place inside its share with u2 (its place inside the
-// corner's weight) a uniform point on it. Each number is rescaled once or twice, so neither pick leaves a far piece's
-// points few distinct values.
-TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int facing, float u0, float u2) {
+// the facing (by area: in the pieces' cumulative area fractions; else in the facing's table of the lattice vertex
+// nearest o), and u0's place inside its share with u2 a uniform point on it, which is piece i.
+TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int facing, float u0, float u2, int& piece) {
   int k = 0;
   float below, share;
   if (byArea) {  // the pieces' cumulative area fractions are their records' v0.w
@@ -229,46 +235,37 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int f
     below = k > 0 ? v.pieces[k - 1].v0.w : 0.0f;
     share = v.pieces[k].v0.w - below;
   } else {
-    const PortalCell c = LocatePortalCell(v.lattice, o);
-    int corner = 0;
-    float w = 1.0f, start = 0.0f, acc = 0.0f;
-    for (int j = 0; j < 8; ++j) {  // the corner whose interval of weight holds u2 (rounding: the last with weight)
-      float wj;
-      PortalCorner(v.lattice, c, j, wj);
-      if (!(wj > 0.0f)) continue;
-      corner = j, w = wj, start = acc;
-      if (u2 < acc + wj) break;
-      acc += wj;
-    }
-    u2 = Clamp((u2 - start) / w, 0.0f, 0.99999994f);
-    float unused;
-    const float* cdf = PortalTable(v, PortalCorner(v.lattice, c, corner, unused), facing);
+    const float* cdf = PortalTable(v, PortalVertex(v.lattice, o), facing);
     k = FindInCdf(cdf, v.count, u0);
     below = k > 0 ? cdf[k - 1] : 0.0f;
     share = cdf[k] - below;
   }
-  const PortalPiece& piece = v.pieces[k];
+  piece = k;
+  const PortalPiece& p = v.pieces[k];
   const float u1 = share > 0.0f ? Clamp((u0 - below) / share, 0.0f, 0.99999994f) : 0.0f;
   float b1 = u1, b2 = u2;
-  if (piece.e2.w == 0.0f) SampleTriangle(u1, u2, b1, b2);
-  return PortalVec(piece.v0) + PortalVec(piece.e1) * b1 + PortalVec(piece.e2) * b2;
+  if (p.e2.w == 0.0f) SampleTriangle(u1, u2, b1, b2);
+  return PortalVec(p.v0) + PortalVec(p.e1) * b1 + PortalVec(p.e2) * b2;
 }
 
 // A direction toward the environment from point p by the mixture: u1 below mix picks a portal point q (u1 rescaled,
 // with u2) by the facing's probabilities at the ray origin on ng's side (ng: the geometric normal on the side of the
 // outgoing direction), and the direction from there toward q; else the environment's own sampling on u1 rescaled.
 // Either way the pdf is the mixture's from the ray origin that the shadow ray will have, OffsetRayOrigin(p, ng, wi,
-// offsetFloor).
+// offsetFloor); `loop` (--naive-portal-pdf, the naive twin) sums it over every piece even where the drawn piece's term
+// alone is the sum (PortalPdf).
 // A portal point whose direction from the origin leaves by the other side of the surface than q lies (q within the
 // offset of the surface's plane) gives no sample (pdf 0): a ray leaving along it would start on the other side.
 TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const PortalView& v, bool byArea, float mix,
-                                     Vec3 p, Vec3 ng, int facing, float offsetFloor, float u1, float u2) {
+                                     Vec3 p, Vec3 ng, int facing, float offsetFloor, float u1, float u2,
+                                     bool loop = false) {
   EnvSample s;
   Vec3 o;
+  int piece = -1;
   if (u1 < mix) {
     s.pdf = 0.0f;
     const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
-    const Vec3 q = SamplePortalPoint(v, byArea, front, facing, Fminf(u1 / mix, 0.99999994f), u2);
+    const Vec3 q = SamplePortalPoint(v, byArea, front, facing, Fminf(u1 / mix, 0.99999994f), u2, piece);
     o = OffsetRayOrigin(p, ng, q - p, offsetFloor);
     const Vec3 d = q - o;
     const float len = Length(d);
@@ -284,7 +281,7 @@ TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const
   // this sample's agree also on a texel's edge.
   float pdfEnv;
   s.le = EnvRadiance(env, constant, s.wi, pdfEnv);
-  s.pdf = PortalMixturePdf(v, byArea, mix, o, facing, s.wi, pdfEnv);
+  s.pdf = PortalMixturePdf(v, byArea, mix, o, facing, s.wi, pdfEnv, loop ? -1 : piece);
   return s;
 }
 

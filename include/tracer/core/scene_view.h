@@ -251,18 +251,19 @@ void DispatchBvh(bool binary, F&& f) {
   X(float, envMarginalCdf, env.marginalCdf, env.marginalCdf, "environment map distribution")               \
   X(float, envConditionalCdf, env.conditionalCdf, env.conditionalCdf, "environment map distribution")      \
   X(PortalPiece, portals, portals, portals.pieces, "environment portals")                                  \
-  X(float, portalCdf, portalCdf, portals.cdf, "environment portals' pick lattice")
+  X(float, portalCdf, portalCdf, portals.cdf, "environment portals' pick lattice")                         \
+  X(Float4, portalSides, portalSides, portals.sides, "environment portals' half-spaces")
 
 // Arrays computed from others of the list and left out of SceneContentHash: the wide BVH is built from the
 // triangles (which `tris` holds) and is absent under --bvh binary, so a checkpoint resumes under either BVH; the
 // portals' pick lattice is computed from the portals and the bounds with libm's atan2 and sqrt, whose last bits a
-// checkpoint resumed on another machine must not depend on.
+// checkpoint resumed on another machine must not depend on, and their half-spaces from the portals.
 constexpr bool IsDerivedSceneArray(const char* name) {
   auto same = [](const char* a, const char* b) {
     while (*a && *a == *b) ++a, ++b;
     return *a == *b;
   };
-  return same(name, "wideNodes") || same(name, "wideTris") || same(name, "portalCdf");
+  return same(name, "wideNodes") || same(name, "wideTris") || same(name, "portalCdf") || same(name, "portalSides");
 }
 
 #define TRACER_SCENE_ARRAY_PLUS_ONE(T, name, dataMember, viewMember, what) +1

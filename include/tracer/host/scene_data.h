@@ -115,6 +115,8 @@ struct SceneData {
   // Their pick probabilities at the vertices of PortalLatticeFor(boundsMin, boundsMax, n) (core/portals.h), cumulative,
   // kPortalFacings tables of count per vertex; empty without portals. BuildPortalLattice fills it.
   std::vector<float> portalCdf;
+  // The half-spaces where a ray crosses at most one of them (PortalView::sides); BuildPortalSides fills it.
+  std::vector<Float4> portalSides;
   LightClusters clusters;  // empty until BuildLightClusters
   BvhBuildReport bvhReport;
   // Seconds BuildSceneData spent after the BVH builds (shading, emitter, material and texture arrays), for the
@@ -215,6 +217,15 @@ PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces);
 // area where a vertex lies in the plane of every portal). Empty without portals. Rows of vertices run on the pool.
 std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, Vec3 boundsMin, Vec3 boundsMax,
                                       ThreadPool& pool);
+// PortalView::sides: for each piece whose plane has every other piece on one closed side, that side (xyz the unit
+// normal n toward it, w the offset c: n.o >= c), duplicates merged; none for a piece with every other one in its plane
+// (and (0, 0, 0, 0), which every origin satisfies, if that leaves none); the single record (0, 0, 0, 1), which no
+// origin satisfies, where some piece has others strictly on both sides of its plane or two coplanar pieces overlap. A
+// ray from an origin inside every one of them crosses at most one piece: having crossed piece i's plane it is on the
+// side away from the others (proof at PortalView::sides). Planes within kPortalPlaneTolerance of the portals' extent
+// count as one. Empty without portals.
+constexpr float kPortalPlaneTolerance = 1e-5f;
+std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals);
 
 // The radius of the scene's bounding sphere, half its bounds' diagonal.
 double SceneRadius(const SceneData& data);

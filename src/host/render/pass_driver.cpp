@@ -42,6 +42,7 @@ RenderParams MakeRenderParams(const RenderOptions& opt) {
   rp.envBsdfOnly = opt.envSampling == EnvSampling::kBsdfOnly ? 1 : 0;
   rp.envPortalMix = opt.envSampling == EnvSampling::kPortals ? opt.envPortalMix : 0.0f;
   rp.envPortalByArea = opt.envPortalByArea ? 1 : 0;
+  rp.envPortalLoop = opt.envPortalLoop ? 1 : 0;
   return rp;
 }
 

@@ -1,5 +1,6 @@
 // @file portals.cpp: the environment portals' records and the lattice of their pick probabilities (core/portals.h).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -79,22 +80,28 @@ double ProjectedSolidAngle(const double (*poly)[3], int m, const double n[3]) {
   return 0.5 * std::fabs(sum);
 }
 
+// A piece's corners (3 or 4), in order around it, taken from (px, py, pz), in double.
+int PieceCorners(const PortalPiece& t, double px, double py, double pz, double (*out)[3]) {
+  const double p[3] = {px, py, pz};
+  const Vec3 v0 = PortalVec(t.v0), e1 = PortalVec(t.e1), e2 = PortalVec(t.e2);
+  const bool parallelogram = t.e2.w != 0.0f;
+  for (int c = 0; c < 3; ++c) {
+    out[0][c] = v0[c] - p[c];
+    out[1][c] = out[0][c] + e1[c];
+    out[2][c] = out[0][c] + e1[c] + e2[c];  // a parallelogram's far corner; a triangle's third is out[0] + e2
+    out[3][c] = out[0][c] + e2[c];
+  }
+  if (!parallelogram) std::copy(out[3], out[3] + 3, out[2]);
+  return parallelogram ? 4 : 3;
+}
+
 // One lattice vertex's tables (kPortalFacings of n cumulative pick probabilities) at (px, py, pz).
 void PortalVertexTables(const std::vector<PortalPiece>& portals, double px, double py, double pz, float* out) {
   const size_t n = portals.size();
   std::vector<double> omega(n), projected(n * 6);
   for (size_t i = 0; i < n; ++i) {
-    const PortalPiece& t = portals[i];
-    double poly[4][3] = {{t.v0.x - px, t.v0.y - py, t.v0.z - pz}};
-    const Vec3 e1v = PortalVec(t.e1), e2v = PortalVec(t.e2);
-    for (int c = 0; c < 3; ++c) {
-      const double e1 = e1v[c], e2 = e2v[c];
-      poly[1][c] = poly[0][c] + e1;
-      poly[2][c] = poly[0][c] + e1 + e2;  // a parallelogram's far corner; a triangle's third is poly[0] + e2
-      poly[3][c] = poly[0][c] + e2;
-    }
-    const bool parallelogram = t.e2.w != 0.0f;
-    if (!parallelogram) std::copy(poly[3], poly[3] + 3, poly[2]);
+    double poly[4][3];
+    const bool parallelogram = PieceCorners(portals[i], px, py, pz, poly) == 4;
     omega[i] = TriangleSolidAngle(poly[0], poly[1], poly[2]);
     if (parallelogram) omega[i] += TriangleSolidAngle(poly[0], poly[2], poly[3]);
     if (!std::isfinite(omega[i])) omega[i] = 0.0;
@@ -122,6 +129,30 @@ void PortalVertexTables(const std::vector<PortalPiece>& portals, double px, doub
       row[i] = i + 1 == n ? 1.0f : static_cast<float>(std::min(acc, 1.0));
     }
   }
+}
+
+// Whether two convex polygons in (nearly) one plane of unit normal n share more than their edges: no edge of either
+// separates them by more than -tol along its in-plane normal (the separating axis theorem).
+bool CoplanarOverlap(const double (*a)[3], int na, const double (*b)[3], int nb, const double n[3], double tol) {
+  for (int side = 0; side < 2; ++side) {
+    const double(*p)[3] = side ? b : a;
+    const int m = side ? nb : na;
+    for (int j = 0; j < m; ++j) {
+      double edge[3], axis[3];
+      for (int c = 0; c < 3; ++c) edge[c] = p[(j + 1) % m][c] - p[j][c];
+      Cross3(n, edge, axis);
+      const double len = std::sqrt(Dot3(axis, axis));
+      if (!(len > 0.0)) continue;
+      double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+      for (int k = 0; k < na + nb; ++k) {
+        const double x = Dot3(axis, k < na ? a[k] : b[k - na]) / len;
+        const int which = k < na ? 0 : 1;
+        lo[which] = std::min(lo[which], x), hi[which] = std::max(hi[which], x);
+      }
+      if (hi[0] <= lo[1] + tol || hi[1] <= lo[0] + tol) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -185,6 +216,7 @@ PortalLattice PortalLatticeFor(Vec3 lo, Vec3 hi, size_t pieces) {
   const float sx = ext.x / static_cast<float>(l.nx - 1), sy = ext.y / static_cast<float>(l.ny - 1),
               sz = ext.z / static_cast<float>(l.nz - 1);
   l.step = Vec3(sx > 0.0f ? sx : 1.0f, sy > 0.0f ? sy : 1.0f, sz > 0.0f ? sz : 1.0f);
+  l.inv = Vec3(1.0f / l.step.x, 1.0f / l.step.y, 1.0f / l.step.z);
   return l;
 }
 
@@ -204,6 +236,59 @@ std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, V
     }
   });
   return cdf;
+}
+
+std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals) {
+  const size_t n = portals.size();
+  std::vector<std::array<double, 12>> corners(n);
+  std::vector<int> count(n);
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (size_t i = 0; i < n; ++i) {
+    count[i] = PieceCorners(portals[i], 0.0, 0.0, 0.0, reinterpret_cast<double(*)[3]>(corners[i].data()));
+    for (int k = 0; k < count[i]; ++k)
+      for (int c = 0; c < 3; ++c)
+        lo[c] = std::min(lo[c], corners[i][3 * k + c]), hi[c] = std::max(hi[c], corners[i][3 * k + c]);
+  }
+  const double extent = n ? std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}) : 0.0;
+  const double tol = kPortalPlaneTolerance * extent;
+  auto at = [&](size_t i) { return reinterpret_cast<const double(*)[3]>(corners[i].data()); };
+  const std::vector<Float4> never = {Float4{0.0f, 0.0f, 0.0f, 1.0f}};
+  std::vector<Float4> sides;
+  for (size_t i = 0; i < n; ++i) {
+    const Vec3 e1 = PortalVec(portals[i].e1), e2 = PortalVec(portals[i].e2);
+    const double u[3] = {e1.x, e1.y, e1.z}, v[3] = {e2.x, e2.y, e2.z};
+    double normal[3];
+    Cross3(u, v, normal);
+    const double len = std::sqrt(Dot3(normal, normal));
+    for (double& x : normal) x /= len;
+    const double c = Dot3(normal, at(i)[0]);
+    bool above = false, below = false;  // some other piece's corner off the plane on n's side, on the other
+    for (size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      bool off = false;
+      for (int k = 0; k < count[j]; ++k) {
+        const double d = Dot3(normal, at(j)[k]) - c;
+        above = above || d > tol, below = below || d < -tol, off = off || std::fabs(d) > tol;
+      }
+      if (!off && CoplanarOverlap(at(i), count[i], at(j), count[j], normal, tol)) return never;
+    }
+    if (above && below) return never;
+    if (!above && !below) continue;  // every other piece in its plane: a ray crossing it crosses no other
+    const double sign = above ? 1.0 : -1.0;
+    const Float4 side{static_cast<float>(sign * normal[0]), static_cast<float>(sign * normal[1]),
+                      static_cast<float>(sign * normal[2]), static_cast<float>(sign * c)};
+    auto same = [&](const Float4& s) {
+      return std::fabs(s.x - side.x) + std::fabs(s.y - side.y) + std::fabs(s.z - side.z) < 1e-6f &&
+             std::fabs(s.w - side.w) <= tol;
+    };
+    const auto found = std::find_if(sides.begin(), sides.end(), same);
+    if (found == sides.end())
+      sides.push_back(side);
+    else
+      found->w = std::max(found->w, side.w);  // the stricter of two that count as one
+  }
+  if (n && sides.empty()) sides.push_back(Float4{0.0f, 0.0f, 0.0f, 0.0f});  // all in one plane: every origin
+  return sides;
 }
 
 }  // namespace tracer

@@ -184,6 +184,7 @@ SceneData BuildSceneData(const Scene& scene, const Camera& camera, Vec3 environm
   BuildDeltaLights(scene, d);
   d.portals = BuildPortals(scene.portals);
   d.portalCdf = BuildPortalLattice(d.portals, d.boundsMin, d.boundsMax, pool);
+  d.portalSides = BuildPortalSides(d.portals);
   UpdateEnvironmentShare(d);
   d.arraysSeconds = arraysClock.Seconds();
   return d;
@@ -262,6 +263,7 @@ SceneView SceneData::View() const {
   v.env.p = env.params;
   v.portals.count = static_cast<int32_t>(portals.size());
   v.portals.area = static_cast<float>(PortalArea(portals));
+  v.portals.sideCount = static_cast<int32_t>(portalSides.size());
   v.portals.lattice = PortalLatticeFor(boundsMin, boundsMax, portals.size());
   v.tiles = TileGuideView{};
   v.offsetFloor = RayOffsetFloor(boundsMin, boundsMax);
