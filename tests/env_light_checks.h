@@ -165,4 +165,72 @@ inline void ExpectSunAndSkyImportanceSamplingCutsRmse(const RenderImageFn& rende
   test::RemoveTree(dir);
 }
 
+// Renders scene d with --env-sampling importance and portals (seeds each), prints both means and pixel variances,
+// and checks that the means agree within 4 combined standard errors (t-distributed over the seeds: a false alarm
+// near 1%) and that the portals' pixel variance is at most maxRatio times importance's.
+inline void ExpectPortalsAgreeWithLessNoise(const RenderImageFn& render, const SceneData& d, RenderOptions opt,
+                                            int seeds, double maxRatio, const char* what) {
+  double mean[2], se[2], var[2];
+  for (int k = 0; k < 2; ++k) {
+    opt.envSampling = k == 0 ? EnvSampling::kImportance : EnvSampling::kPortals;
+    const Series s = RenderSeeds(render, d, opt, seeds);
+    mean[k] = s.Mean(&se[k]);
+    var[k] = s.PixelVariance();
+  }
+  std::printf("%s: importance %.5f +- %.5f (pixel variance %.4g), portals %.5f +- %.5f (pixel variance %.4g, %.2fx)\n",
+              what, mean[0], se[0], var[0], mean[1], se[1], var[1], var[1] / var[0]);
+  EXPECT_GT(mean[0], 0.0) << what;
+  EXPECT_NEAR(mean[1], mean[0], 4.0 * std::sqrt(se[0] * se[0] + se[1] * se[1])) << what;
+  EXPECT_LT(var[1], maxRatio * var[0]) << what;
+}
+
+// The open box of portals_test.cpp's WriteOpenBox, written for pbrt-v4 into dir, with a sheet of diffuse transmission
+// (reflectance 0.3, transmittance 0.6) hanging under the lid's hole at y = 1, a second window below it in the wall
+// x = 1 and a portal over each, under a constant sky of 1, seen from below the sheet at w x hgt.
+inline SceneData TransmittingSheetInAnOpenBox(const std::string& dir, int w, int hgt) {
+  std::string points, indices;
+  int n = 0;
+  auto quad = [&](Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
+    for (Vec3 v : {a, b, c, d})
+      points += std::to_string(v.x) + " " + std::to_string(v.y) + " " + std::to_string(v.z) + "  ";
+    for (int k : {0, 1, 2, 0, 2, 3}) indices += std::to_string(n + k) + " ";
+    n += 4;
+  };
+  auto mesh = [&]() {
+    const std::string m =
+        "Shape \"trianglemesh\" \"point3 P\" [" + points + "] \"integer indices\" [" + indices + "]\n";
+    points.clear(), indices.clear(), n = 0;
+    return m;
+  };
+  quad(Vec3(-1, 0, -1), Vec3(-1, 0, 1), Vec3(1, 0, 1), Vec3(1, 0, -1));  // floor, walls, the lid around its hole
+  quad(Vec3(-1, 0, -1), Vec3(1, 0, -1), Vec3(1, 2, -1), Vec3(-1, 2, -1));
+  quad(Vec3(-1, 0, 1), Vec3(-1, 2, 1), Vec3(1, 2, 1), Vec3(1, 0, 1));
+  quad(Vec3(-1, 0, -1), Vec3(-1, 2, -1), Vec3(-1, 2, 1), Vec3(-1, 0, 1));
+  const float h = 0.3f;
+  quad(Vec3(1, 0, -1), Vec3(1, 0, 1), Vec3(1, 0.3f, 1), Vec3(1, 0.3f, -1));  // x = 1 around a window below the sheet
+  quad(Vec3(1, 0.9f, -1), Vec3(1, 0.9f, 1), Vec3(1, 2, 1), Vec3(1, 2, -1));
+  quad(Vec3(1, 0.3f, -1), Vec3(1, 0.3f, -h), Vec3(1, 0.9f, -h), Vec3(1, 0.9f, -1));
+  quad(Vec3(1, 0.3f, h), Vec3(1, 0.3f, 1), Vec3(1, 0.9f, 1), Vec3(1, 0.9f, h));
+  quad(Vec3(-1, 2, -1), Vec3(1, 2, -1), Vec3(1, 2, -h), Vec3(-1, 2, -h));
+  quad(Vec3(-1, 2, h), Vec3(1, 2, h), Vec3(1, 2, 1), Vec3(-1, 2, 1));
+  quad(Vec3(-1, 2, -h), Vec3(-h, 2, -h), Vec3(-h, 2, h), Vec3(-1, 2, h));
+  quad(Vec3(h, 2, -h), Vec3(1, 2, -h), Vec3(1, 2, h), Vec3(h, 2, h));
+  const std::string walls = mesh();
+  quad(Vec3(-0.6f, 1, -0.6f), Vec3(0.6f, 1, -0.6f), Vec3(0.6f, 1, 0.6f), Vec3(-0.6f, 1, 0.6f));
+  WriteFile(dir + "/sheet.pbrt",
+            "Scale -1 1 1 Camera \"perspective\" WorldBegin\n"
+            "LightSource \"infinite\" \"rgb L\" [1 1 1] \"point3 portal\" [-0.3 2.2 -0.3  0.3 2.2 -0.3  0.3 2.2 "
+            "0.3  -0.3 2.2 0.3]\nMaterial \"diffuse\" \"rgb reflectance\" [0.5 0.5 0.5]\n" +
+                walls +
+                "Material \"diffusetransmission\" \"rgb reflectance\" [0.3 0.3 0.3] \"rgb transmittance\" "
+                "[0.6 0.6 0.6]\n" +
+                mesh());
+  Scene scene = LoadScene(dir + "/sheet.pbrt");  // and a portal over the window (pbrt-v4 has one per infinite light)
+  for (Vec3 v : {Vec3(1.2f, 0.3f, -h), Vec3(1.2f, 0.3f, h), Vec3(1.2f, 0.9f, h), Vec3(1.2f, 0.3f, -h),
+                 Vec3(1.2f, 0.9f, h), Vec3(1.2f, 0.9f, -h)})
+    scene.portals.push_back(v);
+  return BuildSceneData(scene, Camera::LookAt(Vec3(0, 0.4f, 0.9f), Vec3(0, 1, -0.3f), Vec3(0, 1, 0), 70.0f, w, hgt),
+                        Vec3(1.0f));
+}
+
 }  // namespace tracer::test

@@ -1,6 +1,7 @@
 // @file profile_env.cu: --profile's quality measurements (MeasureQuality) and the environment guide's and portals'
 // rows.
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "tracer/cuda/profile_env.h"
@@ -81,13 +82,18 @@ EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOption
   std::fprintf(stderr, "  measuring the portal pdf (the loop over the pieces vs the drawn piece's term)\n");
   RenderOptions drawn = o, loop = o;
   drawn.envSampling = loop.envSampling = EnvSampling::kPortals;
+  drawn.envPortalLoop = false;
   loop.envPortalLoop = true;
   const QualityPair p = MeasureQuality(data, drawn, loop, drawn, 16, repeats);
+  const std::vector<Float4>& sides = data.portalSides;
+  const bool special = sides.size() == 1 && sides[0].x == 0.0f && sides[0].y == 0.0f && sides[0].z == 0.0f;
+  std::string where = std::to_string(sides.size()) + " half-spaces bound where a ray crosses at most one portal";
+  if (special)
+    where = sides[0].w > 0.0f ? "the loop everywhere (portals overlap, or lie on both sides of one)"
+                              : "a ray crosses at most one portal everywhere (all in one plane)";
   char pev[256];
-  std::snprintf(pev, sizeof pev,
-                "RMSE at equal spp: loop %.4g, drawn piece %.4g (the same estimator); %zu half-spaces where a ray "
-                "crosses at most one portal (a record (0,0,0,1): nowhere)",
-                p.rmseNaive, p.rmseOpt, data.portalSides.size());
+  std::snprintf(pev, sizeof pev, "RMSE at equal spp: loop %.4g, drawn piece %.4g (the same estimator); %s", p.rmseNaive,
+                p.rmseOpt, where.c_str());
   return EnvPortalsProfileRow{q.msNaive, q.msOpt, ev, p.msNaive, p.msOpt, pev};
 }
 

@@ -8,9 +8,10 @@
 // portal piece and a uniform point q on it, and takes the direction w from the shaded point toward q; otherwise it
 // samples the environment its own way. Every direction is evaluated with the mixture's pdf
 //   p(w) = mix p_portal(w) + (1 - mix) p_env(w),
-// one-sample MIS with the balance heuristic between the two techniques (Veach and Guibas 1995), which is positive
-// wherever p_env is, so the estimator stays unbiased; BSDF-sampled rays that leave the scene (MissItem) take the same
-// p(w) for their weight. This is the area-sampling form of the idea of Bitterli, Novak and Jarosz 2015 ("Portal-masked
+// one-sample MIS with the balance heuristic between the two techniques (Veach and Guibas 1995); BSDF-sampled rays that
+// leave the scene (MissItem) take the same p(w) for their weight, so the estimator stays unbiased: where p(w) is 0 (a
+// direction through no portal when mix is 1, the default under a constant sky) BSDF sampling alone, with MIS weight 1,
+// reaches the sky. This is the area-sampling form of the idea of Bitterli, Novak and Jarosz 2015 ("Portal-masked
 // environment map sampling"), which pbrt-v4's portal light refines by sampling the map inside the portal's frame.
 //
 // The portal triangles become pieces: two consecutive triangles that together form a parallelogram (a window's quad,
@@ -41,8 +42,10 @@
 // estimation and MissItem compute it from the ray's own origin, OffsetRayOrigin of the shaded point, which depends only
 // on the side of the surface that w leaves by: the side of the outgoing direction for the probabilities a sample is
 // drawn with. (A transmitting BSDF's directions to the other side are drawn with those of the first side's origin and
-// weighed with the other's, 2e-4 of the point's magnitude apart: a relative error of that order, as next-event
-// estimation of an emitter has between the shaded point and the offset origin.)
+// weighed with the other's, 2e-4 of the point's magnitude apart: the two read the same lattice vertex except on the
+// fraction of points, of that order over the lattice's step, whose two origins straddle the middle between vertices,
+// where the weights are off by the two vertices' difference; an error of the size next-event estimation of an emitter
+// has between the shaded point and the offset origin.)
 #pragma once
 #include "tracer/core/environment.h"
 #include "tracer/core/sampling.h"
@@ -102,9 +105,11 @@ struct PortalView {
   // o with n.o >= c for every one of them crosses at most one piece: for each piece i whose plane has all the others
   // on one closed side, that side. Proof: a ray from o that crosses piece i at t_i > 0 is, for every t > t_i, strictly
   // on the other side of i's plane than o, where no point of another piece j lies; and if it crosses j first, the
-  // same holds with i and j swapped. At least one record where there are portals: (0, 0, 0, 0), which holds every
-  // origin, where all pieces lie in one plane; (0, 0, 0, 1), which holds none, where two coplanar pieces overlap or
-  // some piece's plane has others strictly on both sides. A view without records (sideCount 0) holds no origin.
+  // same holds with i and j swapped (crossing both at the same t, in a shared edge, is a set of measure zero). Exact up
+  // to the tolerance within which a piece counts as lying in another's plane (kPortalPlaneTolerance). At least one
+  // record where there are portals: (0, 0, 0, 0), which holds every origin, where all pieces lie in one plane; (0, 0,
+  // 0, 1), which holds none, where two coplanar pieces overlap or some piece's plane has others strictly on both sides.
+  // A view without records (sideCount 0) holds no origin.
   const Float4* sides;
   float area;         // the portals' total area
   int32_t count;      // pieces

@@ -223,7 +223,8 @@ std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, V
 // origin satisfies, where some piece has others strictly on both sides of its plane or two coplanar pieces overlap. A
 // ray from an origin inside every one of them crosses at most one piece: having crossed piece i's plane it is on the
 // side away from the others (proof at PortalView::sides). Planes within kPortalPlaneTolerance of the portals' extent
-// count as one. Empty without portals.
+// (or 1e-6 of their largest coordinate, where the corners' float rounding is larger) count as one. Empty without
+// portals.
 constexpr float kPortalPlaneTolerance = 1e-5f;
 std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals);
 

@@ -250,7 +250,9 @@ std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals) {
         lo[c] = std::min(lo[c], corners[i][3 * k + c]), hi[c] = std::max(hi[c], corners[i][3 * k + c]);
   }
   const double extent = n ? std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}) : 0.0;
-  const double tol = kPortalPlaneTolerance * extent;
+  const double far = n ? std::max({-lo[0], -lo[1], -lo[2], hi[0], hi[1], hi[2]}) : 0.0;
+  // The corners are floats: far from the world's origin their rounding (6e-8 of the coordinate) sets the tolerance.
+  const double tol = std::max(kPortalPlaneTolerance * extent, 1e-6 * far);
   auto at = [&](size_t i) { return reinterpret_cast<const double(*)[3]>(corners[i].data()); };
   const std::vector<Float4> never = {Float4{0.0f, 0.0f, 0.0f, 1.0f}};
   std::vector<Float4> sides;
@@ -278,8 +280,8 @@ std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals) {
     const Float4 side{static_cast<float>(sign * normal[0]), static_cast<float>(sign * normal[1]),
                       static_cast<float>(sign * normal[2]), static_cast<float>(sign * c)};
     auto same = [&](const Float4& s) {
-      return std::fabs(s.x - side.x) + std::fabs(s.y - side.y) + std::fabs(s.z - side.z) < 1e-6f &&
-             std::fabs(s.w - side.w) <= tol;
+      return std::fabs(s.x - side.x) + std::fabs(s.y - side.y) + std::fabs(s.z - side.z) < 1e-5f &&
+             std::fabs(s.w - side.w) <= 2.0 * tol;
     };
     const auto found = std::find_if(sides.begin(), sides.end(), same);
     if (found == sides.end())
