@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -184,9 +185,34 @@ inline void ExpectPortalsAgreeWithLessNoise(const RenderImageFn& render, const S
   EXPECT_LT(var[1], maxRatio * var[0]) << what;
 }
 
-// The open box of portals_test.cpp's WriteOpenBox, written for pbrt-v4 into dir, with a sheet of diffuse transmission
-// (reflectance 0.3, transmittance 0.6) hanging under the lid's hole at y = 1, a second window below it in the wall
-// x = 1 and a portal over each, under a constant sky of 1, seen from below the sheet at w x hgt.
+// The open box's inside, quads in order: [-1, 1] x [0, 2] x [-1, 1], floor, the walls z = -1, z = 1, x = -1, x = 1
+// (with windowInX, four strips around a window over y in [0.3, 0.9], |z| < kOpenBoxHole), and the lid at y = 2 as four
+// strips around its hole |x|, |z| < kOpenBoxHole.
+constexpr float kOpenBoxHole = 0.3f;
+inline std::vector<std::array<Vec3, 4>> OpenBoxQuads(bool windowInX) {
+  const float h = kOpenBoxHole;
+  std::vector<std::array<Vec3, 4>> q = {{Vec3(-1, 0, -1), Vec3(-1, 0, 1), Vec3(1, 0, 1), Vec3(1, 0, -1)},
+                                        {Vec3(-1, 0, -1), Vec3(1, 0, -1), Vec3(1, 2, -1), Vec3(-1, 2, -1)},
+                                        {Vec3(-1, 0, 1), Vec3(-1, 2, 1), Vec3(1, 2, 1), Vec3(1, 0, 1)},
+                                        {Vec3(-1, 0, -1), Vec3(-1, 2, -1), Vec3(-1, 2, 1), Vec3(-1, 0, 1)}};
+  if (windowInX) {
+    q.push_back({Vec3(1, 0, -1), Vec3(1, 0, 1), Vec3(1, 0.3f, 1), Vec3(1, 0.3f, -1)});
+    q.push_back({Vec3(1, 0.9f, -1), Vec3(1, 0.9f, 1), Vec3(1, 2, 1), Vec3(1, 2, -1)});
+    q.push_back({Vec3(1, 0.3f, -1), Vec3(1, 0.3f, -h), Vec3(1, 0.9f, -h), Vec3(1, 0.9f, -1)});
+    q.push_back({Vec3(1, 0.3f, h), Vec3(1, 0.3f, 1), Vec3(1, 0.9f, 1), Vec3(1, 0.9f, h)});
+  } else {
+    q.push_back({Vec3(1, 0, -1), Vec3(1, 0, 1), Vec3(1, 2, 1), Vec3(1, 2, -1)});
+  }
+  q.push_back({Vec3(-1, 2, -1), Vec3(1, 2, -1), Vec3(1, 2, -h), Vec3(-1, 2, -h)});
+  q.push_back({Vec3(-1, 2, h), Vec3(1, 2, h), Vec3(1, 2, 1), Vec3(-1, 2, 1)});
+  q.push_back({Vec3(-1, 2, -h), Vec3(-h, 2, -h), Vec3(-h, 2, h), Vec3(-1, 2, h)});
+  q.push_back({Vec3(h, 2, -h), Vec3(1, 2, -h), Vec3(1, 2, h), Vec3(h, 2, h)});
+  return q;
+}
+
+// The open box (OpenBoxQuads, with the window in x = 1), written for pbrt-v4 into dir, with a sheet of diffuse
+// transmission (reflectance 0.3, transmittance 0.6) hanging under the lid's hole at y = 1, a second window below it in
+// the wall x = 1 and a portal over each, under a constant sky of 1, seen from below the sheet at w x hgt.
 inline SceneData TransmittingSheetInAnOpenBox(const std::string& dir, int w, int hgt) {
   std::string points, indices;
   int n = 0;
@@ -202,20 +228,9 @@ inline SceneData TransmittingSheetInAnOpenBox(const std::string& dir, int w, int
     points.clear(), indices.clear(), n = 0;
     return m;
   };
-  quad(Vec3(-1, 0, -1), Vec3(-1, 0, 1), Vec3(1, 0, 1), Vec3(1, 0, -1));  // floor, walls, the lid around its hole
-  quad(Vec3(-1, 0, -1), Vec3(1, 0, -1), Vec3(1, 2, -1), Vec3(-1, 2, -1));
-  quad(Vec3(-1, 0, 1), Vec3(-1, 2, 1), Vec3(1, 2, 1), Vec3(1, 0, 1));
-  quad(Vec3(-1, 0, -1), Vec3(-1, 2, -1), Vec3(-1, 2, 1), Vec3(-1, 0, 1));
-  const float h = 0.3f;
-  quad(Vec3(1, 0, -1), Vec3(1, 0, 1), Vec3(1, 0.3f, 1), Vec3(1, 0.3f, -1));  // x = 1 around a window below the sheet
-  quad(Vec3(1, 0.9f, -1), Vec3(1, 0.9f, 1), Vec3(1, 2, 1), Vec3(1, 2, -1));
-  quad(Vec3(1, 0.3f, -1), Vec3(1, 0.3f, -h), Vec3(1, 0.9f, -h), Vec3(1, 0.9f, -1));
-  quad(Vec3(1, 0.3f, h), Vec3(1, 0.3f, 1), Vec3(1, 0.9f, 1), Vec3(1, 0.9f, h));
-  quad(Vec3(-1, 2, -1), Vec3(1, 2, -1), Vec3(1, 2, -h), Vec3(-1, 2, -h));
-  quad(Vec3(-1, 2, h), Vec3(1, 2, h), Vec3(1, 2, 1), Vec3(-1, 2, 1));
-  quad(Vec3(-1, 2, -h), Vec3(-h, 2, -h), Vec3(-h, 2, h), Vec3(-1, 2, h));
-  quad(Vec3(h, 2, -h), Vec3(1, 2, -h), Vec3(1, 2, h), Vec3(h, 2, h));
+  for (const std::array<Vec3, 4>& q : OpenBoxQuads(true)) quad(q[0], q[1], q[2], q[3]);
   const std::string walls = mesh();
+  const float h = kOpenBoxHole;
   quad(Vec3(-0.6f, 1, -0.6f), Vec3(0.6f, 1, -0.6f), Vec3(0.6f, 1, 0.6f), Vec3(-0.6f, 1, 0.6f));
   WriteFile(dir + "/sheet.pbrt",
             "Scale -1 1 1 Camera \"perspective\" WorldBegin\n"

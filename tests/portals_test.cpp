@@ -499,16 +499,8 @@ std::string WriteOpenBox(const std::string& dir) {
            std::to_string(n + 4) + "\n";
     n += 4;
   };
-  quad(Vec3(-1, 0, -1), Vec3(-1, 0, 1), Vec3(1, 0, 1), Vec3(1, 0, -1));  // floor
-  quad(Vec3(-1, 0, -1), Vec3(1, 0, -1), Vec3(1, 2, -1), Vec3(-1, 2, -1));
-  quad(Vec3(-1, 0, 1), Vec3(-1, 2, 1), Vec3(1, 2, 1), Vec3(1, 0, 1));
-  quad(Vec3(-1, 0, -1), Vec3(-1, 2, -1), Vec3(-1, 2, 1), Vec3(-1, 0, 1));
-  quad(Vec3(1, 0, -1), Vec3(1, 0, 1), Vec3(1, 2, 1), Vec3(1, 2, -1));
-  const float h = 0.3f;  // the lid: four strips around the hole
-  quad(Vec3(-1, 2, -1), Vec3(1, 2, -1), Vec3(1, 2, -h), Vec3(-1, 2, -h));
-  quad(Vec3(-1, 2, h), Vec3(1, 2, h), Vec3(1, 2, 1), Vec3(-1, 2, 1));
-  quad(Vec3(-1, 2, -h), Vec3(-h, 2, -h), Vec3(-h, 2, h), Vec3(-1, 2, h));
-  quad(Vec3(h, 2, -h), Vec3(1, 2, -h), Vec3(1, 2, h), Vec3(h, 2, h));
+  for (const std::array<Vec3, 4>& q : test::OpenBoxQuads(false)) quad(q[0], q[1], q[2], q[3]);
+  const float h = test::kOpenBoxHole;
   obj += "o portal_lid\n";
   quad(Vec3(-h, 2.2f, -h), Vec3(h, 2.2f, -h), Vec3(h, 2.2f, h), Vec3(-h, 2.2f, h));
   test::WriteFile(dir + "/openbox.obj", obj);
