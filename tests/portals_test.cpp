@@ -273,7 +273,8 @@ int Crossings(const Portals& p, Vec3 o, Vec3 w) {
 // BuildPortalSides on five layouts, each probed with rays in random directions from 100,000 random origins in
 // [-3, 3]^3: from an origin where PortalsCrossedOnce holds, no ray crosses two pieces; it holds exactly where it may
 // (inside the cube of portals, between two parallel panes, everywhere for pieces in one plane, nowhere where two
-// coplanar pieces overlap or a piece has others on both sides); and elsewhere rays that cross two exist.
+// coplanar pieces overlap or a piece has others on both sides); and elsewhere rays that cross two exist. Each layout's
+// records read as DescribePortalSides says (the --profile row's words).
 TEST(Portals, SidesHoldWhereNoRayCrossesTwoPieces) {
   auto quad = [](Vec3 o, Vec3 a, Vec3 b) { return std::vector<Vec3>{o, o + a, o + a + b, o, o + a + b, o + b}; };
   auto join = [](std::vector<Vec3> a, const std::vector<Vec3>& b) {
@@ -301,9 +302,15 @@ TEST(Portals, SidesHoldWhereNoRayCrossesTwoPieces) {
   };
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  const char* const words[] = {"6 half-spaces bound where a ray crosses at most one portal",
+                               "2 half-spaces bound where a ray crosses at most one portal",
+                               "a ray crosses at most one portal everywhere (all in one plane)",
+                               "the loop everywhere (portals overlap, or lie on both sides of one)",
+                               "the loop everywhere (portals overlap, or lie on both sides of one)"};
   for (const Layout& l : layouts) {
     const Portals p = MakePortals(l.corners);
     EXPECT_EQ(p.sides.size(), l.sides) << l.name;
+    EXPECT_EQ(DescribePortalSides(p.sides), words[&l - layouts]) << l.name;
     int held = 0, wrong = 0, twiceHeld = 0, twiceElsewhere = 0;
     for (int i = 0; i < 100000; ++i) {
       const Vec3 o(u(rng), u(rng), u(rng));

@@ -85,12 +85,7 @@ EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOption
   drawn.envPortalLoop = false;
   loop.envPortalLoop = true;
   const QualityPair p = MeasureQuality(data, drawn, loop, drawn, 16, repeats);
-  const std::vector<Float4>& sides = data.portalSides;
-  const bool special = sides.size() == 1 && sides[0].x == 0.0f && sides[0].y == 0.0f && sides[0].z == 0.0f;
-  std::string where = std::to_string(sides.size()) + " half-spaces bound where a ray crosses at most one portal";
-  if (special)
-    where = sides[0].w > 0.0f ? "the loop everywhere (portals overlap, or lie on both sides of one)"
-                              : "a ray crosses at most one portal everywhere (all in one plane)";
+  const std::string where = DescribePortalSides(data.portalSides);
   char pev[256];
   std::snprintf(pev, sizeof pev, "RMSE at equal spp: loop %.4g, drawn piece %.4g (the same estimator); %s", p.rmseNaive,
                 p.rmseOpt, where.c_str());

@@ -227,6 +227,8 @@ std::vector<float> BuildPortalLattice(const std::vector<PortalPiece>& portals, V
 // portals.
 constexpr float kPortalPlaneTolerance = 1e-5f;
 std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals);
+// What BuildPortalSides's records say, for reports: the two special records in words, else how many half-spaces.
+std::string DescribePortalSides(const std::vector<Float4>& sides);
 
 // The radius of the scene's bounding sphere, half its bounds' diagonal.
 double SceneRadius(const SceneData& data);

@@ -293,4 +293,11 @@ std::vector<Float4> BuildPortalSides(const std::vector<PortalPiece>& portals) {
   return sides;
 }
 
+std::string DescribePortalSides(const std::vector<Float4>& sides) {
+  if (sides.size() == 1 && sides[0].x == 0.0f && sides[0].y == 0.0f && sides[0].z == 0.0f)
+    return sides[0].w > 0.0f ? "the loop everywhere (portals overlap, or lie on both sides of one)"
+                             : "a ray crosses at most one portal everywhere (all in one plane)";
+  return std::to_string(sides.size()) + " half-spaces bound where a ray crosses at most one portal";
+}
+
 }  // namespace tracer
