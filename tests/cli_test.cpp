@@ -120,6 +120,7 @@ TEST(Cli, HelpListsEveryOption) {
                            "--naive-reduction",
                            "--naive-portal-pick",
                            "--naive-portal-pdf",
+                           "--naive-portal-point",
                            "--bvh",
                            "--bvh-builder",
                            "--no-spatial-splits",

@@ -77,7 +77,8 @@ int GridCell(Vec3 d, int rows, int cols) {
 }
 
 // Midpoint integration of the portal pdf from o over the sphere on 2048 x 4096 equal-area cells, with triangles picked
-// by the lattice's probabilities (the sphere's table and two hemispheres') and (the naive twin) by area. The pdf is
+// by the lattice's probabilities (the sphere's table and two hemispheres') and (the naive twin) by area, and points by
+// solid angle on the rectangles and (the naive twin) by area. The pdf is
 // discontinuous at the portals' outlines, where a cell's midpoint decides for the whole cell: an error of either sign
 // per outline cell, up to 1.3e-3 of the total here (the -z table from (0.3, -0.4, 0.2): 1.26e-3, and 6.6e-4 on a grid 4
 // times as fine each way, so the outlines'), within 2e-3 (a pdf without the 1 / |cos|, or that counts only the nearest
@@ -85,12 +86,14 @@ int GridCell(Vec3 d, int rows, int cols) {
 TEST(Portals, PdfIntegratesToOneOverTheSphere) {
   const Portals p = MakePortals(TestPortals());
   ASSERT_EQ(p.view.count, 4) << "three quads, one piece each, and a triangle";
-  for (int facing : {-1, kPortalAnyFacing, 2, 5})  // -1: by area
+  for (int facing : {-1, kPortalAnyFacing, 2, 5, -2})  // -1: picked by area; -2: points by area, the sphere's table
     for (Vec3 o : {Vec3(0.0f), Vec3(0.3f, -0.4f, 0.2f), Vec3(-0.5f, 1.5f, 0.1f)}) {
       const int rows = 2048, cols = 4096;
+      const int mode = facing == -1 ? kPortalPickByArea : (facing == -2 ? kPortalAreaPoints : 0);
+      const int table = facing == -2 ? kPortalAnyFacing : facing;
       double sum = 0.0;
       for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) sum += PortalPdf(p.view, facing < 0, o, facing, GridDirection(r, c, rows, cols));
+        for (int c = 0; c < cols; ++c) sum += PortalPdf(p.view, mode, o, table, GridDirection(r, c, rows, cols));
       sum *= 4.0 * kPi / (static_cast<double>(rows) * cols);
       std::printf("facing %d, origin (%g, %g, %g): the portal pdf integrates to %.6f\n", facing, o.x, o.y, o.z, sum);
       EXPECT_NEAR(sum, 1.0, 2e-3);
@@ -199,35 +202,47 @@ std::vector<Vec3> CubeOfPortals(float h) {
   return c;
 }
 
-void ExpectDirectionsFollowThePdf(bool byArea, int facing, const std::vector<Vec3>& corners = TestPortals()) {
+void ExpectDirectionsFollowThePdf(int mode, int facing, const std::vector<Vec3>& corners = TestPortals()) {
   const Portals p = MakePortals(corners);
   const Vec3 o(0.2f, 0.1f, -0.3f), ng(0.0f, 0.0f, 1.0f);  // the offset along +-ng moves the origin by 1e-4
   const int rows = 32, cols = 64, sub = 48, n = 1000000;
   std::vector<double> count(rows * cols, 0.0), expect(rows * cols, 0.0);
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  int rejected = 0;
+  int rejected = 0, behind = 0;
   for (int i = 0; i < n; ++i) {
-    const EnvSample s =
-        SampleEnvPortals(EnvMapView{}, Vec3(1.0f), p.view, byArea, 1.0f, o, ng, facing, 1.0f, u(rng), u(rng));
+    const float u1 = u(rng), u2 = u(rng);
+    const EnvSample s = SampleEnvPortals(EnvMapView{}, Vec3(1.0f), p.view, mode, 1.0f, o, ng, facing, 1.0f, u1, u2);
+    // frontOnly: the same sample where it leaves on ng's side, none behind.
+    const EnvSample f =
+        SampleEnvPortals(EnvMapView{}, Vec3(1.0f), p.view, mode, 1.0f, o, ng, facing, 1.0f, u1, u2, false, true);
     if (!(s.pdf > 0.0f)) {
       ++rejected;
+      ASSERT_FALSE(f.pdf > 0.0f);
       continue;
     }
+    if (Dot(s.wi, ng) > 0.0f) {
+      ASSERT_EQ(f.pdf, s.pdf);
+      ASSERT_EQ(f.wi.x, s.wi.x);
+    } else {
+      ASSERT_EQ(f.pdf, 0.0f);
+      ++behind;
+    }
     const float again =
-        PortalMixturePdf(p.view, byArea, 1.0f, OffsetRayOrigin(o, ng, s.wi, 1.0f), facing, s.wi, 1.0f / (4.0f * kPi));
+        PortalMixturePdf(p.view, mode, 1.0f, OffsetRayOrigin(o, ng, s.wi, 1.0f), facing, s.wi, 1.0f / (4.0f * kPi));
     ASSERT_NEAR(s.pdf, again, 1e-6f * again);
     count[GridCell(s.wi, rows, cols)] += 1.0;
   }
   // Only portal points within the origin's offset (1e-4) of the surface's plane are refused: a sliver of the portals
   // (this plane crosses three of them).
   EXPECT_LT(rejected, n / 2000);
+  EXPECT_GT(behind, n / 1000) << "frontOnly checked on directions behind the surface";
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c)
       for (int a = 0; a < sub; ++a)
         for (int b = 0; b < sub; ++b)
           expect[r * cols + c] +=
-              PortalPdf(p.view, byArea, o, facing, GridDirection(r, c, rows, cols, (a + 0.5) / sub, (b + 0.5) / sub));
+              PortalPdf(p.view, mode, o, facing, GridDirection(r, c, rows, cols, (a + 0.5) / sub, (b + 0.5) / sub));
   double chi2 = 0.0, pooledCount = 0.0, pooledExpect = 0.0;
   int bins = 0;
   for (int k = 0; k < rows * cols; ++k) {
@@ -242,8 +257,9 @@ void ExpectDirectionsFollowThePdf(bool byArea, int facing, const std::vector<Vec
   }
   if (pooledExpect > 0.0) chi2 += (pooledCount - pooledExpect) * (pooledCount - pooledExpect) / pooledExpect, ++bins;
   const double dof = bins - 1;
-  std::printf("%s, facing %d: chi-square %.1f over %g degrees of freedom\n", byArea ? "by area" : "by the lattice",
-              facing, chi2, dof);
+  std::printf("%s, points %s, facing %d: chi-square %.1f over %g degrees of freedom\n",
+              mode & kPortalPickByArea ? "by area" : "by the lattice",
+              mode & kPortalAreaPoints ? "by area" : "by solid angle", facing, chi2, dof);
   ASSERT_GT(bins, 100);
   EXPECT_LT(chi2, dof + 6.0 * std::sqrt(2.0 * dof));
 }
@@ -256,11 +272,69 @@ void ExpectDirectionsFollowThePdf(bool byArea, int facing, const std::vector<Vec
 // On the cube of portals around the origin, no ray from inside crosses two pieces (PortalsCrossedOnce): there a
 // sample's pdf is its own piece's term, which must still be the loop's.
 TEST(Portals, SampledDirectionsFollowThePdf) {
-  ExpectDirectionsFollowThePdf(true, kPortalAnyFacing);
-  ExpectDirectionsFollowThePdf(false, kPortalAnyFacing);
-  ExpectDirectionsFollowThePdf(false, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)));
-  ExpectDirectionsFollowThePdf(false, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)), CubeOfPortals(1.5f));
-  ExpectDirectionsFollowThePdf(false, kPortalAnyFacing, CubeOfPortals(1.5f));
+  ExpectDirectionsFollowThePdf(kPortalPickByArea, kPortalAnyFacing);
+  ExpectDirectionsFollowThePdf(kPortalPickByArea | kPortalAreaPoints, kPortalAnyFacing);
+  ExpectDirectionsFollowThePdf(0, kPortalAnyFacing);
+  ExpectDirectionsFollowThePdf(0, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)));
+  ExpectDirectionsFollowThePdf(kPortalAreaPoints, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)));
+  ExpectDirectionsFollowThePdf(0, PortalFacing(Vec3(0.0f, 0.0f, 1.0f)), CubeOfPortals(1.5f));
+  ExpectDirectionsFollowThePdf(kPortalAreaPoints, kPortalAnyFacing, CubeOfPortals(1.5f));
+}
+
+// The solid angle of [0, x] x [y0, y1] at z0 (PortalStripAngle's Phi), in double.
+double StripAngle(double x, double y0, double y1, double z0) {
+  auto f = [&](double y) { return std::atan2(x * y, std::fabs(z0) * std::sqrt(x * x + y * y + z0 * z0)); };
+  return f(y1) - f(y0);
+}
+
+// Rectangles of edges 0.5 to 4 in random orientations, seen from origins 0.02 to 60 away (many nearly edge-on): the
+// solid angle in float against double within 2e-4 of itself wherever points are drawn by it (at least
+// kPortalMinSolidAngle; measured 3e-5), and SamplePortalRect's points (from origins at least 1e-4 off the plane) lie
+// on the rectangle and divide it as (u, v) say: the part of the solid angle in [x0, x] is u S, and in the column at x
+// the part of its arc below y is v (both in double, within 1e-3; measured up to 3e-4 where o is 1e-4 off the plane
+// beside an edge; without the Newton steps and the column's factored root, 3e-3).
+TEST(Portals, RectanglePointsAreUniformInSolidAngle) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  int drawn = 0, small = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const Vec3 a = Normalize(Vec3(u(rng) - 0.5f, u(rng) - 0.5f, u(rng) - 0.5f));
+    const Vec3 b = Normalize(Cross(a, Vec3(u(rng) - 0.5f, u(rng) - 0.5f, u(rng) - 0.5f)));
+    const Vec3 e1 = a * (0.5f + 3.5f * u(rng)), e2 = b * (0.5f + 3.5f * u(rng));
+    const PortalPiece rect{Float4{0, 0, 0, 1}, Float4{e1.x, e1.y, e1.z, Length(e1) * Length(e2)},
+                           Float4{e2.x, e2.y, e2.z, 2.0f}};
+    const float dist = 0.02f * std::pow(3000.0f, u(rng));
+    const Vec3 o = Vec3(u(rng) - 0.5f, u(rng) - 0.5f, u(rng) - 0.5f) * (2.0f * dist);
+    const PortalRect r = PortalRectFrom(rect, o);
+    float phi0;
+    const float s = PortalRectSolidAngle(r, phi0);
+    const double exact = StripAngle(r.x1, r.y0, r.y1, r.z0) - StripAngle(r.x0, r.y0, r.y1, r.z0);
+    if (!(s >= kPortalMinSolidAngle)) {
+      ++small;
+      EXPECT_EQ(PortalPointSolidAngle(rect, o), 0.0f);
+      continue;
+    }
+    ASSERT_NEAR(s, exact, 2e-4 * exact) << "origin " << o.x << " " << o.y << " " << o.z;
+    ASSERT_EQ(PortalPointSolidAngle(rect, o), s);
+    // Within 1e-4 of the plane the point's offsets from o, measured in float, no longer resolve the column.
+    if (std::fabs(r.z0) < 1e-4f) continue;
+    ++drawn;
+    const float su = u(rng), sv = u(rng);
+    const Vec3 q = SamplePortalRect(r, o, s, phi0, su, sv);
+    const Vec3 d = q - PortalVec(rect.v0);
+    const double x = Dot(q - o, r.x), y = Dot(q - o, r.y), lx = Length(PortalVec(rect.e1));
+    ASSERT_NEAR(Dot(d, r.z), 0.0, 1e-5 * (dist + 4.0)) << "off the rectangle's plane";
+    ASSERT_GE(Dot(d, r.x), -1e-5 * (dist + 4.0));
+    ASSERT_LE(Dot(d, r.x), lx + 1e-5 * (dist + 4.0));
+    const double part = (StripAngle(x, r.y0, r.y1, r.z0) - StripAngle(r.x0, r.y0, r.y1, r.z0)) / exact;
+    ASSERT_NEAR(part, su, 1e-3) << "column";
+    const double dd = std::sqrt(x * x + double(r.z0) * r.z0);
+    auto h = [&](double t) { return t / std::sqrt(dd * dd + t * t); };
+    ASSERT_NEAR((h(y) - h(r.y0)) / (h(r.y1) - h(r.y0)), sv, 1e-3) << "place in the column";
+  }
+  std::printf("%d rectangles drawn by solid angle, %d under kPortalMinSolidAngle\n", drawn, small);
+  EXPECT_GT(drawn, 5000);
+  EXPECT_GT(small, 1000);
 }
 
 // How many of the pieces the ray (o, w) crosses.
@@ -357,6 +431,7 @@ TEST(Portals, LoopTwinRendersTheSameImage) {
   const std::vector<float> drawn = RenderCpu(d, o).rgb;
   o.envPortalLoop = true;
   EXPECT_EQ(MakeRenderParams(o).envPortalLoop, 1);
+  EXPECT_EQ(MakeRenderParams(o).envPortalAreaPoints, 0);
   const std::vector<float> loop = RenderCpu(d, o).rgb;
   ASSERT_EQ(drawn.size(), loop.size());
   size_t differ = 0;
@@ -420,7 +495,7 @@ TEST(Portals, PiecesArePickedByArea) {
                          Vec3(0, 1, 6), Vec3(1, 0, 6),    Vec3(1, 1, 6),    Vec3(0, 1, 6)};
   const std::vector<PortalPiece> t = BuildPortals(c);
   ASSERT_EQ(t.size(), 5u) << "rectangle, triangle, the trapezoid's two triangles, square";
-  const float parallelogram[5] = {1, 0, 0, 0, 1}, area[5] = {3, 0.5f, 1, 0.5f, 1};
+  const float parallelogram[5] = {2, 0, 0, 0, 2}, area[5] = {3, 0.5f, 1, 0.5f, 1};  // 2: a rectangle
   double acc = 0.0;
   for (int i = 0; i < 5; ++i) {
     acc += area[i];
@@ -436,8 +511,10 @@ TEST(Portals, PiecesArePickedByArea) {
   v.area = 6.0f;
   int off = 0, square = 0, piece = -1;
   for (int i = 0; i < 36000; ++i) {
-    const Vec3 q = SamplePortalPoint(v, true, Vec3(0.0f), kPortalAnyFacing, (i + 0.5f) / 36000,
-                                     std::fmod(i * 0.618034f, 1.0f), piece);
+    float solidAngle;
+    const Vec3 q = SamplePortalPoint(v, kPortalPickByArea | kPortalAreaPoints, Vec3(0.0f), kPortalAnyFacing,
+                                     (i + 0.5f) / 36000, std::fmod(i * 0.618034f, 1.0f), piece, solidAngle);
+    EXPECT_EQ(solidAngle, 0.0f);
     EXPECT_EQ(q.z == 6.0f, piece == 4);
     if (q.z == 0.0f) off += q.x < 0.0f || q.x > 3.0f || q.y < 0.0f || q.y > 1.0f;
     if (q.z == 6.0f) off += q.x < 0.0f || q.x > 1.0f || q.y < 0.0f || q.y > 1.0f, ++square;
@@ -548,13 +625,19 @@ TEST(Portals, TransmittingSheetInAnOpenBoxAgrees) {
   test::RemoveTree(dir);
 }
 
-// The hall of make_skyhall.py (15 portal quads) under a constant sky: the same at 32 x 18 pixels (measured 0.28).
+// The hall of make_skyhall.py (15 portal quads, all rectangles) under a constant sky: the same at 32 x 18 pixels, with
+// points by solid angle and (--naive-portal-point) by area.
 TEST(Portals, HallMeanAgreesWithLessNoise) {
   const int w = 32, h = 18;
   const SceneData d = test::LoadWithMap(test::ProjectScenesDir() + "/skyhall.obj", Vec3(2.5f, 4, 10), Vec3(38, 6, 10),
                                         60.0f, w, h, nullptr, 0.0f, Vec3(1.0f));
   ASSERT_EQ(d.portals.size(), 15u) << "15 quads, a piece each";
-  ExpectPortalsAgreeWithLessNoise(d, test::QuietRender(w, h, 8, 5), 6, 0.45, "hall");
+  for (const PortalPiece& p : d.portals) ASSERT_EQ(p.e2.w, 2.0f) << "a rectangle";
+  RenderOptions o = test::QuietRender(w, h, 8, 5);
+  ExpectPortalsAgreeWithLessNoise(d, o, 6, 0.45, "hall");
+  o.envPortalAreaPoints = true;
+  EXPECT_EQ(MakeRenderParams(o).envPortalAreaPoints, 1);
+  ExpectPortalsAgreeWithLessNoise(d, o, 6, 0.45, "hall, points by area");
 }
 
 }  // namespace

@@ -123,6 +123,26 @@ class HelpGroups {
   std::vector<std::string> order_;
 };
 
+// The naive twins' group of MakeOptionsSpec: each optimisation's reasonable first attempt (docs/PERFORMANCE.md).
+void AddNaiveTwinOptions(HelpGroups& groups) {
+  // clang-format off
+  groups.Group("Naive twin (same image, slower; docs/PERFORMANCE.md)")
+    ("naive-layout", "array-of-structs ray, hit and path state with float3 fields")
+    ("naive-compaction", "one atomicAdd per thread when pushing to queues")
+    ("no-compaction", "keep dead paths in place; launch every stage over the whole pool")
+    ("single-shade-kernel", "one shade kernel that switches on the material, not per-class queues")
+    ("plain-loads", "read the BVH and scene through plain loads, not the read-only cache")
+    ("pageable-readback", "read the film back through pageable, not pinned, host memory")
+    ("one-thread-per-ray", "trace each ray to the end on its own thread (--persistent 0)")
+    ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
+    ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
+    ("naive-reduction", "reduce tile statistics with divergent neighbored pairs")
+    ("naive-portal-pick", "pick environment portals by area, not by their projected solid angle from the point")
+    ("naive-portal-pdf", "sum a portal sample's pdf over every portal, even where it can cross only the one drawn")
+    ("naive-portal-point", "draw points on environment portals uniformly by area, not by the solid angle they fill");
+  // clang-format on
+}
+
 // One short line per option; what needs more words is in docs/RENDERING.md, docs/FORMATS.md and docs/PERFORMANCE.md.
 cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
   cxxopts::Options cli(
@@ -189,19 +209,9 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("checkpoint", "save the film every --checkpoint-interval, at the end and on Ctrl-C", cxxopts::value<std::string>(), "FILE")
     ("checkpoint-interval", "seconds between checkpoints (0: after every pass)", cxxopts::value<double>()->default_value("60"), "S")
     ("resume", "continue FILE's render up to --spp (with the same settings)", cxxopts::value<std::string>(), "FILE");
-  groups.Group("Naive twin (same image, slower; docs/PERFORMANCE.md)")
-    ("naive-layout", "array-of-structs ray, hit and path state with float3 fields")
-    ("naive-compaction", "one atomicAdd per thread when pushing to queues")
-    ("no-compaction", "keep dead paths in place; launch every stage over the whole pool")
-    ("single-shade-kernel", "one shade kernel that switches on the material, not per-class queues")
-    ("plain-loads", "read the BVH and scene through plain loads, not the read-only cache")
-    ("pageable-readback", "read the film back through pageable, not pinned, host memory")
-    ("one-thread-per-ray", "trace each ray to the end on its own thread (--persistent 0)")
-    ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
-    ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
-    ("naive-reduction", "reduce tile statistics with divergent neighbored pairs")
-    ("naive-portal-pick", "pick environment portals by area, not by their projected solid angle from the point")
-    ("naive-portal-pdf", "sum a portal sample's pdf over every portal, even where it can cross only the one drawn");
+  // clang-format on
+  AddNaiveTwinOptions(groups);
+  // clang-format off
   groups.Group("BVH and traversal")
     ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
     ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")
@@ -457,6 +467,7 @@ void ReadLightSampling(const cxxopts::ParseResult& r, RenderOptions& opt) {
   opt.naiveReduction = r.count("naive-reduction") > 0;
   opt.envPortalByArea = r.count("naive-portal-pick") > 0;
   opt.envPortalLoop = r.count("naive-portal-pdf") > 0;
+  opt.envPortalAreaPoints = r.count("naive-portal-point") > 0;
 }
 
 void ReadProfiling(const cxxopts::ParseResult& r, CliOptions& o) {

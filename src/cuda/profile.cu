@@ -411,6 +411,8 @@ void AddKernelRows(const SceneData& data, const RenderOptions& base, const Rende
           {"env portals (portals vs importance)", "render", nullptr, p.importanceMs, p.portalsMs, p.evidence});
       rows.push_back({"portal pdf (drawn piece's term vs loop over pieces)", "render", nullptr, p.loopMs, p.drawnMs,
                       p.pdfEvidence});
+      rows.push_back({"portal points (by solid angle vs by area)", "render", nullptr, p.areaPointsMs, p.solidPointsMs,
+                      p.pointEvidence});
     }
   }
 }

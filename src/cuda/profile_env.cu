@@ -89,7 +89,16 @@ EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOption
   char pev[256];
   std::snprintf(pev, sizeof pev, "RMSE at equal spp: loop %.4g, drawn piece %.4g (the same estimator); %s", p.rmseNaive,
                 p.rmseOpt, where.c_str());
-  return EnvPortalsProfileRow{q.msNaive, q.msOpt, ev, p.msNaive, p.msOpt, pev};
+  std::fprintf(stderr, "  measuring the portal points (uniform in area vs in solid angle)\n");
+  RenderOptions byArea = drawn, solid = drawn;
+  byArea.envPortalAreaPoints = true;
+  solid.envPortalAreaPoints = false;
+  const QualityPair pts = MeasureQuality(data, solid, byArea, solid, 16, repeats);
+  char qev[256];
+  std::snprintf(qev, sizeof qev,
+                "RMSE at equal spp: by area %.4g, by solid angle %.4g (%.2fx); at equal time solid angle/area %.2fx",
+                pts.rmseNaive, pts.rmseOpt, pts.rmseOpt / pts.rmseNaive, pts.EqualTimeRatio());
+  return EnvPortalsProfileRow{q.msNaive, q.msOpt, ev, p.msNaive, p.msOpt, pev, pts.msNaive, pts.msOpt, qev};
 }
 
 }  // namespace tracer

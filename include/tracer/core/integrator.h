@@ -47,8 +47,7 @@ TRACER_HD void MissItem(const SceneView& s, const RenderParams& rp, const FilmVi
   if (!(ps.flags & kPathSpecular) && envPick > 0.0f) {
     const float mix = EnvPortalMix(s, rp);
     const int facing = static_cast<int>((ps.flags & kPathFacingMask) >> kPathFacingShift);
-    const float pdf =
-        mix > 0.0f ? PortalMixturePdf(s.portals, rp.envPortalByArea != 0, mix, r.o, facing, r.d, pdfEnv) : pdfEnv;
+    const float pdf = mix > 0.0f ? PortalMixturePdf(s.portals, PortalMode(rp), mix, r.o, facing, r.d, pdfEnv) : pdfEnv;
     w = PowerHeuristic(ps.bsdfPdf, envPick * pdf);
   }
   FilmAdd(film, rp, ps.pixel, FilmTag(ps.depth, ps.sample), ps.throughput * le * w);
@@ -147,11 +146,11 @@ TRACER_HD void SampleLightShadow(const SceneView& s, const PathState& ps, const 
   float pdfLight = 0.0f;  // solid angle, pick probability included (a delta light: its pick probability)
   bool infinite = false, delta = false;
   if (uPick < envPick) {
-    const EnvSample es =
-        portalMix > 0.0f
-            ? SampleEnvPortals(s.env, s.environment, s.portals, rp.envPortalByArea != 0, portalMix, sf.p, sp.ng,
-                               VertexFacing(bsdf, sp), s.offsetFloor, u1, u2, rp.envPortalLoop != 0)
-            : SampleEnvGuided(s.env, s.environment, s.envGuide, EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
+    const EnvSample es = portalMix > 0.0f ? SampleEnvPortals(s.env, s.environment, s.portals, PortalMode(rp), portalMix,
+                                                             sf.p, sp.ng, VertexFacing(bsdf, sp), s.offsetFloor, u1, u2,
+                                                             rp.envPortalLoop != 0, !TransmitsLight(bsdf))
+                                          : SampleEnvGuided(s.env, s.environment, s.envGuide,
+                                                            EnvGuideTile(s.envGuide, ps.pixel, d), u1, u2);
     wi = es.wi;
     le = es.le;
     pdfLight = envPick * es.pdf;

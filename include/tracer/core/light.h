@@ -72,6 +72,11 @@ TRACER_HD float EnvPortalMix(const SceneView& s, const RenderParams& rp) {
   return rp.envPortalMix < 0.0f ? s.env.p.portalMix : rp.envPortalMix;
 }
 
+// How portal samples are drawn (core/portals.h's kPortalPickByArea and kPortalAreaPoints: the naive twins).
+TRACER_HD int PortalMode(const RenderParams& rp) {
+  return (rp.envPortalByArea ? kPortalPickByArea : 0) | (rp.envPortalAreaPoints ? kPortalAreaPoints : 0);
+}
+
 // Probability that next-event estimation samples a delta light, given that it does not sample the environment, for a
 // path in `tile`: the delta cluster's share of the clusters before the environment's, or by power.
 TRACER_HD float DeltaShare(const SceneView& s, int tile) {

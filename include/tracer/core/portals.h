@@ -32,9 +32,11 @@
 // that a ray that leaves the scene weighs its direction with the table next-event estimation drew from.
 // Drawing from it picks a piece from the vertex's cumulative table by bisection, so drawing a sample costs a few loads
 // instead of a loop over the pieces. Its naive twin (--naive-portal-pick) picks by area alone, P_i = A_i / A. A point
-// on piece i is uniform, density 1 / A_i, so in solid angle from o, where the ray (o, w) crosses the piece at distance
-// t and cosine c to its plane,
-//   p_portal(w) = sum over the crossed pieces of P_i(o) t^2 / (A_i |c|),
+// on piece i is uniform in the solid angle S_i(o) that it subtends where it is a rectangle seen under enough of it
+// (PortalPointSolidAngle), density 1 / S_i; else uniform in area (the naive twin, --naive-portal-point, on every
+// piece), density 1 / A_i, in solid angle from o t^2 / (A_i |c|), where the ray (o, w) crosses the piece at distance
+// t and cosine c to its plane. So
+//   p_portal(w) = sum over the crossed pieces of P_i(o) d_i(o, w), d_i = 1 / S_i(o) or t^2 / (A_i |c|),
 // a loop over the pieces (a quad's one test instead of its two triangles'), except for a direction drawn toward a
 // piece from an origin whence no ray crosses two (PortalsCrossedOnce: every portal in a wall of a closed interior,
 // seen from inside), whose sum is that piece's term alone.
@@ -72,7 +74,8 @@ constexpr float kPortalMixMax = 1.0f;
 struct alignas(16) PortalPiece {
   Float4 v0;  // xyz: the first corner; w: the portals' cumulative area fraction up to and including this one (last 1)
   Float4 e1;  // xyz: the first edge; w: the piece's area
-  Float4 e2;  // xyz: the second edge; w: 1 for a parallelogram, 0 for a triangle
+  Float4 e2;  // xyz: the second edge; w: 2 for a rectangle (e1 and e2 at right angles), 1 for another parallelogram,
+              // 0 for a triangle
 };
 static_assert(sizeof(PortalPiece) == 48 && alignof(PortalPiece) == 16, "portal piece: three 16-byte loads");
 
@@ -168,6 +171,121 @@ TRACER_HD float PortalCrossing(const PortalPiece& piece, Vec3 o, Vec3 w) {
   return (parallelogram ? 1.0f : 2.0f) * t * t / det;
 }
 
+// How portal samples are drawn: bits of RenderParams' naive twins (PortalMode in light.h), 0 for the defaults.
+constexpr int kPortalPickByArea = 1;  // --naive-portal-pick: pieces picked by area, not by the lattice's shares
+constexpr int kPortalAreaPoints = 2;  // --naive-portal-point: points uniform in area on every piece
+
+// Points by solid angle. On a rectangular piece seen from o under a solid angle S of at least kPortalMinSolidAngle,
+// the point is uniform in the solid angle it subtends (Urena, Fajardo and King 2013, "An Area-Preserving
+// Parametrization for Spherical Rectangles"), density 1 / S: the area's density in solid angle, t^2 / (A |cos|),
+// grows without bound toward the portal's edge as seen from a point next to it (a window's reveal, the wall around
+// it), whose samples then carry the estimator's largest values. Under that angle (a piece far away, or seen edge-on)
+// and on other pieces the point stays uniform in area: the two densities differ little there, and the angle computed
+// in float loses digits. The choice depends on o and the piece alone, so next-event estimation and a ray that leaves
+// the scene from the same origin weigh a direction alike.
+constexpr float kPortalMinSolidAngle = 0.01f;
+
+// A rectangular piece in the frame of o: unit x along e1, y along e2, z their normal turned so that the rectangle
+// lies at z = z0 <= 0; it spans [x0, x1] x [y0, y1] there.
+struct PortalRect {
+  Vec3 x, y, z;
+  float x0, x1, y0, y1, z0;
+};
+
+TRACER_HD PortalRect PortalRectFrom(const PortalPiece& p, Vec3 o) {
+  PortalRect r;
+  const Vec3 e1 = PortalVec(p.e1), e2 = PortalVec(p.e2), d = PortalVec(p.v0) - o;
+  const float l1 = Length(e1), l2 = Length(e2);
+  r.x = e1 / l1;
+  r.y = e2 / l2;
+  r.z = Cross(r.x, r.y);
+  r.x0 = Dot(d, r.x);
+  r.y0 = Dot(d, r.y);
+  r.z0 = Dot(d, r.z);
+  if (r.z0 > 0.0f) r.z = -r.z, r.z0 = -r.z0;
+  r.x1 = r.x0 + l1;
+  r.y1 = r.y0 + l2;
+  return r;
+}
+
+// The signed solid angle of the strip [0, x] x [y0, y1] at z = z0, Phi(x) = F(x, y1) - F(x, y0), where F(x, y) =
+// atan(x y / (|z0| |(x, y, z0)|)) is that of [0, x] x [0, y]: the angle of the product of |z0| r1 + i x y1 and the
+// conjugate of |z0| r0 + i x y0, whose angles are the two F (their difference lies in (-pi, pi), so one atan2 gives
+// it without a turn's ambiguity). The rectangle's solid angle is Phi(x1) - Phi(x0): two arctangents of
+// well-conditioned arguments, where the sum of the four corners' angles minus 2 pi (Urena et al.) or differences of
+// arcsines lose digits for small or edge-on rectangles. `slope`: dPhi/dx = |z0| / (x^2 + z0^2) (y1 / r1 - y0 / r0).
+TRACER_HD float PortalStripAngle(float x, float y0, float y1, float z0, float& slope) {
+  const float zz = z0 * z0, xx = x * x, az = fabsf(z0);
+  const float r0 = sqrtf(xx + y0 * y0 + zz), r1 = sqrtf(xx + y1 * y1 + zz);
+  slope = az / (xx + zz) * (y1 / r1 - y0 / r0);
+  return atan2f(x * az * (y1 * r0 - y0 * r1), zz * r0 * r1 + xx * y0 * y1);
+}
+
+// The solid angle S of a rectangle, and phi0 = Phi(x0).
+TRACER_HD float PortalRectSolidAngle(const PortalRect& r, float& phi0) {
+  float slope;
+  phi0 = PortalStripAngle(r.x0, r.y0, r.y1, r.z0, slope);
+  return PortalStripAngle(r.x1, r.y0, r.y1, r.z0, slope) - phi0;
+}
+
+// The solid angle of piece p from o where its points are drawn by solid angle there (a rectangle under at least
+// kPortalMinSolidAngle), else 0 (also for a NaN, o in the rectangle's plane on an edge's line).
+TRACER_HD float PortalPointSolidAngle(const PortalPiece& p, Vec3 o) {
+  if (p.e2.w != 2.0f) return 0.0f;
+  float phi0;
+  const float s = PortalRectSolidAngle(PortalRectFrom(p, o), phi0);
+  return s >= kPortalMinSolidAngle ? s : 0.0f;
+}
+
+// A point of the rectangle uniform in the solid angle s it subtends, from (u, v) in [0, 1)^2 (Urena et al.'s
+// parametrization): u picks the column x where the strip [x0, x] holds u s, v the place in that column's arc. The
+// column is where Phi(x) = phi = phi0 + u s; with c_j = y_j / |(y_j, z0)|, N = c1 - c0 cos(phi), D = sin(phi), the
+// paper's x = -z0 cu / sqrt(1 - cu^2), cu = sign(fu) / sqrt(fu^2 + c0^2), fu = N / D, reads
+//   x = -z0 sign(N) D / sqrt(N^2 - (1 - c0^2) D^2)
+// (at 0 or below the root's argument, the column is an edge's). Seen nearly edge-on from beside an edge (|z0| a
+// hundredth of the rectangle, as from a window's reveal next to its portal) the root's argument is a small difference
+// of larger terms (c0 and c1 near -1 and 1), and the column's share was off by up to 3e-3 in float; there two Newton
+// steps on Phi(x) = phi, whose slope is known, bring it within 2e-4 (one left up to 6e-4 where Phi flattens toward
+// the far edge). Elsewhere the closed form alone is as close.
+TRACER_HD Vec3 SamplePortalRect(const PortalRect& r, Vec3 o, float s, float phi0, float u, float v) {
+  const float zz = r.z0 * r.z0, phi = phi0 + u * s;
+  const float sinPhi = sinf(phi), cosPhi = cosf(phi);  // one sincos on the device
+  const float c0 = r.y0 / sqrtf(zz + r.y0 * r.y0), c1 = r.y1 / sqrtf(zz + r.y1 * r.y1);
+  const float nn = c1 - c0 * cosPhi, sd = nn > 0.0f ? sinPhi : -sinPhi;
+  const float den = nn * nn - zz / (zz + r.y0 * r.y0) * sinPhi * sinPhi;
+  float xu = Clamp(den > 0.0f ? -r.z0 * sd / sqrtf(den) : (sd > 0.0f ? r.x1 : r.x0), r.x0, r.x1);
+  if (zz < 0.0025f * Fmaxf(r.y0 * r.y0, r.y1 * r.y1)) {  // |z0| under a twentieth of the farther y edge's offset
+    TRACER_UNROLL
+    for (int step = 0; step < 2; ++step) {
+      float slope;
+      const float miss = PortalStripAngle(xu, r.y0, r.y1, r.z0, slope) - phi;
+      if (slope > 0.0f) xu = Clamp(xu - miss / slope, r.x0, r.x1);
+    }
+  }
+  // In the column, h = y / |(y, d)| is uniform: h0 + v (h1 - h0), and y = h d / sqrt((1 - h) (1 + h)), the two
+  // factors sums of positive terms, 1 - h1 and 1 + h0 taken without cancelling (a column seen end-on, d small
+  // against y, has h near -1 and 1 at its ends).
+  const float dd = xu * xu + zz, d = sqrtf(dd);
+  const float r0 = sqrtf(dd + r.y0 * r.y0), r1 = sqrtf(dd + r.y1 * r.y1);
+  const float h0 = r.y0 / r0, h1 = r.y1 / r1;
+  const float below1 = r.y1 > 0.0f ? dd / (r1 * (r1 + r.y1)) : (r1 - r.y1) / r1;  // 1 - h1
+  const float above0 = r.y0 < 0.0f ? dd / (r0 * (r0 - r.y0)) : (r0 + r.y0) / r0;  // 1 + h0
+  const float span = h1 - h0, hv = h0 + v * span;
+  const float rest = (below1 + (1.0f - v) * span) * (above0 + v * span);
+  const float yv = rest > 0.0f ? Clamp(hv * d / sqrtf(rest), r.y0, r.y1) : (hv > 0.0f ? r.y1 : r.y0);
+  return o + r.x * xu + r.y * yv + r.z * r.z0;
+}
+
+// The solid-angle density with which piece p's points reach direction w from o: PortalCrossing's, or 1 / S where
+// the piece's points are drawn by solid angle (S: PortalPointSolidAngle, passed in as `solidAngle` where the caller
+// has it, else negative). 0 where the ray does not cross it.
+TRACER_HD float PortalDensity(const PortalPiece& p, int mode, Vec3 o, Vec3 w, float solidAngle = -1.0f) {
+  const float x = PortalCrossing(p, o, w);
+  if (!(x > 0.0f) || (mode & kPortalAreaPoints) || p.e2.w != 2.0f) return x;
+  const float s = solidAngle >= 0.0f ? solidAngle : PortalPointSolidAngle(p, o);
+  return s > 0.0f ? 1.0f / s : x;
+}
+
 // The probability of picking piece i at o for a facing: by area (the naive twin), else the table of the lattice
 // vertex nearest o (PortalVertex).
 TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, Vec3 o, int facing, int i) {
@@ -176,37 +294,41 @@ TRACER_HD float PortalPickProbability(const PortalView& v, bool byArea, Vec3 o, 
   return cdf[i] - (i > 0 ? cdf[i - 1] : 0.0f);
 }
 
-// The portal pdf (solid angle) of unit direction w from o, for a facing. `crossed`: a piece that the ray is known to
-// cross (next-event estimation's own pick) or -1; where no other can be crossed from o (PortalsCrossedOnce), the pdf
-// is that piece's term alone, and the loop over the pieces is skipped. In the loop, the pick probability of the first
-// piece crossed is taken after it, where the lanes of a warp that cross different pieces take it together, not one
-// piece after another inside it (when it took eight loads, on the GPU that was three quarters of a portal render's
-// shading instructions); a direction through overlapping portals adds the others' in the loop. The first crossing is
-// computed again after the loop rather than kept through it (fewer live registers: the shade kernels spilled
-// otherwise).
-TRACER_HD float PortalPdf(const PortalView& v, bool byArea, Vec3 o, int facing, Vec3 w, int crossed = -1) {
+// The portal pdf (solid angle) of unit direction w from o, for a facing, with the pieces' points drawn as `mode`
+// says. `crossed`: a piece that the ray is known to cross (next-event estimation's own pick) or -1, and `solidAngle`
+// its PortalPointSolidAngle from o where the caller has it (else negative); where no other can be crossed from o
+// (PortalsCrossedOnce), the pdf is that piece's term alone, and the loop over the pieces is skipped. In the loop, the
+// pick probability and the density of the first piece crossed are taken after it, where the lanes of a warp that
+// cross different pieces take them together, not one piece after another inside it (when the pick took eight loads,
+// on the GPU that was three quarters of a portal render's shading instructions); a direction through overlapping
+// portals adds the others' in the loop. The first crossing is computed again after the loop rather than kept through
+// it (fewer live registers: the shade kernels spilled otherwise).
+TRACER_HD float PortalPdf(const PortalView& v, int mode, Vec3 o, int facing, Vec3 w, int crossed = -1,
+                          float solidAngle = -1.0f) {
+  const bool byArea = (mode & kPortalPickByArea) != 0;
   float sum = 0.0f;
   int first = crossed;
   if (crossed < 0 || !PortalsCrossedOnce(v, o)) {
     first = -1;
     for (int i = 0; i < v.count; ++i) {
-      const float x = PortalCrossing(v.pieces[i], o, w);
-      if (!(x > 0.0f)) continue;
+      if (!(PortalCrossing(v.pieces[i], o, w) > 0.0f)) continue;
       if (first < 0)
         first = i;
       else
-        sum += PortalPickProbability(v, byArea, o, facing, i) * x;
+        sum += PortalPickProbability(v, byArea, o, facing, i) * PortalDensity(v.pieces[i], mode, o, w);
     }
     if (first < 0) return sum;
   }
-  return PortalPickProbability(v, byArea, o, facing, first) * PortalCrossing(v.pieces[first], o, w) + sum;
+  return PortalPickProbability(v, byArea, o, facing, first) *
+             PortalDensity(v.pieces[first], mode, o, w, first == crossed ? solidAngle : -1.0f) +
+         sum;
 }
 
-// The mixture's pdf of direction w from o for a facing, given the environment's own pdf there (crossed: as
-// PortalPdf's).
-TRACER_HD float PortalMixturePdf(const PortalView& v, bool byArea, float mix, Vec3 o, int facing, Vec3 w, float pdfEnv,
-                                 int crossed = -1) {
-  return mix * PortalPdf(v, byArea, o, facing, w, crossed) + (1.0f - mix) * pdfEnv;
+// The mixture's pdf of direction w from o for a facing, given the environment's own pdf there (crossed, solidAngle:
+// as PortalPdf's).
+TRACER_HD float PortalMixturePdf(const PortalView& v, int mode, float mix, Vec3 o, int facing, Vec3 w, float pdfEnv,
+                                 int crossed = -1, float solidAngle = -1.0f) {
+  return mix * PortalPdf(v, mode, o, facing, w, crossed, solidAngle) + (1.0f - mix) * pdfEnv;
 }
 
 // The first k of [0, n) whose cumulative value cdf[k] exceeds u (the last when none does), by bisection.
@@ -224,11 +346,13 @@ TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
 
 // A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o for
 // the facing (by area: in the pieces' cumulative area fractions; else in the facing's table of the lattice vertex
-// nearest o), and u0's place inside its share with u2 a uniform point on it, which is piece i.
-TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int facing, float u0, float u2, int& piece) {
+// nearest o), and u0's place inside its share with u2 a point on it, which is piece i: uniform in the solid angle from
+// o where PortalPointSolidAngle is positive (it is returned in solidAngle, else 0), else uniform in area.
+TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, int mode, Vec3 o, int facing, float u0, float u2, int& piece,
+                                 float& solidAngle) {
   int k = 0;
   float below, share;
-  if (byArea) {  // the pieces' cumulative area fractions are their records' v0.w
+  if (mode & kPortalPickByArea) {  // the pieces' cumulative area fractions are their records' v0.w
     int hi = v.count - 1;
     while (k < hi) {
       const int mid = (k + hi) >> 1;
@@ -248,6 +372,16 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int f
   piece = k;
   const PortalPiece& p = v.pieces[k];
   const float u1 = share > 0.0f ? Clamp((u0 - below) / share, 0.0f, 0.99999994f) : 0.0f;
+  solidAngle = 0.0f;
+  if (!(mode & kPortalAreaPoints) && p.e2.w == 2.0f) {
+    const PortalRect r = PortalRectFrom(p, o);
+    float phi0;
+    const float s = PortalRectSolidAngle(r, phi0);
+    if (s >= kPortalMinSolidAngle) {
+      solidAngle = s;
+      return SamplePortalRect(r, o, s, phi0, u1, u2);
+    }
+  }
   float b1 = u1, b2 = u2;
   if (p.e2.w == 0.0f) SampleTriangle(u1, u2, b1, b2);
   return PortalVec(p.v0) + PortalVec(p.e1) * b1 + PortalVec(p.e2) * b2;
@@ -260,33 +394,43 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, bool byArea, Vec3 o, int f
 // offsetFloor); `loop` (--naive-portal-pdf, the naive twin) sums it over every piece even where the drawn piece's term
 // alone is the sum (PortalPdf).
 // A portal point whose direction from the origin leaves by the other side of the surface than q lies (q within the
-// offset of the surface's plane) gives no sample (pdf 0): a ray leaving along it would start on the other side.
-TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const PortalView& v, bool byArea, float mix,
+// offset of the surface's plane) gives no sample (pdf 0): a ray leaving along it would start on the other side. With
+// `frontOnly` (a BSDF that does not transmit, whose caller refuses such directions) neither does a direction that
+// does not leave on ng's side, before its pdf is computed: a portal point behind the surface (a wall's own windows,
+// seen from the wall) or the environment's direction below it.
+TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const PortalView& v, int mode, float mix,
                                      Vec3 p, Vec3 ng, int facing, float offsetFloor, float u1, float u2,
-                                     bool loop = false) {
+                                     bool loop = false, bool frontOnly = false) {
   EnvSample s;
   Vec3 o;
   int piece = -1;
+  float solidAngle = -1.0f;
   if (u1 < mix) {
     s.pdf = 0.0f;
     const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
-    const Vec3 q = SamplePortalPoint(v, byArea, front, facing, Fminf(u1 / mix, 0.99999994f), u2, piece);
+    const Vec3 q = SamplePortalPoint(v, mode, front, facing, Fminf(u1 / mix, 0.99999994f), u2, piece, solidAngle);
     o = OffsetRayOrigin(p, ng, q - p, offsetFloor);
     const Vec3 d = q - o;
     const float len = Length(d);
     if (!(len > 0.0f)) return s;
     s.wi = d / len;
     if ((Dot(s.wi, ng) < 0.0f) != (Dot(q - p, ng) < 0.0f)) return s;
+    // The angle was measured from the front origin: from the back one (a transmitting BSDF) it is measured again.
+    if (!(o.x == front.x && o.y == front.y && o.z == front.z)) solidAngle = -1.0f;
   } else {
     s = SampleEnvironment(env, constant, Fminf((u1 - mix) / (1.0f - mix), 0.99999994f), u2);
     if (!(s.pdf > 0.0f)) return s;
     o = OffsetRayOrigin(p, ng, s.wi, offsetFloor);
   }
+  if (frontOnly && !(Dot(s.wi, ng) > 0.0f)) {
+    s.pdf = 0.0f;
+    return s;
+  }
   // The radiance and the map's pdf as a ray leaving along wi looks them up (EnvRadiance), so that its MIS weight and
   // this sample's agree also on a texel's edge.
   float pdfEnv;
   s.le = EnvRadiance(env, constant, s.wi, pdfEnv);
-  s.pdf = PortalMixturePdf(v, byArea, mix, o, facing, s.wi, pdfEnv, loop ? -1 : piece);
+  s.pdf = PortalMixturePdf(v, mode, mix, o, facing, s.wi, pdfEnv, loop ? -1 : piece, solidAngle);
   return s;
 }
 

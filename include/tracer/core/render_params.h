@@ -19,8 +19,9 @@ struct RenderParams {
   // (--env-portal-mix, core/portals.h), or -1 for the environment's own (EnvParams::portalMix, --env-portal-mix auto);
   // 0 (--env-sampling importance, uniform or guided): portals unused.
   float envPortalMix;
-  int32_t envPortalByArea;  // 1 (--naive-portal-pick): portal triangles picked by area, not by their solid angle
-  int32_t envPortalLoop;    // 1 (--naive-portal-pdf): every portal sample's pdf summed over all pieces (PortalPdf)
+  int32_t envPortalByArea;      // 1 (--naive-portal-pick): portal triangles picked by area, not by their solid angle
+  int32_t envPortalLoop;        // 1 (--naive-portal-pdf): every portal sample's pdf summed over all pieces (PortalPdf)
+  int32_t envPortalAreaPoints;  // 1 (--naive-portal-point): portal points uniform in area, not in solid angle
   // Adaptive sampling: this pass samples only these pixels (ascending, in the backend's memory); 0: every pixel.
   uint32_t activeCount;
   const uint32_t* activePixels;

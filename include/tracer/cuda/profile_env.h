@@ -33,12 +33,16 @@ EnvGuideProfileRow ProfileEnvGuide(const SceneData& data, const RenderOptions& o
 // portals and an environment light), reference by importance at 16 times the spp; evidence says the RMSEs, the
 // equal-time ratio, the portal triangles and the mix in effect. With it, the portal pdf's row: the loop over the
 // pieces (--naive-portal-pdf) against the drawn piece's term alone, both with portals, reference by portals at 16 times
-// the spp; pdfEvidence says both RMSEs (the same estimator) and the half-spaces.
+// the spp; pdfEvidence says both RMSEs (the same estimator) and the half-spaces. And the portal points' row: points
+// uniform in area (--naive-portal-point) against uniform in solid angle, both with portals, the same reference;
+// pointEvidence says the RMSEs and the equal-time ratio.
 struct EnvPortalsProfileRow {
   double importanceMs = 0, portalsMs = 0;
   std::string evidence;
   double loopMs = 0, drawnMs = 0;
   std::string pdfEvidence;
+  double areaPointsMs = 0, solidPointsMs = 0;
+  std::string pointEvidence;
 };
 EnvPortalsProfileRow ProfileEnvPortals(const SceneData& data, const RenderOptions& o, int repeats);
 

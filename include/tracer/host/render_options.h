@@ -77,8 +77,9 @@ struct RenderOptions {
   // --env-portal-mix: the portals' share of environment samples, in (0, 1]; negative (auto): the environment's own
   // (EnvParams::portalMix, host/env_map.h)
   float envPortalMix = -1.0f;
-  bool envPortalByArea = false;  // --naive-portal-pick: portal triangles picked by area (core/portals.h)
-  bool envPortalLoop = false;    // --naive-portal-pdf: portal samples' pdf summed over every piece (core/portals.h)
+  bool envPortalByArea = false;      // --naive-portal-pick: portal triangles picked by area (core/portals.h)
+  bool envPortalAreaPoints = false;  // --naive-portal-point: portal points uniform in area (core/portals.h)
+  bool envPortalLoop = false;        // --naive-portal-pdf: portal samples' pdf summed over every piece (core/portals.h)
   MinPlusKernel minPlus = MinPlusKernel::kBand;  // --minplus naive|coalesced|tiled|dpx: a dense kernel (GPU only)
   bool naiveReduction = false;
   // Long renders: continue from a film (its sppDone samples per pixel are kept and sampling continues at

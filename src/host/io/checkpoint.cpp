@@ -405,7 +405,7 @@ std::string CheckpointSettings(const std::string& scenePath, const SceneData& da
       << "\n";
   if (env.pick > 0.0f && portals)
     s << "env-portal-mix=" << Fmt(opt.envPortalMix < 0.0f ? env.portalMix : opt.envPortalMix)
-      << (opt.envPortalByArea ? ",area" : "") << "\n";
+      << (opt.envPortalByArea ? ",area" : "") << (opt.envPortalAreaPoints ? ",area-points" : "") << "\n";
   if (env.pick > 0.0f && opt.envSampling == EnvSampling::kGuided)
     s << "env-guide=" << opt.envGuideTile << "," << Fmt(opt.envGuideMix) << "," << opt.envGuideDepths << "\n";
   // The delta lights' share (their records are in scene-content), only for scenes that have them, likewise.

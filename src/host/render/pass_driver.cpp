@@ -43,6 +43,7 @@ RenderParams MakeRenderParams(const RenderOptions& opt) {
   rp.envPortalMix = opt.envSampling == EnvSampling::kPortals ? opt.envPortalMix : 0.0f;
   rp.envPortalByArea = opt.envPortalByArea ? 1 : 0;
   rp.envPortalLoop = opt.envPortalLoop ? 1 : 0;
+  rp.envPortalAreaPoints = opt.envPortalAreaPoints ? 1 : 0;
   return rp;
 }
 

@@ -170,7 +170,9 @@ std::vector<PortalPiece> BuildPortals(const std::vector<Vec3>& positions) {
     if (t + 5 < positions.size() && Parallelogram(&positions[t], &positions[t + 3], corner, q1, q2)) {
       ++triangles;
       t += 3;  // the pair is one piece
-      portals.push_back(PortalPiece{Record(corner, 0.0f), Record(q1, twice), Record(q2, 1.0f)});
+      // A rectangle (edges at right angles within 1e-5 of their lengths' product) is drawn by solid angle.
+      const bool rectangle = std::fabs(Dot(q1, q2)) <= 1e-5f * Length(q1) * Length(q2);
+      portals.push_back(PortalPiece{Record(corner, 0.0f), Record(q1, twice), Record(q2, rectangle ? 2.0f : 1.0f)});
       area.push_back(static_cast<double>(twice));
       continue;
     }
