@@ -5,7 +5,8 @@
 // luminance, or the uniform sphere for a constant sky) sends most shadow rays into walls. A portal is a triangle the
 // scene marks over such an opening (OBJ: an object or group named portal...; pbrt-v4: the infinite light's "portal"
 // quad); it is not geometry (never intersected or shaded). With probability `mix` next-event estimation picks a
-// portal piece and a uniform point q on it, and takes the direction w from the shaded point toward q; otherwise it
+// portal piece and a point q on it (uniform in solid angle or in area, below), and takes the direction w from the
+// shaded point toward q; otherwise it
 // samples the environment its own way. Every direction is evaluated with the mixture's pdf
 //   p(w) = mix p_portal(w) + (1 - mix) p_env(w),
 // one-sample MIS with the balance heuristic between the two techniques (Veach and Guibas 1995); BSDF-sampled rays that
@@ -43,11 +44,12 @@
 // Portals seen from either side count (|c|), and a direction through overlapping portals sums them all. Both next-event
 // estimation and MissItem compute it from the ray's own origin, OffsetRayOrigin of the shaded point, which depends only
 // on the side of the surface that w leaves by: the side of the outgoing direction for the probabilities a sample is
-// drawn with. (A transmitting BSDF's directions to the other side are drawn with those of the first side's origin and
-// weighed with the other's, 2e-4 of the point's magnitude apart: the two read the same lattice vertex except on the
-// fraction of points, of that order over the lattice's step, whose two origins straddle the middle between vertices,
-// where the weights are off by the two vertices' difference; an error of the size next-event estimation of an emitter
-// has between the shaded point and the offset origin.)
+// drawn with. (A transmitting BSDF's directions to the other side are picked with the probabilities of the first
+// side's origin and weighed with the other's, 2e-4 of the point's magnitude apart: the two read the same lattice vertex
+// except on the fraction of points, of that order over the lattice's step, whose two origins straddle the middle
+// between vertices, where the weights are off by the two vertices' difference; an error of the size next-event
+// estimation of an emitter has between the shaded point and the offset origin. A point by solid angle is drawn from
+// the origin on the side of the piece's centre, the shadow ray's own unless the surface's plane cuts the piece.)
 #pragma once
 #include "tracer/core/environment.h"
 #include "tracer/core/sampling.h"
@@ -179,11 +181,13 @@ constexpr int kPortalAreaPoints = 2;  // --naive-portal-point: points uniform in
 // the point is uniform in the solid angle it subtends (Urena, Fajardo and King 2013, "An Area-Preserving
 // Parametrization for Spherical Rectangles"), density 1 / S: the area's density in solid angle, t^2 / (A |cos|),
 // grows without bound toward the portal's edge as seen from a point next to it (a window's reveal, the wall around
-// it), whose samples then carry the estimator's largest values. Under that angle (a piece far away, or seen edge-on)
-// and on other pieces the point stays uniform in area: the two densities differ little there, and the angle computed
-// in float loses digits. The choice depends on o and the piece alone, so next-event estimation and a ray that leaves
-// the scene from the same origin weigh a direction alike.
+// it), whose samples then carry the estimator's largest values. Under that angle (a piece far away, where the two
+// densities differ little, or seen edge-on), within kPortalMinPlaneDistance of the piece's larger edge from its plane
+// (where float cannot place the column: off by up to half the angle at 1e-4 of the edge), and on other pieces the
+// point stays uniform in area. The choice depends on o and the piece alone, so next-event estimation and a ray that
+// leaves the scene from the same origin weigh a direction alike.
 constexpr float kPortalMinSolidAngle = 0.01f;
+constexpr float kPortalMinPlaneDistance = 1e-3f;
 
 // A rectangular piece in the frame of o: unit x along e1, y along e2, z their normal turned so that the rectangle
 // lies at z = z0 <= 0; it spans [x0, x1] x [y0, y1] there.
@@ -228,13 +232,20 @@ TRACER_HD float PortalRectSolidAngle(const PortalRect& r, float& phi0) {
   return PortalStripAngle(r.x1, r.y0, r.y1, r.z0, slope) - phi0;
 }
 
-// The solid angle of piece p from o where its points are drawn by solid angle there (a rectangle under at least
-// kPortalMinSolidAngle), else 0 (also for a NaN, o in the rectangle's plane on an edge's line).
+// The solid angle of a rectangle where its points are drawn by solid angle (at least kPortalMinSolidAngle, and o at
+// least kPortalMinPlaneDistance of its larger edge off its plane), else 0 (so also in its plane, where S is 0, 2 pi
+// inside it, or NaN on an edge's line); and phi0 = Phi(x0).
+TRACER_HD float PortalRectDrawnAngle(const PortalRect& r, float& phi0) {
+  const float s = PortalRectSolidAngle(r, phi0);
+  const bool off = fabsf(r.z0) >= kPortalMinPlaneDistance * Fmaxf(r.x1 - r.x0, r.y1 - r.y0);
+  return s >= kPortalMinSolidAngle && off ? s : 0.0f;
+}
+
+// The solid angle of piece p from o where its points are drawn by solid angle there (PortalRectDrawnAngle), else 0.
 TRACER_HD float PortalPointSolidAngle(const PortalPiece& p, Vec3 o) {
   if (p.e2.w != 2.0f) return 0.0f;
   float phi0;
-  const float s = PortalRectSolidAngle(PortalRectFrom(p, o), phi0);
-  return s >= kPortalMinSolidAngle ? s : 0.0f;
+  return PortalRectDrawnAngle(PortalRectFrom(p, o), phi0);
 }
 
 // A point of the rectangle uniform in the solid angle s it subtends, from (u, v) in [0, 1)^2 (Urena et al.'s
@@ -246,7 +257,8 @@ TRACER_HD float PortalPointSolidAngle(const PortalPiece& p, Vec3 o) {
 // hundredth of the rectangle, as from a window's reveal next to its portal) the root's argument is a small difference
 // of larger terms (c0 and c1 near -1 and 1), and the column's share was off by up to 3e-3 in float; there two Newton
 // steps on Phi(x) = phi, whose slope is known, bring it within 2e-4 (one left up to 6e-4 where Phi flattens toward
-// the far edge). Elsewhere the closed form alone is as close.
+// the far edge; measured with o at least kPortalMinPlaneDistance off the plane). Elsewhere the closed form alone is as
+// close.
 TRACER_HD Vec3 SamplePortalRect(const PortalRect& r, Vec3 o, float s, float phi0, float u, float v) {
   const float zz = r.z0 * r.z0, phi = phi0 + u * s;
   const float sinPhi = sinf(phi), cosPhi = cosf(phi);  // one sincos on the device
@@ -347,9 +359,11 @@ TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
 // A point on the portals from two uniform numbers: u0 picks piece i with probability PortalPickProbability at o for
 // the facing (by area: in the pieces' cumulative area fractions; else in the facing's table of the lattice vertex
 // nearest o), and u0's place inside its share with u2 a point on it, which is piece i: uniform in the solid angle from
-// o where PortalPointSolidAngle is positive (it is returned in solidAngle, else 0), else uniform in area.
-TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, int mode, Vec3 o, int facing, float u0, float u2, int& piece,
-                                 float& solidAngle) {
+// `from` where PortalPointSolidAngle is positive there (it is returned in solidAngle, else 0), else uniform in area.
+// `from` is o, or `back` (the shaded point's origin on the other side: a BSDF that transmits) where the piece's centre
+// lies on back's side of the two.
+TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, int mode, Vec3 o, Vec3 back, int facing, float u0, float u2,
+                                 int& piece, float& solidAngle, Vec3& from) {
   int k = 0;
   float below, share;
   if (mode & kPortalPickByArea) {  // the pieces' cumulative area fractions are their records' v0.w
@@ -373,13 +387,16 @@ TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, int mode, Vec3 o, int faci
   const PortalPiece& p = v.pieces[k];
   const float u1 = share > 0.0f ? Clamp((u0 - below) / share, 0.0f, 0.99999994f) : 0.0f;
   solidAngle = 0.0f;
+  from = o;
   if (!(mode & kPortalAreaPoints) && p.e2.w == 2.0f) {
-    const PortalRect r = PortalRectFrom(p, o);
+    const Vec3 centre = PortalVec(p.v0) + (PortalVec(p.e1) + PortalVec(p.e2)) * 0.5f;
+    if (Dot(centre - o, o - back) < 0.0f) from = back;
+    const PortalRect r = PortalRectFrom(p, from);
     float phi0;
-    const float s = PortalRectSolidAngle(r, phi0);
-    if (s >= kPortalMinSolidAngle) {
+    const float s = PortalRectDrawnAngle(r, phi0);
+    if (s > 0.0f) {
       solidAngle = s;
-      return SamplePortalRect(r, o, s, phi0, u1, u2);
+      return SamplePortalRect(r, from, s, phi0, u1, u2);
     }
   }
   float b1 = u1, b2 = u2;
@@ -408,15 +425,19 @@ TRACER_HD EnvSample SampleEnvPortals(const EnvMapView& env, Vec3 constant, const
   if (u1 < mix) {
     s.pdf = 0.0f;
     const Vec3 front = OffsetRayOrigin(p, ng, ng, offsetFloor);  // the origin of every ray that leaves on ng's side
-    const Vec3 q = SamplePortalPoint(v, mode, front, facing, Fminf(u1 / mix, 0.99999994f), u2, piece, solidAngle);
+    const Vec3 back = frontOnly ? front : OffsetRayOrigin(p, ng, -ng, offsetFloor);
+    Vec3 from;
+    const Vec3 q =
+        SamplePortalPoint(v, mode, front, back, facing, Fminf(u1 / mix, 0.99999994f), u2, piece, solidAngle, from);
     o = OffsetRayOrigin(p, ng, q - p, offsetFloor);
     const Vec3 d = q - o;
     const float len = Length(d);
     if (!(len > 0.0f)) return s;
     s.wi = d / len;
     if ((Dot(s.wi, ng) < 0.0f) != (Dot(q - p, ng) < 0.0f)) return s;
-    // The angle was measured from the front origin: from the back one (a transmitting BSDF) it is measured again.
-    if (!(o.x == front.x && o.y == front.y && o.z == front.z)) solidAngle = -1.0f;
+    // The angle was measured from `from`: from the other origin (the surface's plane cuts the piece) it is measured
+    // again, and the point's density there differs from the one it was drawn with by the origins' offset.
+    if (!(o.x == from.x && o.y == from.y && o.z == from.z)) solidAngle = -1.0f;
   } else {
     s = SampleEnvironment(env, constant, Fminf((u1 - mix) / (1.0f - mix), 0.99999994f), u2);
     if (!(s.pdf > 0.0f)) return s;

@@ -30,7 +30,8 @@ struct EnvGuideProfileRow {
 EnvGuideProfileRow ProfileEnvGuide(const SceneData& data, const RenderOptions& o, int repeats);
 
 // The portals' row: --env-sampling portals against importance (its naive twin) on the profiled scene (which has
-// portals and an environment light), reference by portals at 16 times the spp; evidence says the RMSEs, the
+// portals and an environment light), reference by portals at 16 times the spp (the less noisy: a bias of the portals
+// would not show here; the tests compare their means with importance's); evidence says the RMSEs, the
 // equal-time ratio, the portal triangles and the mix in effect. With it, the portal pdf's row: the loop over the
 // pieces (--naive-portal-pdf) against the drawn piece's term alone, both with portals, reference by portals at 16 times
 // the spp; pdfEvidence says both RMSEs (the same estimator) and the half-spaces. And the portal points' row: points
