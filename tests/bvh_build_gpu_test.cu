@@ -19,7 +19,7 @@
 #include "test_util.h"
 #include "tracer/core/bvh.h"
 #include "tracer/core/wide_bvh.h"
-#include "tracer/host/aabb.h"
+#include "tracer/core/aabb.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/bvh_build_gpu.h"

@@ -1,6 +1,9 @@
 // @file spatial_split_test.cpp: the binned-SAH builder's spatial splits (Stich et al. 2009): references bound their
 // parts and cover every triangle, the budget holds, the SAH cost drops on long thin triangles, the wide BVH collapsed
-// from the split tree still matches brute force, and with splits off the trees are those of a plain object split.
+// from the split tree still matches brute force, and with splits off the trees are those of a plain object split; the
+// waste that gates the GPU builder's spatial-split top (core/spatial_split.h).
+#include "tracer/core/spatial_split.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +15,8 @@
 
 #include "bvh_checks.h"
 #include "test_util.h"
+#include "tracer/core/aabb.h"
 #include "tracer/core/wide_bvh.h"
-#include "tracer/host/aabb.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/hasher.h"
 #include "tracer/host/wide_bvh_build.h"
@@ -284,6 +287,34 @@ TEST(SpatialSplits, AreDeterministic) {
   p.insert(p.end(), soup.begin(), soup.end());
   const Bvh bvh = BuildBvh(p);
   EXPECT_TRUE(SameBytes(BuildWideBvh(p, bvh), BuildWideBvh(p, bvh)));
+}
+
+}  // namespace
+}  // namespace tracer
+
+namespace tracer {
+namespace {
+
+// MeasureWaste: an axis-aligned right triangle covers exactly half its box (the least waste there is, 0.5); a long
+// sliver across a cube's diagonal almost none of it; a triangle with a non-finite vertex counts for nothing. The gate
+// follows the sums.
+TEST(SplitTopGate, WasteOfATriangleAndOfAScene) {
+  const Vec3 right[3] = {Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(0, 3, 0)};
+  const TriangleWaste r = MeasureWaste(right);
+  EXPECT_EQ(r.box, 6.0);
+  EXPECT_EQ(r.ideal, 3.0);
+  const Vec3 sliver[3] = {Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3(1.001f, 0.999f, 1)};
+  const TriangleWaste s = MeasureWaste(sliver);
+  EXPECT_NEAR(s.box, 3.0, 0.01);
+  EXPECT_LT(s.ideal, 0.01 * s.box);
+  const Vec3 bad[3] = {Vec3(0, 0, 0), Vec3(std::nanf(""), 1, 1), Vec3(1, 0, 1)};
+  EXPECT_EQ(MeasureWaste(bad).box, 0.0);
+  EXPECT_EQ(MeasureWaste(bad).ideal, 0.0);
+  EXPECT_FALSE(SplitTopWorthTrying(r.box, r.ideal));                           // 0.5
+  EXPECT_TRUE(SplitTopWorthTrying(s.box, s.ideal));                            // about 1
+  EXPECT_FALSE(SplitTopWorthTrying(r.box + s.box, r.ideal + s.ideal));         // (6 + 3 - 3) / 9 = 0.67
+  EXPECT_TRUE(SplitTopWorthTrying(r.box + 4 * s.box, r.ideal + 4 * s.ideal));  // (18 - 3) / 18 = 0.83
+  EXPECT_FALSE(SplitTopWorthTrying(0.0, 0.0));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "tracer/host/aabb.h"
+#include "tracer/core/aabb.h"
 #include "tracer/host/scene_data.h"
 
 namespace tracer {

@@ -3,8 +3,8 @@
 #pragma once
 #include <vector>
 
+#include "tracer/core/aabb.h"
 #include "tracer/core/wide_bvh.h"
-#include "tracer/host/aabb.h"
 #include "tracer/host/scene_data.h"
 
 namespace tracer {

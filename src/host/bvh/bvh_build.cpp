@@ -31,7 +31,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "tracer/host/aabb.h"
+#include "tracer/core/aabb.h"
+#include "tracer/core/spatial_split.h"
 #include "tracer/host/huge_pages.h"
 #include "tracer/host/thread_pool.h"
 
@@ -53,9 +54,6 @@ constexpr int kMaxBins = 64;
 // cost on the sports car, conference room and bunny (within 0.5%) and took up to 1.6x as long as 1e-4 (bunny: 0.97
 // against 0.62 s for the tree, 0.28 s without spatial splits); 1e-3 lost 1% on the conference room.
 constexpr double kSpatialAlpha = 1e-4;
-// Planes per axis of the spatial split's binning, across the node's box (not its centroids). 8 to 64 bins all gave
-// SAH costs within 8% of each other on the three scenes, with no count best on all of them.
-constexpr int kSpatialBins = 32;
 
 using Box = Aabb;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -109,120 +107,6 @@ struct SpatialBin {
   int entry = 0;  // references whose first bin this is
   int exit = 0;   // references whose last bin this is
 };
-
-// kSpatialBins equal bins across a box on one axis. Bins are found by the planes themselves (not only by scaling),
-// so that evaluating a split and performing it put every reference on the same side.
-class SpatialPlanes {
- public:
-  SpatialPlanes(const Box& box, int axis) : lo_(box.lo[axis]) {
-    const float extent = box.hi[axis] - lo_, step = extent / static_cast<float>(kSpatialBins);
-    valid_ = extent > 0.0f && step > 0.0f && std::isfinite(step);
-    inv_ = valid_ ? 1.0f / step : 0.0f;
-    for (int k = 0; k <= kSpatialBins; ++k) plane_[k] = lo_ + static_cast<float>(k) * step;
-  }
-  bool Valid() const { return valid_; }
-  float Plane(int k) const { return plane_[k]; }
-  // The bin holding x: the last with Plane(bin) <= x (the first bin reaching down to -inf, the last up to +inf).
-  int First(float x) const {
-    const float f = (x - lo_) * inv_;
-    int b = f <= 0.0f ? 0 : f >= kSpatialBins - 1 ? kSpatialBins - 1 : static_cast<int>(f);
-    while (b > 0 && x < plane_[b]) --b;
-    while (b + 1 < kSpatialBins && x >= plane_[b + 1]) ++b;
-    return b;
-  }
-  // The last bin of a reference that ends at x and starts in bin `first`: one that only touches a plane from
-  // below does not reach into the bin above it. So a reference is on both sides of Plane(k) exactly when
-  // First(lo) < k <= Last(hi), and then lo < Plane(k) < hi.
-  int Last(float x, int first) const {
-    int b = First(x);
-    while (b > first && plane_[b] >= x) --b;
-    return b;
-  }
-
- private:
-  float lo_, inv_ = 0.0f;
-  bool valid_ = false;
-  std::array<float, kSpatialBins + 1> plane_;
-};
-
-// The floats just below and above x (finite x): a float box around a value rounded to nearest holds the value.
-float NextDown(float x) {
-  const uint32_t b = BitsFromFloat(x);
-  return x > 0.0f   ? FloatFromBits(b - 1u)
-         : x < 0.0f ? FloatFromBits(b + 1u)
-                    : -std::numeric_limits<float>::denorm_min();
-}
-float NextUp(float x) { return -NextDown(-x); }
-
-// A convex polygon in double precision: a triangle clipped by a few planes. Each point records whether it is one of
-// the triangle's vertices (exact) or a computed crossing.
-class ClipPolygon {
- public:
-  explicit ClipPolygon(const Vec3* v) : n_(3) {
-    for (int k = 0; k < 3; ++k) point_[k] = Point{{v[k].x, v[k].y, v[k].z}, true};
-  }
-  // Keeps the part on one side of the plane at `bound` on `axis`: below it (keepBelow) or above it. A polygon that
-  // rounding made too ragged to fit is left as it is, which only keeps more than needed.
-  void Clip(int axis, double bound, bool keepBelow) {
-    std::array<Point, kMaxPoints> out;
-    int m = 0;
-    auto in = [&](const Point& q) { return keepBelow ? q.x[axis] <= bound : q.x[axis] >= bound; };
-    for (int k = 0; k < n_; ++k) {
-      const Point &q = point_[k], &r = point_[k + 1 == n_ ? 0 : k + 1];
-      if (m + 2 > kMaxPoints) return;
-      if (in(q)) out[m++] = q;
-      if (in(q) != in(r)) {
-        const double t = (bound - q.x[axis]) / (r.x[axis] - q.x[axis]);
-        Point x{{}, false};
-        for (int c = 0; c < 3; ++c) x.x[c] = c == axis ? bound : q.x[c] + (r.x[c] - q.x[c]) * t;
-        out[m++] = x;
-      }
-    }
-    point_ = out;
-    n_ = m;
-  }
-  // The float box around the polygon: exact points as they are, computed ones widened by one float step either
-  // way (their error in double is far below that), so that it holds the exact polygon. Empty when nothing is left.
-  Box Bounds() const {
-    Box b;
-    for (int k = 0; k < n_; ++k) {
-      const Point& q = point_[k];
-      const Vec3 f(static_cast<float>(q.x[0]), static_cast<float>(q.x[1]), static_cast<float>(q.x[2]));
-      b.Grow(q.exact ? f : Vec3(NextDown(f.x), NextDown(f.y), NextDown(f.z)));
-      b.Grow(q.exact ? f : Vec3(NextUp(f.x), NextUp(f.y), NextUp(f.z)));
-    }
-    return b;
-  }
-
- private:
-  static constexpr int kMaxPoints = 24;  // a triangle clipped by seven planes has at most ten
-  struct Point {
-    std::array<double, 3> x;
-    bool exact;
-  };
-  std::array<Point, kMaxPoints> point_;
-  int n_;
-};
-
-// The parts below and above `plane` on `axis` of the triangle v[0..2] inside `box` (the reference's box): the
-// triangle clipped against the box and then the plane, in double, bounded outward in float and kept inside the box
-// and on its side of the plane. They hold the exact parts and are tight: the paper (Stich et al. 2009, section 4.2)
-// intersects the box of the triangle's part on each side with the reference's box, which leaves the box larger than
-// the part after splits on two axes. Either part is empty when the triangle has none there.
-void SplitReference(const Vec3* v, const Box& box, int axis, float plane, Box& below, Box& above) {
-  ClipPolygon part(v);
-  for (int a = 0; a < 3; ++a) {
-    part.Clip(a, box.lo[a], false);
-    part.Clip(a, box.hi[a], true);
-  }
-  ClipPolygon upper = part;
-  part.Clip(axis, plane, true);
-  upper.Clip(axis, plane, false);
-  below = Intersection(part.Bounds(), box);
-  above = Intersection(upper.Bounds(), box);
-  if (!below.Empty()) below.hi[axis] = std::min(below.hi[axis], plane);
-  if (!above.Empty()) above.lo[axis] = std::max(above.lo[axis], plane);
-}
 
 int CeilLog2(int n) {
   int k = 0;
@@ -485,33 +369,10 @@ class Builder {
   }
 
   // For FindSpatialSplit's estimate: grows bins first..last (first < last) by the parts of the triangle v[0..2]
-  // within `box` that lie in them, made of the triangle's cross-sections at the planes between bins (a segment
-  // from the edge that spans the triangle on `axis` to one of the other two) and the vertices in each bin. Each
-  // plane's cross-section is computed once; SplitReference makes the exact parts of the split that is taken.
+  // within `box` that lie in them (ForEachBinPart).
   static void BinParts(const Vec3* v, const Box& box, int axis, const SpatialPlanes& planes, int first, int last,
                        std::array<SpatialBin, kSpatialBins>& bins) {
-    int i0 = 0, i1 = 1, i2 = 2;  // vertices by coordinate on the axis
-    if (v[i1][axis] < v[i0][axis]) std::swap(i0, i1);
-    if (v[i2][axis] < v[i1][axis]) std::swap(i1, i2);
-    if (v[i1][axis] < v[i0][axis]) std::swap(i0, i1);
-    const Vec3 lo = v[i0], mid = v[i1], hi = v[i2];
-    // The planes between first and last lie strictly inside the box, so inside (lo, hi) on the axis, and each
-    // edge used below spans the plane.
-    auto at = [axis](Vec3 p, Vec3 q, float x) { return p + (q - p) * ((x - p[axis]) / (q[axis] - p[axis])); };
-    Box part;  // of the current bin, starting with its lower cross-section
-    for (int b = first; b <= last; ++b) {
-      const float below = planes.Plane(b), above = planes.Plane(b + 1);
-      for (const Vec3& p : {lo, mid, hi})
-        if ((b == first || p[axis] >= below) && (b == last || p[axis] <= above)) part.Grow(p);
-      Box next;
-      if (b < last) {
-        next.Grow(at(lo, hi, above));
-        next.Grow(above <= mid[axis] ? at(lo, mid, above) : at(mid, hi, above));
-        part.Grow(next);
-      }
-      bins[b].box.Grow(Intersection(part, box));
-      part = next;
-    }
+    ForEachBinPart(v, box, axis, planes, first, last, [&bins](int b, const Box& part) { bins[b].box.Grow(part); });
   }
 
   // Performs a spatial split into left and right (ranges, room and bounds). A straddling reference is split in

@@ -19,8 +19,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tracer/core/aabb.h"
 #include "tracer/core/wide_collapse.h"
-#include "tracer/host/aabb.h"
 #include "tracer/host/bvh_build.h"
 
 namespace tracer {
