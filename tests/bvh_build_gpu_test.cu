@@ -15,11 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "gpu_build_checks.h"
 #include "gpu_test_util.h"
 #include "test_util.h"
+#include "tracer/core/aabb.h"
 #include "tracer/core/bvh.h"
 #include "tracer/core/wide_bvh.h"
-#include "tracer/core/aabb.h"
 #include "tracer/host/backends.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/bvh_build_gpu.h"
@@ -27,14 +28,11 @@
 #include "tracer/host/wide_bvh_build.h"
 
 using namespace tracer;
+using test::Built;
+using test::SameBytes;
+using test::ScopedEnv;
 
 namespace {
-
-struct Built {
-  Bvh binary;
-  WideBvh wide;
-  BvhBuildReport report;
-};
 
 // The GPU builder (H-PLOC) and its naive twin (PLOC's passes): every property below holds for both.
 struct GpuBuilder {
@@ -49,11 +47,6 @@ Built GpuBuild(const std::vector<Vec3>& p, int maxLeafSize = 4, BvhBuilderFn fn 
   Built b;
   b.report = fn(p, o, b.binary, b.wide);
   return b;
-}
-
-template <typename T>
-bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // Walks the binary BVH from the root: every node reached once, each child box holds the triangles below it, every
@@ -218,16 +211,6 @@ std::vector<Vec3> Heightfield(int n) {
     }
   return p;
 }
-
-// Sets an environment variable for its lifetime (the builder's measuring knobs).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 // Runs f with the SAH top as by default (off below 2^20 triangles) and on (TRACER_SAH_TOP=1), with words to name each.
 template <typename F>

@@ -14,6 +14,7 @@ struct BuildArrays {
   float* pos;
   Float4 *triLo, *triHi;
   uint32_t* bounds;
+  double* waste;  // TriangleBoxes's blocks' sums, then the scene's (morton.h)
   uint64_t *keys, *sortedKeys;
   int *ids, *sortedTri;
   unsigned char* temp;

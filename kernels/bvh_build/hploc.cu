@@ -111,12 +111,22 @@ __device__ __noinline__ void HandOver(const int* cNode, int l, int s, int r, int
   }
 }
 
+// Whether leaves [l, r] are whole groups (the root, without groups): the keys' group bits (groupMask) differ from
+// those of the leaves just outside the range. A group's subtree ends in one cluster, so the tree above the groups is
+// the one their keys' prefixes describe (the spatial-split top's).
+__device__ bool WholeGroups(const uint64_t* keys, int n, int l, int r, uint64_t groupMask) {
+  return (l == 0 || ((keys[l - 1] ^ keys[l]) & groupMask) != 0) &&
+         (r == n - 1 || ((keys[r] ^ keys[r + 1]) & groupMask) != 0);
+}
+
 // bound: n - 1 ints, -1 (where two subtrees meet, the first to arrive leaves its far end); counter: nodes made.
 // stopRange > 0: subtrees of more leaves are left to the SAH top, which gets their children's clusters (HandOver).
-template <int kRadius>
+// kGroups: groupMask holds the keys' group bits, whose subtrees are clustered down to one cluster each (WholeGroups);
+// without, the code is what it was before groups (the default build pays nothing for them).
+template <int kRadius, bool kGroups>
 __global__ void __launch_bounds__(kHplocBlock)
     Hploc(PlocTree t, const uint64_t* keys, int* cNode, int* bound, int* counter, int maxLeaf, double ci, double ct,
-          bool wide, int stopRange, int* handed) {
+          bool wide, int stopRange, int* handed, uint64_t groupMask) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   int lo = i, hi = i, split = 0;  // this lane's subtree: leaf positions [lo, hi], its children meeting at split
   bool active = i < t.n;
@@ -133,16 +143,18 @@ __global__ void __launch_bounds__(kHplocBlock)
     }
     __syncwarp();  // ... for every lane of the warp, which all read it below
     const bool root = active && lo == 0 && hi == t.n - 1;
-    uint32_t todo = __ballot_sync(kFullMask, active && (hi - lo + 1 > kHplocKeep || root));
+    const bool whole = kGroups ? active && WholeGroups(keys, t.n, lo, hi, groupMask) : root;
+    uint32_t todo = __ballot_sync(kFullMask, active && (hi - lo + 1 > kHplocKeep || whole));
     while (todo) {
       const int src = __ffs(todo) - 1;
       todo &= todo - 1;
       const int l = __shfl_sync(kFullMask, lo, src), r = __shfl_sync(kFullMask, hi, src),
                 s = __shfl_sync(kFullMask, split, src);
+      const bool one = kGroups ? __shfl_sync(kFullMask, whole, src) : r - l + 1 == t.n;
       if (stopRange > 0 && r - l + 1 > stopRange)
         HandOver(cNode, l, s, r, stopRange, handed);
       else
-        WarpCluster<kRadius>(t, cNode, counter, l, s, r, r - l + 1 == t.n ? 1 : kHplocKeep, maxLeaf, ci, ct, wide);
+        WarpCluster<kRadius>(t, cNode, counter, l, s, r, one ? 1 : kHplocKeep, maxLeaf, ci, ct, wide);
     }
     if (root) active = false;
   }
@@ -150,18 +162,19 @@ __global__ void __launch_bounds__(kHplocBlock)
 
 }  // namespace
 
-// H-PLOC; with the SAH top (top: the clusters it hands over, at their places), up to subtrees of kSahTopRange leaves.
+// H-PLOC; with the SAH top (top: the clusters it hands over, at their places), up to subtrees of kSahTopRange leaves;
+// with groups (groupMask), each group's subtree down to one cluster.
 void ClusterHierarchically(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, int* top,
-                           cudaStream_t st) {
+                           cudaStream_t st, uint64_t groupMask) {
   const int n = tree.n;
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.bound, 0xff, static_cast<size_t>(n) * sizeof(int), st));
   TRACER_CUDA_CHECK(cudaMemsetAsync(a.counter, 0, sizeof(int), st));
   const unsigned grid = GridFor(static_cast<size_t>(n), kHplocBlock);
   const double ci = options.intersectCost, ct = options.traversalCost;
   WithPlocRadius([&](auto radius) {
-    Hploc<decltype(radius)::value><<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter,
-                                                                 options.maxLeafSize, ci, ct, options.wide,
-                                                                 top ? kSahTopRange : 0, top);
+    auto hploc = groupMask ? Hploc<decltype(radius)::value, true> : Hploc<decltype(radius)::value, false>;
+    hploc<<<grid, kHplocBlock, 0, st>>>(tree, a.sortedKeys, a.cNode[0], a.bound, a.counter, options.maxLeafSize, ci, ct,
+                                        options.wide, top ? kSahTopRange : 0, top, groupMask);
   });
   TRACER_CHECK_LAUNCH("Hploc");
 }

@@ -4,14 +4,35 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "bvh_build/morton.h"
+#include "bvh_build/morton_key.cuh"
+#include "tracer/core/spatial_split.h"
 #include "tracer/cuda/cuda_check.h"
 
 namespace tracer::gpu_build {
 namespace {
 
-// Each triangle's box, and the box of the centroids (bounds: ordered min x, y, z, then max x, y, z).
-__global__ void TriangleBoxes(const float* pos, int n, Float4* triLo, Float4* triHi, uint32_t* bounds) {
+// The block's sums of box and ideal half areas, added in a fixed order (a warp's by shuffles, the warps' by thread 0),
+// so that the gate's sum is the same every run: waste[2 block] and waste[2 block + 1].
+__device__ void BlockWasteSums(double box, double ideal, double* waste) {
+  __shared__ double sums[kBlock / 32][2];
+  for (int o = 16; o > 0; o /= 2)
+    box += __shfl_down_sync(kFullMask, box, o), ideal += __shfl_down_sync(kFullMask, ideal, o);
+  if ((threadIdx.x & 31) == 0) sums[threadIdx.x / 32][0] = box, sums[threadIdx.x / 32][1] = ideal;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b = 0.0, i = 0.0;
+    for (int w = 0; w < kBlock / 32; ++w) b += sums[w][0], i += sums[w][1];
+    waste[2 * blockIdx.x] = b, waste[2 * blockIdx.x + 1] = i;
+  }
+}
+
+// Each triangle's box (bounds: ordered min x, y, z, then max x, y, z); per block, the
+// sums of the triangles' box half areas and ideal half areas (TriangleWaste) in waste[2 block], [2 block + 1] (kWaste;
+// without, the kernel is what it was before the waste).
+template <bool kWaste>
+__global__ void TriangleBoxes(const float* pos, int n, Float4* triLo, Float4* triHi, uint32_t* bounds, double* waste) {
   uint32_t cmin[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, cmax[3] = {0u, 0u, 0u};
+  double boxSum = 0.0, idealSum = 0.0;
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
     const float* p = pos + 9 * static_cast<size_t>(t);
     float lo[3], hi[3];
@@ -23,45 +44,25 @@ __global__ void TriangleBoxes(const float* pos, int n, Float4* triLo, Float4* tr
     }
     triLo[t] = Float4{lo[0], lo[1], lo[2], 0.0f};
     triHi[t] = Float4{hi[0], hi[1], hi[2], 0.0f};
+    if (kWaste) {
+      const Vec3 v[3] = {Vec3(p[0], p[1], p[2]), Vec3(p[3], p[4], p[5]), Vec3(p[6], p[7], p[8])};
+      const TriangleWaste w = MeasureWaste(v);
+      boxSum += w.box, idealSum += w.ideal;
+    }
   }
+  if (kWaste) BlockWasteSums(boxSum, idealSum, waste);
   for (int a = 0; a < 3; ++a) {
     const uint32_t mn = WarpMin(cmin[a]), mx = WarpMax(cmax[a]);
     if ((threadIdx.x & 31) == 0) atomicMin(&bounds[a], mn), atomicMax(&bounds[3 + a], mx);
   }
 }
 
-// 21 bits spread to every third bit of 63.
-__device__ uint64_t Spread3(uint32_t v) {
-  uint64_t x = v & 0x1fffffu;
-  x = (x | x << 32) & 0x001f00000000ffffull;
-  x = (x | x << 16) & 0x001f0000ff0000ffull;
-  x = (x | x << 8) & 0x100f00f00f00f00full;
-  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
-  x = (x | x << 2) & 0x1249249249249249ull;
-  return x;
-}
-
-// 63-bit Morton codes of the triangles' box centres, 21 bits an axis over the scene's bounds: each axis's extent in
-// 2^21 cells (cells stretched to the bounds' shape), or with `cube` (TRACER_MORTON_CUBE, for measuring) the longest
-// extent on every axis (cubic cells). Cubic cells traced some scenes faster and others slower, and built a few percent
-// slower: mixed, so the default stays (docs/PERFORMANCE.md).
+// 63-bit Morton codes of the triangles' box centres (MortonKey, morton_key.cuh).
 __global__ void MortonCodes(const Float4* triLo, const Float4* triHi, int n, const uint32_t* bounds, uint64_t* keys,
                             int* ids, bool cube) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const float c[3] = {triLo[t].x * 0.5f + triHi[t].x * 0.5f, triLo[t].y * 0.5f + triHi[t].y * 0.5f,
-                      triLo[t].z * 0.5f + triHi[t].z * 0.5f};
-  float longest = 0.0f;
-  if (cube)
-    for (int a = 0; a < 3; ++a) longest = Fmaxf(longest, FloatFromOrdered(bounds[3 + a]) - FloatFromOrdered(bounds[a]));
-  uint64_t key = 0;
-  for (int a = 0; a < 3; ++a) {
-    const float lo = FloatFromOrdered(bounds[a]), extent = cube ? longest : FloatFromOrdered(bounds[3 + a]) - lo;
-    const float u = extent > 0.0f ? (c[a] - lo) / extent : 0.0f;
-    const uint32_t q = static_cast<uint32_t>(Fminf(Fmaxf(u * 2097152.0f, 0.0f), 2097151.0f));
-    key |= Spread3(q) << a;
-  }
-  keys[t] = key;
+  keys[t] = MortonKey(triLo[t], triHi[t], bounds, cube);
   ids[t] = t;
 }
 
@@ -77,7 +78,24 @@ __global__ void InitLeaves(PlocTree t, const int* sortedTri, const Float4* triLo
   cNode[i] = i;
 }
 
+// The scene's waste from TriangleBoxes's blocks' sums, in a fixed order: waste[2 blocks], [2 blocks + 1].
+__global__ void SumWaste(double* waste, int blocks) {
+  if (threadIdx.x != 0) return;
+  double b = 0.0, i = 0.0;
+  for (int k = 0; k < blocks; ++k) b += waste[2 * k], i += waste[2 * k + 1];
+  waste[2 * blocks] = b, waste[2 * blocks + 1] = i;
+}
+
+unsigned BoxBlocks(size_t numTris) { return std::min(GridFor(numTris, kBlock), kMaxBoxBlocks); }
+
 }  // namespace
+
+void LaunchSumWaste(const BuildArrays& a, int n, cudaStream_t st) {
+  SumWaste<<<1, 32, 0, st>>>(a.waste, static_cast<int>(BoxBlocks(static_cast<size_t>(n))));
+  TRACER_CHECK_LAUNCH("SumWaste");
+}
+
+const double* WasteSums(const BuildArrays& a, int n) { return a.waste + 2 * BoxBlocks(static_cast<size_t>(n)); }
 
 size_t MortonSortBytes(int n, cudaStream_t st) {
   size_t bytes = 0;
@@ -87,18 +105,22 @@ size_t MortonSortBytes(int n, cudaStream_t st) {
   return bytes;
 }
 
-void MortonOrder(const BuildArrays& a, int n, size_t tempBytes, cudaStream_t st) {
+void MortonOrder(const BuildArrays& a, int n, size_t tempBytes, bool waste, cudaStream_t st) {
   const size_t numTris = static_cast<size_t>(n);
   const uint32_t initBounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0u, 0u, 0u};
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.bounds, initBounds, sizeof initBounds, cudaMemcpyHostToDevice, st));
-  TriangleBoxes<<<std::min(GridFor(numTris, kBlock), 4096u), kBlock, 0, st>>>(a.pos, n, a.triLo, a.triHi, a.bounds);
+  auto boxes = waste ? TriangleBoxes<true> : TriangleBoxes<false>;
+  boxes<<<BoxBlocks(numTris), kBlock, 0, st>>>(a.pos, n, a.triLo, a.triHi, a.bounds, a.waste);
   TRACER_CHECK_LAUNCH("TriangleBoxes");
   MortonCodes<<<GridFor(numTris, kBlock), kBlock, 0, st>>>(a.triLo, a.triHi, n, a.bounds, a.keys, a.ids,
                                                            knobs::MortonCube());
   TRACER_CHECK_LAUNCH("MortonCodes");
+  SortKeys(a, a.keys, a.ids, n, tempBytes, st);
+}
+
+void SortKeys(const BuildArrays& a, const uint64_t* keys, const int* ids, int n, size_t tempBytes, cudaStream_t st) {
   size_t bytes = tempBytes;
-  TRACER_CUDA_CHECK(
-      cub::DeviceRadixSort::SortPairs(a.temp, bytes, a.keys, a.sortedKeys, a.ids, a.sortedTri, n, 0, 63, st));
+  TRACER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(a.temp, bytes, keys, a.sortedKeys, ids, a.sortedTri, n, 0, 63, st));
 }
 
 void LaunchInitLeaves(const BuildArrays& a, const PlocTree& tree, cudaStream_t st) {

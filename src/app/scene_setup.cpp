@@ -34,7 +34,7 @@ void ReportBuilt(const CliOptions& cli, const Scene& scene, const SceneData& dat
   const BvhBuildReport& r = data.bvhReport;
   if (!r.note.empty()) std::fprintf(stderr, "tracer: note: GPU BVH builder: %s\n", r.note.c_str());
   if (!cli.Details()) return;
-  char how[160];
+  char how[320];
   if (r.builder == "gpu") {
     const std::string method = r.iterations > 0 ? r.method + ": " + std::to_string(r.iterations) : r.method;
     std::snprintf(how, sizeof how, "built on the GPU in %.1f ms, %s, + %.1f ms transfers and gathers", r.buildMs,

@@ -16,13 +16,16 @@
 #include "bvh_build/morton.h"
 #include "bvh_build/ploc.h"
 #include "bvh_build/sah_top.h"
+#include "bvh_build/split_top.h"
 #include "bvh_build/sweep.h"
+#include "tracer/core/spatial_split.h"
 #include "tracer/cuda/cuda_check.h"
 #include "tracer/cuda/device_buffer.h"
 #include "tracer/cuda/raii.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/bvh_build_gpu.h"
 #include "tracer/host/huge_pages.h"
+#include "tracer/host/knobs.h"
 #include "tracer/host/thread_pool.h"
 #include "tracer/host/timing.h"
 #include "tracer/host/wide_bvh_build.h"
@@ -44,11 +47,32 @@ struct Carver {
   }
 };
 
-// What the build runs: PLOC's passes or H-PLOC, with the SAH top or without, and the scratch bytes CUB needs.
+// Whether the build tries the spatial-split top: never, where the waste gate passes, or always.
+enum class SplitTopPlan { kOff, kByWaste, kForced };
+
+// What the build runs: PLOC's passes or H-PLOC, with the SAH top or without, and the scratch bytes CUB needs; and the
+// spatial-split top after it.
 struct Plan {
   bool passes, top;
   size_t tempBytes;
+  SplitTopPlan splitTop = SplitTopPlan::kOff;
 };
+
+// The spatial-split top as the options and TRACER_SPLIT_TOP say (H-PLOC only, with the wide BVH and spatial splits).
+SplitTopPlan SplitTopFor(const BvhBuildOptions& options, bool passes) {
+  if (passes || !options.wide || !options.spatialSplits) return SplitTopPlan::kOff;
+  switch (knobs::SplitTop()) {
+    case knobs::SplitTopKnob::kOff:
+      return SplitTopPlan::kOff;
+    case knobs::SplitTopKnob::kAuto:
+      return SplitTopPlan::kByWaste;
+    case knobs::SplitTopKnob::kForced:
+      return SplitTopPlan::kForced;
+    case knobs::SplitTopKnob::kUnset:
+      break;
+  }
+  return options.splitTop ? SplitTopPlan::kByWaste : SplitTopPlan::kOff;
+}
 
 // The scratch of CUB's sort and of the clustering's scan (the larger).
 size_t CubTempBytes(int n, const Plan& plan, cudaStream_t st) {
@@ -59,14 +83,17 @@ size_t CubTempBytes(int n, const Plan& plan, cudaStream_t st) {
 
 // The build's arrays and the tree's from one allocation, carved twice by the same code: first to size it (c.base
 // null), then to hand out the arrays.
-void Carve(Carver& c, size_t numTris, const Plan& plan, bool wide, BuildArrays& a, PlocTree& tree) {
+// positions: room for the triangles' positions (not for the references of the spatial-split top's tree).
+void Carve(Carver& c, size_t numTris, const Plan& plan, bool wide, BuildArrays& a, PlocTree& tree,
+           bool positions = true) {
   const int n = static_cast<int>(numTris);
   const bool top = plan.top;
   const size_t inner = numTris - 1, nodes = 2 * numTris - 1, tempBytes = plan.tempBytes;
   const size_t pass = plan.passes ? numTris : 0, hier = plan.passes ? 0 : numTris;
-  a.pos = c.Take<float>(9 * numTris);
+  a.pos = c.Take<float>(positions ? 9 * numTris : 0);
   a.triLo = c.Take<Float4>(numTris), a.triHi = c.Take<Float4>(numTris);
   a.bounds = c.Take<uint32_t>(6);
+  a.waste = c.Take<double>(2 * kMaxBoxBlocks + 2);
   a.keys = c.Take<uint64_t>(numTris), a.sortedKeys = c.Take<uint64_t>(numTris);
   a.ids = c.Take<int>(numTris), a.sortedTri = c.Take<int>(numTris);
   a.temp = c.Take<unsigned char>(tempBytes);
@@ -105,6 +132,16 @@ void Carve(Carver& c, size_t numTris, const Plan& plan, bool wide, BuildArrays& 
                   c.Take<int4>(inner)};
 }
 
+// The tree's leaves from the sorted keys, its counters and places cleared, before the clustering.
+void StartTree(const BuildArrays& a, const PlocTree& tree, const BvhBuildOptions& options, cudaStream_t st) {
+  const size_t inner = static_cast<size_t>(tree.n) - 1;
+  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.binAt, 0xff, inner * sizeof(int), st));
+  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideAt, 0xff, inner * sizeof(int4), st));
+  if (!options.wide) TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideNodes, 0, inner * sizeof(int), st));
+  LaunchInitLeaves(a, tree, st);
+  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 4 * sizeof(int), st));
+}
+
 // The events between the stages, for the report's times.
 struct Marks {
   CudaEvent start, sorted, clustered, topped, built, done;
@@ -115,17 +152,13 @@ struct Marks {
 int RunStages(const std::vector<Vec3>& positions, const BuildArrays& a, const PlocTree& tree,
               const BvhBuildOptions& options, const Plan& plan, Marks& marks, cudaStream_t st) {
   const int n = tree.n;
-  const size_t numTris = static_cast<size_t>(n), inner = numTris - 1;
+  const size_t numTris = static_cast<size_t>(n);
   TRACER_CUDA_CHECK(cudaMemcpyAsync(a.pos, positions.data(), 9 * numTris * sizeof(float), cudaMemcpyHostToDevice, st));
   marks.start.Record(st);
-  MortonOrder(a, n, plan.tempBytes, st);
-  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.binAt, 0xff, inner * sizeof(int), st));
-  TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideAt, 0xff, inner * sizeof(int4), st));
-  if (!options.wide) TRACER_CUDA_CHECK(cudaMemsetAsync(tree.wideNodes, 0, inner * sizeof(int), st));
-  LaunchInitLeaves(a, tree, st);
+  MortonOrder(a, n, plan.tempBytes, plan.splitTop == SplitTopPlan::kByWaste, st);
+  StartTree(a, tree, options, st);
   marks.sorted.Record(st);
 
-  TRACER_CUDA_CHECK(cudaMemsetAsync(a.status, 0, 4 * sizeof(int), st));
   const TopScratch top = plan.top ? PrepareTop(a, n, plan.passes, st) : TopScratch{};
   int passCount = 0;
   if (plan.passes)
@@ -137,6 +170,7 @@ int RunStages(const std::vector<Vec3>& positions, const BuildArrays& a, const Pl
   marks.topped.Record(st);
   WriteLayouts(a, tree, options, st);
   marks.built.Record(st);
+  if (plan.splitTop == SplitTopPlan::kByWaste) LaunchSumWaste(a, n, st);
   return passCount;
 }
 
@@ -211,6 +245,79 @@ BvhBuildReport Report(const Plan& plan, const Marks& m, const Stopwatch& wall, i
   return report;
 }
 
+// The wide BVH over the spatial-split top's references (a built with the triangles' tree, binary its result): built
+// on the device, its leaves' sources mapped to binary's positions, read back and gathered. Returns false (wide
+// untouched, why in note) where it is too deep for the traversal or a node does not fit its grid.
+// built: recorded once the tree is on the device.
+bool BuildSplitWide(const BuildArrays& a, int n, const SplitTop& top, const BvhBuildOptions& options, const Bvh& binary,
+                    WideBvh& wide, std::string& note, CudaEvent& built, cudaStream_t st) {
+  Plan plan{false, false, 0};
+  plan.tempBytes = CubTempBytes(top.refs, plan, st);
+  BuildArrays b;
+  PlocTree tree{};
+  Carver sizing{nullptr};
+  Carve(sizing, static_cast<size_t>(top.refs), plan, true, b, tree, false);
+  DeviceBuffer<unsigned char> arena(sizing.used, "the GPU BVH build over the split top's references");
+  Carver real{arena.Get()};
+  Carve(real, static_cast<size_t>(top.refs), plan, true, b, tree, false);
+  const size_t refBytes = static_cast<size_t>(top.refs) * sizeof(Float4);
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(b.triLo, top.lo.Get(), refBytes, cudaMemcpyDeviceToDevice, st));
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(b.triHi, top.hi.Get(), refBytes, cudaMemcpyDeviceToDevice, st));
+  SortKeys(b, top.keys.Get(), top.ids.Get(), top.refs, plan.tempBytes, st);
+  StartTree(b, tree, options, st);
+  ClusterHierarchically(b, tree, options, nullptr, st, GroupMask(top));
+  WriteLayouts(b, tree, options, st);
+  MapWideSources(top, a.order, n, b.order, b.wideTriSrc, st);
+  built.Record(st);
+  int status[4], counts[2];
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(status, b.status, sizeof status, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaMemcpyAsync(counts, b.totals, sizeof counts, cudaMemcpyDeviceToHost, st));
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+  if (status[2] || status[1] > kWideMaxDepth) {
+    note = status[2] ? "a node's extent does not fit an 8-bit grid" : "too deep for the traversal";
+    return false;
+  }
+  std::vector<int> src;
+  Download(wide.nodes, b.wideOut, static_cast<size_t>(counts[1]), st);
+  Download(src, b.wideTriSrc, static_cast<size_t>(top.refs), st);
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
+  wide.depth = status[1];
+  ThreadPool pool(ThreadPool::ThreadsFor(0));
+  GatherWideTriangles(binary.tris, src, wide.tris, pool);
+  return true;
+}
+
+// The spatial-split top (split_top.h) for the wide BVH: built, and kept where its SAH cost is the lower (or forced:
+// TRACER_SPLIT_TOP=1); the report's method says which and both costs, its build time includes it.
+void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, const Bvh& binary, WideBvh& wide,
+                 BvhBuildReport& report, bool forced, cudaStream_t st) {
+  CudaEvent start, end;
+  const Stopwatch wall;
+  start.Record(st);
+  const SplitTop top = BuildSplitTop(a, n, knobs::SplitTopMin(kSplitTopMin), st);
+  if (top.refs == 0) return;
+  WideBvh split;
+  std::string why;
+  const bool built = BuildSplitWide(a, n, top, options, binary, split, why, end, st);
+  end.Synchronize();
+  const double ms = end.MsSince(start);
+  report.buildMs += ms;
+  report.transferMs += wall.Ms() - ms;
+  char text[192];
+  if (!built) {
+    report.method += " (spatial-split top not used: " + why + ")";
+    return;
+  }
+  const double was = WideSahCost(wide), now = WideSahCost(split);
+  const bool keep = forced || now < was;
+  std::snprintf(
+      text, sizeof text,
+      " + spatial-split top%s (%d groups, %d spatial splits, %.3f references a triangle; SAH cost %.2f, without %.2f)",
+      keep ? "" : " not kept", top.groups, top.spatialSplits, static_cast<double>(top.refs) / n, now, was);
+  report.method += text;
+  if (keep) wide = std::move(split);
+}
+
 enum class Clustering { kHierarchical, kPasses };
 
 BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& options, Bvh& binary, WideBvh& wide,
@@ -220,6 +327,7 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   if (numTris > (1u << 30)) throw std::runtime_error("GPU BVH builder: more than 2^30 triangles");
   const int n = static_cast<int>(numTris);
   Plan plan{how == Clustering::kPasses, n > kSahTopRange && SahTopOn(numTris), 0};
+  plan.splitTop = SplitTopFor(options, plan.passes);
   CudaStream stream;
   const cudaStream_t st = stream.Get();
   Marks marks;
@@ -235,8 +343,11 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
   const int passCount = RunStages(positions, a, tree, options, plan, marks, st);
 
   int status[4], counts[2];
+  double waste[2] = {0.0, 0.0};
   TRACER_CUDA_CHECK(cudaMemcpyAsync(status, a.status, sizeof status, cudaMemcpyDeviceToHost, st));
   TRACER_CUDA_CHECK(cudaMemcpyAsync(counts, a.totals, sizeof counts, cudaMemcpyDeviceToHost, st));
+  if (plan.splitTop == SplitTopPlan::kByWaste)
+    TRACER_CUDA_CHECK(cudaMemcpyAsync(waste, WasteSums(a, n), sizeof waste, cudaMemcpyDeviceToHost, st));
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
   if (status[2]) throw std::runtime_error("wide BVH: a node's extent does not fit an 8-bit grid");
   if (status[3]) throw std::logic_error("GPU BVH builder: the clustering handed the SAH top a wrong cluster count");
@@ -248,7 +359,11 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
     return HostBuild(positions, options, binary, wide, why);
   }
   FetchTrees(positions, a, options, status, counts, binary, wide, marks.done, st);
-  return Report(plan, marks, wall, passCount);
+  BvhBuildReport report = Report(plan, marks, wall, passCount);
+  if (plan.splitTop == SplitTopPlan::kForced ||
+      (plan.splitTop == SplitTopPlan::kByWaste && SplitTopWorthTrying(waste[0], waste[1])))
+    TrySplitTop(a, n, options, binary, wide, report, plan.splitTop == SplitTopPlan::kForced, st);
+  return report;
 }
 
 }  // namespace

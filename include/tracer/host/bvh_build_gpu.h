@@ -14,7 +14,9 @@
 // options.maxLeafSize triangles, depth-first order) and the compressed wide BVH's, and one parallel pass encodes the
 // wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree.
 //
-// Unlike the host builder, they make no spatial splits (the wide BVH holds each triangle once). From 2^20 triangles
+// By default they make no spatial splits (the wide BVH holds each triangle once); with options.splitTop the wide BVH
+// may come from the spatial-split top instead (kernels/bvh_build/split_top.h; off by default: docs/PERFORMANCE.md
+// says why). From 2^20 triangles
 // the clustering stops at subtrees of 64 triangles and the tree above them is built by binned SAH on the GPU (the SAH
 // top): nearer the host's trees on a heightfield (and on the sports car), worse on the conference room, and about
 // twice as slow to build (docs/PERFORMANCE.md). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any

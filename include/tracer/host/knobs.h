@@ -13,6 +13,13 @@ int SweepBlocks(int fallback);
 // TRACER_SAH_TOP: 1 forces the GPU builder's SAH top on, 0 off; anything else (or unset) leaves it to size.
 enum class Switch { kAuto, kOn, kOff };
 Switch SahTop();
+// TRACER_SPLIT_TOP: the GPU builder's spatial-split top: "auto" as BvhBuildOptions::splitTop (by the triangles'
+// waste and the SAH cost), "1" always (kept whatever its SAH cost), "0" never; unset: as the options say.
+enum class SplitTopKnob { kUnset, kOff, kAuto, kForced };
+SplitTopKnob SplitTop();
+// TRACER_SPLIT_TOP_MIN: the fewest references of a node that the spatial-split top still splits (at least 2), else
+// `fallback`.
+int SplitTopMin(int fallback);
 // TRACER_MORTON_CUBE (set to anything): Morton codes over the scene's bounding cube instead of its box.
 bool MortonCube();
 // TRACER_MPI_WATCHDOG_SECONDS: the MPI dispatcher's watchdog, the least time a rank may go silent before the job is

@@ -46,6 +46,10 @@ struct BvhBuildOptions {
   // then stand in several leaves, each with the box of its part there. Off (--no-spatial-splits, the naive twin):
   // object splits only, the wide BVH as before. The scene's binary BVH (Bvh::order) never uses them.
   bool spatialSplits = true;
+  // The GPU builder's spatial-split top (kernels/bvh_build/split_top.h) for the wide BVH, tried where the triangles'
+  // waste passes its gate and kept where it lowers the SAH cost. Off by default: it traced the sports car's benchmark
+  // rays faster but rendered its benchmark view 2-5% slower (docs/PERFORMANCE.md). Needs spatialSplits.
+  bool splitTop = false;
   // Null: the host builders (binned SAH, spatial splits as above). Set by --bvh-builder gpu (src/app).
   BvhBuilderFn builder = nullptr;
 };

@@ -13,6 +13,14 @@ const char* Get(const char* name) {
   return v && *v ? v : nullptr;
 }
 
+// 1: on, 0: off, anything else (or unset): auto.
+Switch SwitchOf(const char* name) {
+  const char* v = Get(name);
+  if (v && std::strcmp(v, "1") == 0) return Switch::kOn;
+  if (v && std::strcmp(v, "0") == 0) return Switch::kOff;
+  return Switch::kAuto;
+}
+
 }  // namespace
 
 int PlocRadius(int fallback) {
@@ -26,11 +34,19 @@ int SweepBlocks(int fallback) {
   return v ? std::max(1, std::atoi(v)) : fallback;
 }
 
-Switch SahTop() {
-  const char* v = Get("TRACER_SAH_TOP");
-  if (v && std::strcmp(v, "1") == 0) return Switch::kOn;
-  if (v && std::strcmp(v, "0") == 0) return Switch::kOff;
-  return Switch::kAuto;
+Switch SahTop() { return SwitchOf("TRACER_SAH_TOP"); }
+
+SplitTopKnob SplitTop() {
+  const char* v = Get("TRACER_SPLIT_TOP");
+  if (!v) return SplitTopKnob::kUnset;
+  if (std::strcmp(v, "auto") == 0) return SplitTopKnob::kAuto;
+  return std::strcmp(v, "1") == 0 ? SplitTopKnob::kForced : SplitTopKnob::kOff;
+}
+
+int SplitTopMin(int fallback) {
+  const char* v = Get("TRACER_SPLIT_TOP_MIN");
+  const int n = v ? std::atoi(v) : 0;
+  return n >= 2 ? n : fallback;
 }
 
 bool MortonCube() { return std::getenv("TRACER_MORTON_CUBE") != nullptr; }
