@@ -215,11 +215,29 @@ struct ProfileRow {
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
   Measurement opt, layout, atomics, none, single, plain, pageable, binary, perRay, allPersistent, sorted, spatialSplits,
-      objectSplits;
+      objectSplits, splitTop;
+  // The scene's BVHs came from the GPU builder: splitTop renders its tree with the spatial-split top (off by default),
+  // whose build said splitTopMethod.
+  bool gpuTree = false;
+  std::string splitTopMethod;
   // The spatial-splits row's two wide BVHs (both from the host builder): the split tree's references per triangle,
   // and the SAH costs with and without spatial splits.
   double refsPerTriangle = 1.0, sahSpatialSplits = 0.0, sahObjectSplits = 0.0;
 };
+
+// The GPU builder's spatial-split top (split_top.h), off by default, against the scene's tree without it: a ratio
+// under 1 is what it would cost as the default.
+void AddSplitTopRow(const TwinMeasurements& m, std::vector<ProfileRow>& rows) {
+  if (!m.gpuTree) return;
+  const Measurement &opt = m.opt, &st = m.splitTop;
+  const bool tried = m.splitTopMethod.find("spatial-split top") != std::string::npos;
+  char ev[512];
+  std::snprintf(ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", opt.Kernel("intersect"),
+                st.Kernel("intersect"), opt.Kernel("shadow"), st.Kernel("shadow"),
+                tried ? m.splitTopMethod.c_str() : "not tried here: the triangles' waste is under its gate");
+  rows.push_back({"GPU BVH spatial-split top (off by default; on vs off)", "intersect+shadow", &opt,
+                  opt.Kernel("intersect") + opt.Kernel("shadow"), st.Kernel("intersect") + st.Kernel("shadow"), ev});
+}
 
 void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderOptions& base,
                  std::vector<ProfileRow>& rows) {
@@ -525,10 +543,22 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     m.spatialSplits = Measure(split, o, "spatial splits", ps.repeats);
     std::fprintf(stderr, "  measuring object splits only\n");
     m.objectSplits = Measure(objectOnly, o, "object splits only", ps.repeats);
+    m.gpuTree = data.bvhReport.builder == "gpu";
+    if (m.gpuTree) {
+      // The GPU builder is deterministic and its binary BVH the same with and without the top: the scene's arrays fit.
+      SceneData withTop = data;
+      BvhBuildOptions top;
+      top.splitTop = true;
+      Bvh binary;
+      m.splitTopMethod = BuildBvhsOnGpu(positions, top, binary, withTop.wide).method;
+      std::fprintf(stderr, "  measuring the GPU tree with its spatial-split top\n");
+      m.splitTop = Measure(withTop, o, "spatial-split top", ps.repeats);
+    }
   }
 
   std::vector<ProfileRow> rows;
   AddTwinRows(data, m, base, rows);
+  AddSplitTopRow(m, rows);
   AddKernelRows(data, base, o, ps, rows);
   AddDenoiseRow(MeasureDenoiser(data, o, ps), rows);
   PrintProfileTable(rows, m.opt);
@@ -538,6 +568,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   for (const Measurement* x : {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.binary,
                                &m.perRay, &m.allPersistent, &m.sorted, &m.spatialSplits, &m.objectSplits})
     MeasurementJson(j, *x);
+  if (m.gpuTree) MeasurementJson(j, m.splitTop);
   j.EndArray();
   LiveDecayJson(j, data, o);
   CompareBvhBuilders(data, o, ps.repeats, j);

@@ -76,7 +76,7 @@ void CompareBvhBuilders(const SceneData& data, const RenderOptions& base, int re
     for (Builder& b : builders)  // only the rate is kept: the hits' triangle numbers play no part (none given)
       b.rate[k] = static_cast<double>(rays.size()) / TraceRaysCuda(b.scene, TriangleNumbers{}, rays, to).medianSeconds;
   }
-  std::printf("  BVH builders (no spatial splits on the GPU):\n");
+  std::printf("  BVH builders:\n");
   for (const Builder& b : builders) {
     char extra[96] = "";
     if (b.fn) {
