@@ -162,7 +162,8 @@ TEST(GpuSplitTop, TheGateLeavesAxisAlignedRoomsAloneUnlessForced) {
 }
 
 // The sports car (the scene the top is for): its split tree answers as the host-built tree does (whose own parity with
-// Embree the CPU's Embree test checks; Embree is not on the GPU machine) on 20,000 rays, and as the brute force on 1,000.
+// Embree the CPU's Embree test checks; Embree is not on the GPU machine) on 20,000 rays, and as the brute force on
+// 1,000.
 TEST(GpuSplitTop, SportsCarAgreesWithTheHostTreeAndTheBruteForce) {
   TRACER_REQUIRE_GPU();
   TRACER_SHARED_SCENE_OR_SKIP(archive, "sportscar.tar.xz");
