@@ -116,6 +116,7 @@ void ExpectExact(const std::vector<Vec3>& p, const Built& g, int rayCount, const
 
 TEST(GpuSplitTop, LongThinTrianglesAreSplitSoundAndExact) {
   TRACER_REQUIRE_GPU();
+  const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
   const std::vector<Vec3> p = Slivers(40000, 11);
   const ScopedEnv deep("TRACER_SPLIT_TOP_MIN", "2048");  // several levels on a small scene
   const Built without = Build(p);                        // off by default
@@ -128,6 +129,7 @@ TEST(GpuSplitTop, LongThinTrianglesAreSplitSoundAndExact) {
   EXPECT_EQ(with.report.method.find(" 0 spatial splits"), std::string::npos) << with.report.method;
   EXPECT_GT(with.wide.tris.size(), p.size()) << "no triangle was split";
   EXPECT_EQ(without.wide.tris.size(), p.size()) << without.report.method;
+  EXPECT_LE(with.wide.tris.size(), static_cast<size_t>(1.5 * static_cast<double>(p.size())));  // the budget
   EXPECT_LT(sahWith, 0.95 * sahWithout);
   EXPECT_LE(with.wide.depth, kWideMaxDepth);
   EXPECT_TRUE(SameBytes(with.binary.nodes, without.binary.nodes) && SameBytes(with.binary.tris, without.binary.tris))
@@ -137,6 +139,7 @@ TEST(GpuSplitTop, LongThinTrianglesAreSplitSoundAndExact) {
 
 TEST(GpuSplitTop, SameInputSameBytes) {
   TRACER_REQUIRE_GPU();
+  const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
   const std::vector<Vec3> p = Slivers(40000, 12);
   const ScopedEnv deep("TRACER_SPLIT_TOP_MIN", "2048");
   const Built a = Build(p, true);
@@ -150,7 +153,8 @@ TEST(GpuSplitTop, SameInputSameBytes) {
 // Off by default; on (BvhBuildOptions::splitTop) only past the waste gate; TRACER_SPLIT_TOP=1 forces it.
 TEST(GpuSplitTop, TheGateLeavesAxisAlignedRoomsAloneUnlessForced) {
   TRACER_REQUIRE_GPU();
-  const std::vector<Vec3> p = QuadRoom(60);  // 43,200 triangles
+  const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
+  const std::vector<Vec3> p = QuadRoom(60);       // 43,200 triangles
   const ScopedEnv deep("TRACER_SPLIT_TOP_MIN", "2048");
   const Built plain = Build(p, true);
   EXPECT_EQ(plain.report.method.find("spatial-split top"), std::string::npos) << plain.report.method;
@@ -166,6 +170,7 @@ TEST(GpuSplitTop, TheGateLeavesAxisAlignedRoomsAloneUnlessForced) {
 // 1,000.
 TEST(GpuSplitTop, SportsCarAgreesWithTheHostTreeAndTheBruteForce) {
   TRACER_REQUIRE_GPU();
+  const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
   TRACER_SHARED_SCENE_OR_SKIP(archive, "sportscar.tar.xz");
   if (!test::HaveTarXz()) GTEST_SKIP() << "tar or xz is not installed: cannot unpack " << archive;
   const std::string dir = test::Unpack(archive);
@@ -202,4 +207,23 @@ TEST(GpuSplitTop, SportsCarAgreesWithTheHostTreeAndTheBruteForce) {
   EXPECT_GT(hits, 2000);
   EXPECT_LE(nearTies, 40);
   ExpectExact(p, split, 1000, "sports car");
+}
+
+// As deep as the top goes: nodes of 16 references and more split, so the top reaches its 12 levels and thousands of
+// groups (the keys' 12 group bits, the level arrays' limits); still exact, within the budget, the same every run.
+TEST(GpuSplitTop, TheDeepestTopIsStillExact) {
+  TRACER_REQUIRE_GPU();
+  const ScopedEnv clean("TRACER_SPLIT_TOP", "");
+  const std::vector<Vec3> p = Slivers(40000, 13);
+  const ScopedEnv deepest("TRACER_SPLIT_TOP_MIN", "16");
+  const Built a = Build(p, true), b = Build(p, true);
+  std::printf("slivers, deepest top: %s\n", a.report.method.c_str());
+  const size_t at = a.report.method.find(" groups");
+  ASSERT_NE(at, std::string::npos) << a.report.method;
+  const size_t from = a.report.method.rfind('(', at) + 1;
+  EXPECT_GT(std::stoi(a.report.method.substr(from, at - from)), 1000) << a.report.method;
+  EXPECT_LE(a.wide.tris.size(), static_cast<size_t>(1.5 * static_cast<double>(p.size())));
+  EXPECT_LE(a.wide.depth, kWideMaxDepth);
+  EXPECT_TRUE(SameBytes(a.wide.nodes, b.wide.nodes) && SameBytes(a.wide.tris, b.wide.tris));
+  ExpectExact(p, a, 2000, "slivers, deepest top");
 }

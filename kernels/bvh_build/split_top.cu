@@ -259,10 +259,12 @@ __global__ void PlanChildren(const SplitNode* nodes, int numNodes, const SplitCh
 }
 
 // Moves each reference to its places on the next level (dest, the scan), a straddling one clipped into its parts on
-// either side of the plane (SplitReference; a side that clipping rounded away gets the box's side of the plane).
+// either side of the plane (SplitReference; a side that clipping rounded away gets the box's side of the plane); none
+// where PlanChildren found the counts wrong (header[2]).
 __global__ void Scatter(const int* tri, const Float4* lo, const Float4* hi, const float* pos, const SplitNode* nodes,
-                        const SplitChoice* choices, const unsigned long long* scan, const int2* dest, int* outTri,
-                        Float4* outLo, Float4* outHi) {
+                        const SplitChoice* choices, const unsigned long long* scan, const int2* dest, const int* header,
+                        int* outTri, Float4* outLo, Float4* outHi) {
+  if (header[2]) return;  // counts that disagree with the bins could place references past the arrays: nothing moves
   __shared__ NodePlanes planes;
   const SplitNode node = nodes[blockIdx.y];
   const int2 d = dest[blockIdx.y];
@@ -416,8 +418,8 @@ bool SplitLevel(const BuildArrays& a, Levels& L, int h, std::vector<SplitNode>& 
                                 L.header.Get());
   TRACER_CHECK_LAUNCH("PlanChildren");
   Scatter<<<NodeGrid(numNodes), kBlock, 0, st>>>(L.tri[h].Get(), L.lo[h].Get(), L.hi[h].Get(), a.pos, L.nodes.Get(),
-                                                 L.choices.Get(), L.scan.Get(), L.dest.Get(), L.tri[1 - h].Get(),
-                                                 L.lo[1 - h].Get(), L.hi[1 - h].Get());
+                                                 L.choices.Get(), L.scan.Get(), L.dest.Get(), L.header.Get(),
+                                                 L.tri[1 - h].Get(), L.lo[1 - h].Get(), L.hi[1 - h].Get());
   TRACER_CHECK_LAUNCH("Scatter");
   int header[4];
   const int maxNext = std::min(2 * numNodes, L.maxNodes);
@@ -451,15 +453,15 @@ int MarkActive(std::vector<SplitNode>& nodes, int minRefs, const Levels& L) {
 
 SplitTop BuildSplitTop(const BuildArrays& a, int n, int minRefs, cudaStream_t st) {
   SplitTop top;
-  const int cap = static_cast<int>(std::min(kSplitTopBudget * n, 2147483000.0));
-  if (n < 2 || n < minRefs) return top;
+  if (n < 2 || n < minRefs || kSplitTopBudget * n > static_cast<double>(1 << 30)) return top;  // (the build's limit)
+  const int cap = static_cast<int>(kSplitTopBudget * n);
   Levels L(cap, minRefs, st);
   const int extra = cap - n;
   L.extra.Upload(&extra, 1, st);
   std::vector<SplitNode> nodes{FirstLevel(a, n, L, st)};
   int total = n, h = 0, spatial = 0;
   for (int numActive; (numActive = MarkActive(nodes, minRefs, L)) > 0; h = 1 - h)
-    if (!SplitLevel(a, L, h, nodes, numActive, total, spatial, st)) return top;  // (counted as a bug: no top)
+    if (!SplitLevel(a, L, h, nodes, numActive, total, spatial, st)) return top;  // a bug: no top (the report says)
   if (nodes.size() < 2) return top;
   int depth = 0;
   for (const SplitNode& g : nodes) depth = std::max(depth, g.depth);

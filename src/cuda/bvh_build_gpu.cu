@@ -294,11 +294,22 @@ void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, co
   CudaEvent start, end;
   const Stopwatch wall;
   start.Record(st);
-  const SplitTop top = BuildSplitTop(a, n, knobs::SplitTopMin(kSplitTopMin), st);
-  if (top.refs == 0) return;
   WideBvh split;
   std::string why;
-  const bool built = BuildSplitWide(a, n, top, options, binary, split, why, end, st);
+  bool built = false;
+  int groups = 0, spatial = 0, refs = 0;
+  try {  // (out of device memory, say): the first tree, which is sound, and why
+    const SplitTop top = BuildSplitTop(a, n, knobs::SplitTopMin(kSplitTopMin), st);
+    if (top.refs == 0) {
+      report.method += " (spatial-split top: no split made)";
+      return;
+    }
+    groups = top.groups, spatial = top.spatialSplits, refs = top.refs;
+    built = BuildSplitWide(a, n, top, options, binary, split, why, end, st);
+  } catch (const std::exception& e) {
+    report.method += std::string(" (spatial-split top not used: ") + e.what() + ")";
+    return;
+  }
   end.Synchronize();
   const double ms = end.MsSince(start);
   report.buildMs += ms;
@@ -313,7 +324,7 @@ void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, co
   std::snprintf(
       text, sizeof text,
       " + spatial-split top%s (%d groups, %d spatial splits, %.3f references a triangle; SAH cost %.2f, without %.2f)",
-      keep ? "" : " not kept", top.groups, top.spatialSplits, static_cast<double>(top.refs) / n, now, was);
+      keep ? "" : " not kept", groups, spatial, static_cast<double>(refs) / n, now, was);
   report.method += text;
   if (keep) wide = std::move(split);
 }

@@ -14,7 +14,8 @@ int SweepBlocks(int fallback);
 enum class Switch { kAuto, kOn, kOff };
 Switch SahTop();
 // TRACER_SPLIT_TOP: the GPU builder's spatial-split top: "auto" as BvhBuildOptions::splitTop (by the triangles'
-// waste and the SAH cost), "1" always (kept whatever its SAH cost), "0" never; unset: as the options say.
+// waste and the SAH cost), "1" always (kept whatever its SAH cost), "0" never; unset or anything else: as the options
+// say. Only for H-PLOC builds with the wide BVH and spatial splits.
 enum class SplitTopKnob { kUnset, kOff, kAuto, kForced };
 SplitTopKnob SplitTop();
 // TRACER_SPLIT_TOP_MIN: the fewest references of a node that the spatial-split top still splits (at least 2), else

@@ -40,7 +40,8 @@ SplitTopKnob SplitTop() {
   const char* v = Get("TRACER_SPLIT_TOP");
   if (!v) return SplitTopKnob::kUnset;
   if (std::strcmp(v, "auto") == 0) return SplitTopKnob::kAuto;
-  return std::strcmp(v, "1") == 0 ? SplitTopKnob::kForced : SplitTopKnob::kOff;
+  if (std::strcmp(v, "1") == 0) return SplitTopKnob::kForced;
+  return std::strcmp(v, "0") == 0 ? SplitTopKnob::kOff : SplitTopKnob::kUnset;
 }
 
 int SplitTopMin(int fallback) {
