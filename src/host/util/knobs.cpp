@@ -13,14 +13,6 @@ const char* Get(const char* name) {
   return v && *v ? v : nullptr;
 }
 
-// 1: on, 0: off, anything else (or unset): auto.
-Switch SwitchOf(const char* name) {
-  const char* v = Get(name);
-  if (v && std::strcmp(v, "1") == 0) return Switch::kOn;
-  if (v && std::strcmp(v, "0") == 0) return Switch::kOff;
-  return Switch::kAuto;
-}
-
 }  // namespace
 
 int PlocRadius(int fallback) {
@@ -34,7 +26,12 @@ int SweepBlocks(int fallback) {
   return v ? std::max(1, std::atoi(v)) : fallback;
 }
 
-Switch SahTop() { return SwitchOf("TRACER_SAH_TOP"); }
+Switch SahTop() {
+  const char* v = Get("TRACER_SAH_TOP");
+  if (v && std::strcmp(v, "1") == 0) return Switch::kOn;
+  if (v && std::strcmp(v, "0") == 0) return Switch::kOff;
+  return Switch::kAuto;
+}
 
 SplitTopKnob SplitTop() {
   const char* v = Get("TRACER_SPLIT_TOP");
