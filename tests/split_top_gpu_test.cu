@@ -1,7 +1,8 @@
 // @file split_top_gpu_test.cu: the GPU builder's spatial-split top (kernels/bvh_build/split_top.cu) (label "gpu";
 // skips without a device).
 //
-// What it must give: nothing unless asked for (BvhBuildOptions::splitTop); on long thin triangles, a wide BVH with more
+// What it must give: the top by default on long thin triangles and never with spatial splits off (its naive twin,
+// --no-spatial-splits) or with BvhBuildOptions::splitTop off; on long thin triangles, a wide BVH with more
 // references than triangles and a lower SAH cost than without the top; every triangle in some leaf; the closest hit and
 // the any-hit answer of the brute force on random rays; the binary BVH (the triangles' own tree, which the scene's
 // arrays follow) as without the top; the same bytes every run; and no top where the waste gate says no (a room of
@@ -33,7 +34,7 @@ using test::ScopedEnv;
 namespace {
 
 // splitTop: BvhBuildOptions::splitTop (by the waste gate and the SAH cost).
-Built Build(const std::vector<Vec3>& p, bool splitTop = false) {
+Built Build(const std::vector<Vec3>& p, bool splitTop) {
   BvhBuildOptions o;
   o.splitTop = splitTop;
   Built b;
@@ -119,7 +120,7 @@ TEST(GpuSplitTop, LongThinTrianglesAreSplitSoundAndExact) {
   const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
   const std::vector<Vec3> p = Slivers(40000, 11);
   const ScopedEnv deep("TRACER_SPLIT_TOP_MIN", "2048");  // several levels on a small scene
-  const Built without = Build(p);                        // off by default
+  const Built without = Build(p, false);
   const Built with = Build(p, true);
   ASSERT_EQ(with.report.builder, "gpu") << with.report.note;
   const double sahWith = WideSahCost(with.wide), sahWithout = WideSahCost(without.wide);
@@ -137,6 +138,26 @@ TEST(GpuSplitTop, LongThinTrianglesAreSplitSoundAndExact) {
   ExpectExact(p, with, 3000, "slivers");
 }
 
+// The default options at the default depth (kSplitTopMin) give long thin triangles the top, exact; the naive twin
+// (spatial splits off, as --no-spatial-splits) has none.
+TEST(GpuSplitTop, OnByDefaultAndOffWithoutSpatialSplits) {
+  TRACER_REQUIRE_GPU();
+  const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
+  const ScopedEnv depth("TRACER_SPLIT_TOP_MIN", "");
+  const std::vector<Vec3> p = Slivers(40000, 14);
+  Built byDefault, twin;
+  byDefault.report = BuildBvhsOnGpu(p, BvhBuildOptions{}, byDefault.binary, byDefault.wide);
+  std::printf("slivers, default options: %s\n", byDefault.report.method.c_str());
+  EXPECT_NE(byDefault.report.method.find("spatial-split top ("), std::string::npos) << byDefault.report.method;
+  EXPECT_GT(byDefault.wide.tris.size(), p.size());
+  BvhBuildOptions noSplits;
+  noSplits.spatialSplits = false;
+  twin.report = BuildBvhsOnGpu(p, noSplits, twin.binary, twin.wide);
+  EXPECT_EQ(twin.report.method.find("spatial-split top"), std::string::npos) << twin.report.method;
+  EXPECT_EQ(twin.wide.tris.size(), p.size());
+  ExpectExact(p, byDefault, 2000, "slivers, default top");
+}
+
 TEST(GpuSplitTop, SameInputSameBytes) {
   TRACER_REQUIRE_GPU();
   const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
@@ -150,7 +171,7 @@ TEST(GpuSplitTop, SameInputSameBytes) {
   }
 }
 
-// Off by default; on (BvhBuildOptions::splitTop) only past the waste gate; TRACER_SPLIT_TOP=1 forces it.
+// On (BvhBuildOptions::splitTop) only past the waste gate; TRACER_SPLIT_TOP=1 forces it.
 TEST(GpuSplitTop, TheGateLeavesAxisAlignedRoomsAloneUnlessForced) {
   TRACER_REQUIRE_GPU();
   const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
@@ -160,7 +181,7 @@ TEST(GpuSplitTop, TheGateLeavesAxisAlignedRoomsAloneUnlessForced) {
   EXPECT_EQ(plain.report.method.find("spatial-split top"), std::string::npos) << plain.report.method;
   EXPECT_EQ(plain.wide.tris.size(), p.size());
   const ScopedEnv on("TRACER_SPLIT_TOP", "1");
-  const Built forced = Build(p);
+  const Built forced = Build(p, false);
   EXPECT_NE(forced.report.method.find("spatial-split top ("), std::string::npos) << forced.report.method;
   ExpectExact(p, forced, 3000, "quad room, forced");
 }

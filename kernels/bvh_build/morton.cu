@@ -78,12 +78,12 @@ __global__ void InitLeaves(PlocTree t, const int* sortedTri, const Float4* triLo
   cNode[i] = i;
 }
 
-// The scene's waste from TriangleBoxes's blocks' sums, in a fixed order: waste[2 blocks], [2 blocks + 1].
-__global__ void SumWaste(double* waste, int blocks) {
-  if (threadIdx.x != 0) return;
+// The scene's waste from TriangleBoxes's blocks' sums, in a fixed order: waste[2 blocks], [2 blocks + 1]. One block
+// of kBlock threads: thread k adds blocks k, k + kBlock, ..., then BlockWasteSums the threads' sums.
+__global__ void __launch_bounds__(kBlock) SumWaste(double* waste, int blocks) {
   double b = 0.0, i = 0.0;
-  for (int k = 0; k < blocks; ++k) b += waste[2 * k], i += waste[2 * k + 1];
-  waste[2 * blocks] = b, waste[2 * blocks + 1] = i;
+  for (int k = static_cast<int>(threadIdx.x); k < blocks; k += kBlock) b += waste[2 * k], i += waste[2 * k + 1];
+  BlockWasteSums(b, i, waste + 2 * blocks);
 }
 
 unsigned BoxBlocks(size_t numTris) { return std::min(GridFor(numTris, kBlock), kMaxBoxBlocks); }
@@ -91,7 +91,7 @@ unsigned BoxBlocks(size_t numTris) { return std::min(GridFor(numTris, kBlock), k
 }  // namespace
 
 void LaunchSumWaste(const BuildArrays& a, int n, cudaStream_t st) {
-  SumWaste<<<1, 32, 0, st>>>(a.waste, static_cast<int>(BoxBlocks(static_cast<size_t>(n))));
+  SumWaste<<<1, kBlock, 0, st>>>(a.waste, static_cast<int>(BoxBlocks(static_cast<size_t>(n))));
   TRACER_CHECK_LAUNCH("SumWaste");
 }
 

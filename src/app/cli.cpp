@@ -215,7 +215,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
   groups.Group("BVH and traversal")
     ("bvh", "wide (compressed 8-wide nodes) or binary, its naive twin", cxxopts::value<std::string>()->default_value("wide"), "KIND")
     ("bvh-builder", "auto, gpu (H-PLOC), ploc (its naive twin) or cpu (SBVH)", cxxopts::value<std::string>()->default_value("auto"), "NAME")
-    ("no-spatial-splits", "object splits only in the wide BVH: the naive twin of SBVH")
+    ("no-spatial-splits", "object splits only in the wide BVH (no SBVH on the host, no split top on the GPU): the naive twin")
     ("persistent", "refill a warp once fewer than N of 32 lanes trace, every bounce (default 24 after the camera's bounce, which goes one thread per ray; 0: off)", cxxopts::value<int>()->default_value("24"), "N")
     ("sort-rays", "sort extension rays by direction and origin (GPU)");
   groups.Group("Profiling (GPU)")

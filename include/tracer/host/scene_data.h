@@ -47,10 +47,10 @@ struct BvhBuildOptions {
   // object splits only, the wide BVH as before. The scene's binary BVH (Bvh::order) never uses them.
   bool spatialSplits = true;
   // The GPU builder's spatial-split top (kernels/bvh_build/split_top.h) for the wide BVH, tried where the triangles'
-  // waste passes its gate and kept where it lowers the SAH cost. Off by default: it traced the sports car's benchmark
-  // rays faster but rendered its benchmark view 2-5% slower (docs/PERFORMANCE.md). Only with wide and spatialSplits,
-  // on the GPU builder's H-PLOC (not PLOC's passes).
-  bool splitTop = false;
+  // waste passes its gate and kept where it lowers the SAH cost: the sports car's tree then traces and renders as the
+  // host builder's (docs/PERFORMANCE.md). Only with wide and spatialSplits (--no-spatial-splits, the naive twin, turns
+  // it off), on the GPU builder's H-PLOC (not PLOC's passes).
+  bool splitTop = true;
   // Null: the host builders (binned SAH, spatial splits as above). Set by --bvh-builder gpu (src/app).
   BvhBuilderFn builder = nullptr;
 };
