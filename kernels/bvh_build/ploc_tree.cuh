@@ -58,7 +58,14 @@ TRACER_DEVICE uint32_t OrderedFromFloat(float f) {
   const uint32_t u = __float_as_uint(f);
   return (u >> 31) ? ~u : (u | 0x80000000u);
 }
-TRACER_DEVICE float FloatFromOrdered(uint32_t u) { return __uint_as_float((u >> 31) ? (u & 0x7fffffffu) : ~u); }
+TRACER_HD float FloatFromOrdered(uint32_t u) { return FloatFromBits((u >> 31) ? (u & 0x7fffffffu) : ~u); }
+// Grows a box kept as ordered floats (lo3: min x, y, z; hi3: max x, y, z; shared or global memory) by [lo, hi], if
+// that is not empty.
+TRACER_DEVICE void GrowOrderedBox(uint32_t* lo3, uint32_t* hi3, Vec3 lo, Vec3 hi) {
+  if (!(lo.x <= hi.x)) return;
+  const float l3[3] = {lo.x, lo.y, lo.z}, h3[3] = {hi.x, hi.y, hi.z};
+  for (int e = 0; e < 3; ++e) atomicMin(&lo3[e], OrderedFromFloat(l3[e])), atomicMax(&hi3[e], OrderedFromFloat(h3[e]));
+}
 
 TRACER_DEVICE uint32_t WarpMin(uint32_t v) {
   for (int o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));

@@ -119,12 +119,7 @@ TRACER_DEVICE void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi,
 }
 
 // Grows bounds (6 ordered floats: min x, y, z, max x, y, z; shared or global memory) by box [lo, hi], if not empty.
-TRACER_DEVICE void GrowOrderedBounds(uint32_t* bounds, Vec3 lo, Vec3 hi) {
-  if (!(lo.x <= hi.x)) return;
-  const float l3[3] = {lo.x, lo.y, lo.z}, h3[3] = {hi.x, hi.y, hi.z};
-  for (int e = 0; e < 3; ++e)
-    atomicMin(&bounds[e], OrderedFromFloat(l3[e])), atomicMax(&bounds[3 + e], OrderedFromFloat(h3[e]));
-}
+TRACER_DEVICE void GrowOrderedBounds(uint32_t* bounds, Vec3 lo, Vec3 hi) { GrowOrderedBox(bounds, bounds + 3, lo, hi); }
 
 // A box and a triangle count, for the sweeps over bins.
 struct TopBox {

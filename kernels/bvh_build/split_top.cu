@@ -61,14 +61,6 @@ __device__ void ClearBins(uint32_t* w, int tid, int stride) {
 __device__ Aabb BoxOf(Float4 lo, Float4 hi) { return Aabb{Vec3(lo.x, lo.y, lo.z), Vec3(hi.x, hi.y, hi.z)}; }
 __device__ Float4 F4(Vec3 v) { return Float4{v.x, v.y, v.z, 0.0f}; }
 
-__device__ void GrowBin(uint32_t* lo, uint32_t* hi, const Aabb& b) {
-  if (b.Empty()) return;
-  atomicMin(lo, OrderedFromFloat(b.lo.x)), atomicMin(lo + 1, OrderedFromFloat(b.lo.y));
-  atomicMin(lo + 2, OrderedFromFloat(b.lo.z));
-  atomicMax(hi, OrderedFromFloat(b.hi.x)), atomicMax(hi + 1, OrderedFromFloat(b.hi.y));
-  atomicMax(hi + 2, OrderedFromFloat(b.hi.z));
-}
-
 __device__ Aabb BinBox(const uint32_t* lo, const uint32_t* hi) {
   if (lo[0] == ~0u) return Aabb{};
   return Aabb{Vec3(FloatFromOrdered(lo[0]), FloatFromOrdered(lo[1]), FloatFromOrdered(lo[2])),
@@ -107,18 +99,19 @@ __global__ void BinRefs(const int* tri, const Float4* lo, const Float4* hi, cons
       if (!p.Valid()) continue;
       const int ob = p.First(Axis(c, a));
       atomicAdd(&sb.count[a][ob], 1u);
-      GrowBin(sb.lo[0][a][ob], sb.hi[0][a][ob], box);
+      GrowOrderedBox(sb.lo[0][a][ob], sb.hi[0][a][ob], box.lo, box.hi);
       const int first = p.First(Axis(box.lo, a)), last = p.Last(Axis(box.hi, a), first);
       atomicAdd(&sb.enter[a][first], 1u);
       atomicAdd(&sb.exit[a][last], 1u);
       if (first == last) {
-        GrowBin(sb.lo[1][a][first], sb.hi[1][a][first], box);
+        GrowOrderedBox(sb.lo[1][a][first], sb.hi[1][a][first], box.lo, box.hi);
         continue;
       }
       Vec3 v[3];
       Triangle(pos, tri[i], v);
-      ForEachBinPart(v, box, a, p, first, last,
-                     [&](int b, const Aabb& part) { GrowBin(sb.lo[1][a][b], sb.hi[1][a][b], part); });
+      ForEachBinPart(v, box, a, p, first, last, [&](int b, const Aabb& part) {
+        GrowOrderedBox(sb.lo[1][a][b], sb.hi[1][a][b], part.lo, part.hi);
+      });
     }
   }
   __syncthreads();
@@ -325,8 +318,6 @@ __global__ void GroupKeys(const Float4* lo, const Float4* hi, const SplitNode* g
 
 __global__ void InitBins(SplitBins* bins) { ClearBins(&bins[blockIdx.x].count[0][0], threadIdx.x, blockDim.x); }
 
-float FloatFromOrderedOnHost(uint32_t u) { return FloatFromBits((u >> 31) ? (u & 0x7fffffffu) : ~u); }
-
 __global__ void InverseOrder(const int32_t* order, int n, int* inv) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p < n) inv[order[p]] = p;
@@ -386,7 +377,7 @@ SplitNode FirstLevel(const BuildArrays& a, int n, Levels& L, cudaStream_t st) {
   uint32_t box[6];
   TRACER_CUDA_CHECK(cudaMemcpyAsync(box, rootBox.Get(), sizeof box, cudaMemcpyDeviceToHost, st));
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-  auto f = [&](int k) { return FloatFromOrderedOnHost(box[k]); };
+  auto f = [&](int k) { return FloatFromOrdered(box[k]); };
   return SplitNode{0, n, 0u, 0, -1, 0, Float4{f(0), f(1), f(2), 0.0f}, Float4{f(3), f(4), f(5), 0.0f}};
 }
 
