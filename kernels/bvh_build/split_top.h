@@ -11,7 +11,7 @@
 namespace tracer::gpu_build {
 
 // The top's default least references of a node it still splits (TRACER_SPLIT_TOP_MIN overrides it). Measured on the
-// sports car (docs/PERFORMANCE.md): from 32,768 down to 512 its camera rays traced 3.8-4.1 G rays/s, at 128 they
+// sports car (docs/PERFORMANCE.md): from 32,768 down to 512 its camera rays traced 3.8-4.0 G rays/s, at 128 they
 // traced as on the host's tree (5.2) and it rendered as fast, in a 24-ms build of 2,467 groups; 32 gained nothing more.
 constexpr int kSplitTopMin = 128;
 // The deepest the top goes (groups named by at most this many bits of the keys).

@@ -12,11 +12,12 @@
 // leaf-or-split and the wide BVH's dynamic programming (core/wide_collapse.h, the host collapse's own arithmetic).
 // Two top-down sweeps, together in one launch, then place the binary BVH's nodes and triangles (leaves of at most
 // options.maxLeafSize triangles, depth-first order) and the compressed wide BVH's, and one parallel pass encodes the
-// wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree.
+// wide nodes: byte for byte what CollapseToWideBvh makes of the same binary tree (without the split top below).
 //
-// By default they make no spatial splits (the wide BVH holds each triangle once); with options.splitTop the wide BVH
-// may come from the spatial-split top instead (kernels/bvh_build/split_top.h; off by default: docs/PERFORMANCE.md
-// says why). From 2^20 triangles
+// Where the triangles' waste passes its gate (long thin triangles), the wide BVH comes from the spatial-split top
+// instead (options.splitTop, on by default, kept where its SAH cost is the lower; kernels/bvh_build/split_top.h):
+// references of split triangles, so a triangle may stand in several leaves. options.spatialSplits off
+// (--no-spatial-splits) or TRACER_SPLIT_TOP=0 turns it off. From 2^20 triangles
 // the clustering stops at subtrees of 64 triangles and the tree above them is built by binned SAH on the GPU (the SAH
 // top): nearer the host's trees on a heightfield (and on the sports car), worse on the conference room, and about
 // twice as slow to build (docs/PERFORMANCE.md). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any
