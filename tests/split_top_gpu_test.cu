@@ -33,13 +33,17 @@ using test::ScopedEnv;
 
 namespace {
 
+Built Build(const std::vector<Vec3>& p, const BvhBuildOptions& o) {
+  Built b;
+  b.report = BuildBvhsOnGpu(p, o, b.binary, b.wide);
+  return b;
+}
+
 // splitTop: BvhBuildOptions::splitTop (by the waste gate and the SAH cost).
 Built Build(const std::vector<Vec3>& p, bool splitTop) {
   BvhBuildOptions o;
   o.splitTop = splitTop;
-  Built b;
-  b.report = BuildBvhsOnGpu(p, o, b.binary, b.wide);
-  return b;
+  return Build(p, o);
 }
 
 // n slivers in the unit cube: 0.2 to 0.5 long in a random direction, 0.002 wide (a scene's waste near 1).
@@ -145,17 +149,17 @@ TEST(GpuSplitTop, OnByDefaultAndOffWithoutSpatialSplits) {
   const ScopedEnv clean("TRACER_SPLIT_TOP", "");  // (empty: unset) whatever the shell exported
   const ScopedEnv depth("TRACER_SPLIT_TOP_MIN", "");
   const std::vector<Vec3> p = Slivers(40000, 14);
-  Built byDefault, twin;
-  byDefault.report = BuildBvhsOnGpu(p, BvhBuildOptions{}, byDefault.binary, byDefault.wide);
+  const Built byDefault = Build(p, BvhBuildOptions{});
   std::printf("slivers, default options: %s\n", byDefault.report.method.c_str());
   EXPECT_NE(byDefault.report.method.find("spatial-split top ("), std::string::npos) << byDefault.report.method;
   EXPECT_GT(byDefault.wide.tris.size(), p.size());
   BvhBuildOptions noSplits;
   noSplits.spatialSplits = false;
-  twin.report = BuildBvhsOnGpu(p, noSplits, twin.binary, twin.wide);
+  const Built twin = Build(p, noSplits);
   EXPECT_EQ(twin.report.method.find("spatial-split top"), std::string::npos) << twin.report.method;
   EXPECT_EQ(twin.wide.tris.size(), p.size());
   ExpectExact(p, byDefault, 2000, "slivers, default top");
+  ExpectExact(p, twin, 1000, "slivers, no top");
 }
 
 TEST(GpuSplitTop, SameInputSameBytes) {
@@ -180,6 +184,7 @@ TEST(GpuSplitTop, TheGateLeavesAxisAlignedRoomsAloneUnlessForced) {
   const Built plain = Build(p, true);
   EXPECT_EQ(plain.report.method.find("spatial-split top"), std::string::npos) << plain.report.method;
   EXPECT_EQ(plain.wide.tris.size(), p.size());
+  ExpectExact(p, plain, 1000, "quad room, under the gate");
   const ScopedEnv on("TRACER_SPLIT_TOP", "1");
   const Built forced = Build(p, false);
   EXPECT_NE(forced.report.method.find("spatial-split top ("), std::string::npos) << forced.report.method;

@@ -208,26 +208,31 @@ BvhBuildReport HostBuild(const std::vector<Vec3>& positions, const BvhBuildOptio
   return r;
 }
 
-// The nodes, the order and the wide leaves' sources come back (49 bytes a triangle with the wide BVH); both triangle
-// arrays (96 bytes a triangle) are gathered here from the positions, on every core. status, counts: as read back.
+// A wide BVH's nodes and its leaf entries' sources (`entries` of them) read back, without its triangles, which
+// GatherWideTriangles makes once the tree is chosen. status, counts: as read back for that build.
+void DownloadWide(const BuildArrays& b, size_t entries, const int* status, const int* counts, WideBvh& wide,
+                  std::vector<int>& src, cudaStream_t st) {
+  wide = WideBvh{};
+  Download(wide.nodes, b.wideOut, static_cast<size_t>(counts[1]), st);
+  Download(src, b.wideTriSrc, entries, st);
+  wide.depth = status[1];
+}
+
+// The nodes, the order and the wide leaves' sources come back (49 bytes a triangle with the wide BVH); the binary
+// BVH's triangles (48 bytes a triangle) are gathered here from the positions, on every core; the wide BVH's wait in
+// wideSrc for the choice of tree. status, counts: as read back.
 void FetchTrees(const std::vector<Vec3>& positions, const BuildArrays& a, const BvhBuildOptions& options,
-                const int* status, const int* counts, Bvh& binary, WideBvh& wide, CudaEvent& done, cudaStream_t st) {
+                const int* status, const int* counts, Bvh& binary, WideBvh& wide, std::vector<int>& wideSrc,
+                CudaEvent& done, ThreadPool& pool, cudaStream_t st) {
   const size_t numTris = positions.size() / 3;
   Download(binary.nodes, a.binOut, static_cast<size_t>(counts[0]), st);
   Download(binary.order, a.order, numTris, st);
   binary.depth = status[0];
   wide = WideBvh{};
-  std::vector<int> wideSrc;
-  if (options.wide) {
-    Download(wide.nodes, a.wideOut, static_cast<size_t>(counts[1]), st);
-    Download(wideSrc, a.wideTriSrc, numTris, st);
-    wide.depth = status[1];
-  }
+  if (options.wide) DownloadWide(a, numTris, status, counts, wide, wideSrc, st);
   done.Record(st);
   done.Synchronize();
-  ThreadPool pool(ThreadPool::ThreadsFor(0));
   GatherBvhTriangles(positions, binary.order, binary.tris, &pool);
-  if (options.wide) GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
 }
 
 // The report of a build that ran on the device.
@@ -245,12 +250,12 @@ BvhBuildReport Report(const Plan& plan, const Marks& m, const Stopwatch& wall, i
   return report;
 }
 
-// The wide BVH over the spatial-split top's references (a built with the triangles' tree, binary its result): built
-// on the device, its leaves' sources mapped to binary's positions, read back and gathered. Returns false (wide
-// untouched, why in note) where it is too deep for the traversal or a node does not fit its grid.
+// The wide BVH over the spatial-split top's references (a built with the triangles' tree): built on the device, its
+// leaves' sources mapped to the binary BVH's positions, and read back into wide and src (no triangles yet). Returns
+// false (why in note) where it is too deep for the traversal or a node does not fit its grid.
 // built: recorded once the tree is on the device.
-bool BuildSplitWide(const BuildArrays& a, int n, const SplitTop& top, const BvhBuildOptions& options, const Bvh& binary,
-                    WideBvh& wide, std::string& note, CudaEvent& built, cudaStream_t st) {
+bool BuildSplitWide(const BuildArrays& a, int n, const SplitTop& top, const BvhBuildOptions& options, WideBvh& wide,
+                    std::vector<int>& src, std::string& note, CudaEvent& built, cudaStream_t st) {
   Plan plan{false, false, 0};
   plan.tempBytes = CubTempBytes(top.refs, plan, st);
   BuildArrays b;
@@ -277,24 +282,22 @@ bool BuildSplitWide(const BuildArrays& a, int n, const SplitTop& top, const BvhB
     note = status[2] ? "a node's extent does not fit an 8-bit grid" : "too deep for the traversal";
     return false;
   }
-  std::vector<int> src;
-  Download(wide.nodes, b.wideOut, static_cast<size_t>(counts[1]), st);
-  Download(src, b.wideTriSrc, static_cast<size_t>(top.refs), st);
+  DownloadWide(b, static_cast<size_t>(top.refs), status, counts, wide, src, st);
   TRACER_CUDA_CHECK(cudaStreamSynchronize(st));
-  wide.depth = status[1];
-  ThreadPool pool(ThreadPool::ThreadsFor(0));
-  GatherWideTriangles(binary.tris, src, wide.tris, pool);
   return true;
 }
 
 // The spatial-split top (split_top.h) for the wide BVH: built, and kept where its SAH cost is the lower (or forced:
-// TRACER_SPLIT_TOP=1); the report's method says which and both costs, its build time includes it.
-void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, const Bvh& binary, WideBvh& wide,
+// TRACER_SPLIT_TOP=1); then wide and wideSrc are its. The report's method says which and both costs, its build time
+// includes it. The SAH costs read the nodes alone (WideSahCost counts triangles only for a root box of no area, which
+// the long triangles that pass the waste gate do not make).
+void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, WideBvh& wide, std::vector<int>& wideSrc,
                  BvhBuildReport& report, bool forced, cudaStream_t st) {
   CudaEvent start, end;
   const Stopwatch wall;
   start.Record(st);
   WideBvh split;
+  std::vector<int> splitSrc;
   std::string why;
   bool built = false;
   int groups = 0, spatial = 0, refs = 0;
@@ -305,7 +308,7 @@ void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, co
       return;
     }
     groups = top.groups, spatial = top.spatialSplits, refs = top.refs;
-    built = BuildSplitWide(a, n, top, options, binary, split, why, end, st);
+    built = BuildSplitWide(a, n, top, options, split, splitSrc, why, end, st);
   } catch (const std::exception& e) {
     report.method += std::string(" (spatial-split top not used: ") + e.what() + ")";
     return;
@@ -326,7 +329,10 @@ void TrySplitTop(const BuildArrays& a, int n, const BvhBuildOptions& options, co
       " + spatial-split top%s (%d groups, %d spatial splits, %.3f references a triangle; SAH cost %.2f, without %.2f)",
       keep ? "" : " not kept", groups, spatial, static_cast<double>(refs) / n, now, was);
   report.method += text;
-  if (keep) wide = std::move(split);
+  if (keep) {
+    wide = std::move(split);
+    wideSrc = std::move(splitSrc);
+  }
 }
 
 enum class Clustering { kHierarchical, kPasses };
@@ -369,11 +375,18 @@ BvhBuildReport Build(const std::vector<Vec3>& positions, const BvhBuildOptions& 
                   status[0], status[1]);
     return HostBuild(positions, options, binary, wide, why);
   }
-  FetchTrees(positions, a, options, status, counts, binary, wide, marks.done, st);
+  ThreadPool pool(ThreadPool::ThreadsFor(0));
+  std::vector<int> wideSrc;
+  FetchTrees(positions, a, options, status, counts, binary, wide, wideSrc, marks.done, pool, st);
   BvhBuildReport report = Report(plan, marks, wall, passCount);
   if (plan.splitTop == SplitTopPlan::kForced ||
       (plan.splitTop == SplitTopPlan::kByWaste && SplitTopWorthTrying(waste[0], waste[1])))
-    TrySplitTop(a, n, options, binary, wide, report, plan.splitTop == SplitTopPlan::kForced, st);
+    TrySplitTop(a, n, options, wide, wideSrc, report, plan.splitTop == SplitTopPlan::kForced, st);
+  if (options.wide) {
+    const Stopwatch gather;
+    GatherWideTriangles(binary.tris, wideSrc, wide.tris, pool);
+    report.transferMs += gather.Ms();  // the report's "transfers and gathers"
+  }
   return report;
 }
 

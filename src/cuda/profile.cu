@@ -233,7 +233,8 @@ void AddSplitTopRow(const SceneData& data, const TwinMeasurements& m, std::vecto
   char ev[512];
   std::snprintf(ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", off.Kernel("intersect"),
                 opt.Kernel("intersect"), off.Kernel("shadow"), opt.Kernel("shadow"),
-                tried ? method.c_str() : "not tried here: the triangles' waste is under its gate (or too few of them)");
+                tried ? method.c_str()
+                      : "not built here: the triangles' waste is under the gate, too few triangles, or turned off");
   rows.push_back({"GPU BVH spatial-split top (on vs off)", "intersect+shadow", &off,
                   off.Kernel("intersect") + off.Kernel("shadow"), opt.Kernel("intersect") + opt.Kernel("shadow"), ev});
 }
@@ -547,8 +548,10 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
     if (m.gpuTree) {
       // The GPU builder is deterministic and its binary BVH the same with and without the top: the scene's arrays fit.
       SceneData withoutTop = data;
+      // As --no-spatial-splits builds it: off also when TRACER_SPLIT_TOP is set, which spatialSplits = false overrides.
       BvhBuildOptions plain;
       plain.splitTop = false;
+      plain.spatialSplits = false;
       Bvh binary;
       BuildBvhsOnGpu(positions, plain, binary, withoutTop.wide);
       std::fprintf(stderr, "  measuring the GPU tree without its spatial-split top\n");
