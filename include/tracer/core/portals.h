@@ -343,16 +343,20 @@ TRACER_HD float PortalMixturePdf(const PortalView& v, int mode, float mix, Vec3 
   return mix * PortalPdf(v, mode, o, facing, w, crossed, solidAngle) + (1.0f - mix) * pdfEnv;
 }
 
-// The first k of [0, n) whose cumulative value cdf[k] exceeds u (the last when none does), by bisection.
-TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
+// The first k of [0, n) whose cumulative value cdf(k) exceeds u (the last when none does), by bisection; below and
+// share: cdf(k - 1) (0 for the first) and cdf(k) - below, u's interval.
+template <class Cdf>
+TRACER_HD int PickInCdf(const Cdf& cdf, int n, float u, float& below, float& share) {
   int k = 0, hi = n - 1;
   while (k < hi) {
     const int mid = (k + hi) >> 1;
-    if (u < cdf[mid])
+    if (u < cdf(mid))
       hi = mid;
     else
       k = mid + 1;
   }
+  below = k > 0 ? cdf(k - 1) : 0.0f;
+  share = cdf(k) - below;
   return k;
 }
 
@@ -364,24 +368,13 @@ TRACER_HD int FindInCdf(const float* cdf, int n, float u) {
 // lies on back's side of the two.
 TRACER_HD Vec3 SamplePortalPoint(const PortalView& v, int mode, Vec3 o, Vec3 back, int facing, float u0, float u2,
                                  int& piece, float& solidAngle, Vec3& from) {
-  int k = 0;
+  int k;
   float below, share;
   if (mode & kPortalPickByArea) {  // the pieces' cumulative area fractions are their records' v0.w
-    int hi = v.count - 1;
-    while (k < hi) {
-      const int mid = (k + hi) >> 1;
-      if (u0 < v.pieces[mid].v0.w)
-        hi = mid;
-      else
-        k = mid + 1;
-    }
-    below = k > 0 ? v.pieces[k - 1].v0.w : 0.0f;
-    share = v.pieces[k].v0.w - below;
+    k = PickInCdf([&v](int i) { return v.pieces[i].v0.w; }, v.count, u0, below, share);
   } else {
     const float* cdf = PortalTable(v, PortalVertex(v.lattice, o), facing);
-    k = FindInCdf(cdf, v.count, u0);
-    below = k > 0 ? cdf[k - 1] : 0.0f;
-    share = cdf[k] - below;
+    k = PickInCdf([cdf](int i) { return cdf[i]; }, v.count, u0, below, share);
   }
   piece = k;
   const PortalPiece& p = v.pieces[k];
