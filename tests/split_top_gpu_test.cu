@@ -6,7 +6,8 @@
 // references than triangles and a lower SAH cost than without the top; every triangle in some leaf; the closest hit and
 // the any-hit answer of the brute force on random rays; the binary BVH (the triangles' own tree, which the scene's
 // arrays follow) as without the top; the same bytes every run; and no top where the waste gate says no (a room of
-// axis-aligned quads) unless forced, when its hits are exact too. The Embree parity test (tracer_embree_gpu_test)
+// axis-aligned quads) unless forced. The trees with and without the top (the twin, the room under the gate, forced)
+// all answer as the brute force. The Embree parity test (tracer_embree_gpu_test)
 // checks the sports car's split tree against Embree.
 #include <gtest/gtest.h>
 

@@ -231,10 +231,10 @@ void AddSplitTopRow(const SceneData& data, const TwinMeasurements& m, std::vecto
   const std::string& method = data.bvhReport.method;
   const bool tried = method.find("spatial-split top") != std::string::npos;
   char ev[512];
-  std::snprintf(ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", off.Kernel("intersect"),
-                opt.Kernel("intersect"), off.Kernel("shadow"), opt.Kernel("shadow"),
-                tried ? method.c_str()
-                      : "not built here: the triangles' waste is under the gate, too few triangles, or turned off");
+  std::snprintf(
+      ev, sizeof ev, "intersect %.2f vs %.2f ms, shadow %.2f vs %.2f ms; %s", off.Kernel("intersect"),
+      opt.Kernel("intersect"), off.Kernel("shadow"), opt.Kernel("shadow"),
+      tried ? method.c_str() : "not built here: the triangles' waste is under the gate, or the top is turned off");
   rows.push_back({"GPU BVH spatial-split top (on vs off)", "intersect+shadow", &off,
                   off.Kernel("intersect") + off.Kernel("shadow"), opt.Kernel("intersect") + opt.Kernel("shadow"), ev});
 }
