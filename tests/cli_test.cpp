@@ -114,6 +114,7 @@ TEST(Cli, HelpListsEveryOption) {
                            "--single-shade-kernel",
                            "--plain-loads",
                            "--pageable-readback",
+                           "--serial-shadows",
                            "--one-thread-per-ray",
                            "--naive-obj-parse",
                            "--naive-minplus",

@@ -572,6 +572,9 @@ TEST(GpuVariants, NaiveTwinsRenderTheSameImage) {
   o.pageableReadback = true;
   same(o, "--pageable-readback");
   o = base;
+  o.serialShadows = true;
+  same(o, "--serial-shadows");
+  o = base;
   o.naiveLayout = true;
   o.compaction = Compaction::kNone;
   same(o, "--naive-layout --no-compaction");
@@ -632,7 +635,8 @@ TEST(GpuVariants, SameSeedSameImage) {
 // them in until NearerHit settled them by triangle index; and a ray grazing a floor got a t before its triangle's
 // box, so its hit was kept or culled by the same accident of order until HitDistance (core/bvh.h): one or two of
 // its 530M samples then differed in three runs of four, and between one process and several under MPI.
-// Sorted rays too (another thread mapping).
+// Sorted rays too (another thread mapping), and the shadow stages in line (--serial-shadows) rather than beside the
+// next bounce, at a size where the two streams' kernels do overlap.
 TEST(GpuVariants, ConferenceRendersAreBitIdentical) {
   TRACER_REQUIRE_GPU();
   TRACER_SHARED_SCENE_OR_SKIP(archive, "conference.tar.xz");
@@ -668,14 +672,16 @@ TEST(GpuVariants, ConferenceRendersAreBitIdentical) {
   for (float v : a.rgb) mean += v;
   mean /= static_cast<double>(a.rgb.size());
   EXPECT_GT(mean, 0.01) << "the room must be lit for the comparison to mean anything";
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     o.sortRays = variant == 2;
+    o.serialShadows = variant == 3;
     const RenderResult b = RenderCuda(data, o);
     ASSERT_EQ(a.rgb.size(), b.rgb.size());
     size_t differ = 0;
     for (size_t i = 0; i < a.rgb.size(); ++i) differ += std::memcmp(&a.rgb[i], &b.rgb[i], sizeof a.rgb[i]) != 0;
-    EXPECT_EQ(differ, 0u) << "render " << variant + 2 << (o.sortRays ? " (--sort-rays)" : "") << ": " << differ
-                          << " of " << a.rgb.size() << " channel values differ from the first render";
+    EXPECT_EQ(differ, 0u) << "render " << variant + 2 << (o.sortRays ? " (--sort-rays)" : "")
+                          << (o.serialShadows ? " (--serial-shadows)" : "") << ": " << differ << " of " << a.rgb.size()
+                          << " channel values differ from the first render";
   }
 }
 

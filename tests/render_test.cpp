@@ -149,3 +149,21 @@ TEST(Cornell, LightIsVisibleAndImageFinite) {
   EXPECT_GT(patch(2, 0), 2.0 * patch(2, 1));
   EXPECT_GT(patch(58, 1), 2.0 * patch(58, 0));
 }
+
+// RunBounces skips the shade stages of the classes that no material has (SceneView::absentClasses): the Cornell box's
+// materials are all diffuse; a mix counts as the classes of its two materials, which the list holds as well.
+TEST(Shading, AbsentClassesAreThoseNoMaterialHas) {
+  const SceneData cornell = LoadData(test::ProjectScenesDir() + "/cornell.obj", 16, 16);
+  EXPECT_EQ(cornell.View().absentClasses, (1 << kGlossy) | (1 << kMirror) | (1 << kDielectric));
+  SceneData mixed;
+  Material mix{}, mirror{}, glass{};
+  mix.info.x = kMixMaterial;
+  mix.maps.x = 1;
+  mix.maps.y = 2;
+  mirror.info.x = kMirror;
+  glass.info.x = kDielectric;
+  mixed.materials = {mix, mirror, glass};
+  EXPECT_EQ(mixed.View().absentClasses, (1 << kDiffuse) | (1 << kGlossy));
+  mixed.materials.push_back(Material{});  // class 0: diffuse
+  EXPECT_EQ(mixed.View().absentClasses, 1 << kGlossy);
+}

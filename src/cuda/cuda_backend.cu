@@ -67,14 +67,16 @@ struct DeviceWave {
   DeviceBuffer<typename L::RayT> rays[2];
   PathStorage<L> paths[2];
   DeviceBuffer<typename L::HitT> hits;
-  DeviceBuffer<typename L::ShadowT> shadows;
+  DeviceBuffer<typename L::ShadowT> shadows[2];
   DeviceBuffer<int32_t> queues;
   DeviceBuffer<int8_t> hitClass;
   DeviceBuffer<WaveCounters> counters;
   DeviceBuffer<unsigned long long> live;
   WaveView<L> view{};
 
-  DeviceWave(int pool, bool compact) {
+  // aside: a bounce's shadow stage runs beside the next bounce (CudaExecutor's side stream), so the two bounces'
+  // shadow rays need a buffer each; else both views point at one.
+  DeviceWave(int pool, bool compact, bool aside) {
     for (int b = 0; b < 2; ++b) {
       // Without compaction everything stays in buffer 0.
       if (b == 0 || compact) {
@@ -85,7 +87,7 @@ struct DeviceWave {
       view.paths[b] = paths[b].View();
     }
     hits.Allocate(pool, "hits");
-    shadows.Allocate(pool, "shadow rays");
+    for (int b = 0; b < (aside ? 2 : 1); ++b) shadows[b].Allocate(pool, "shadow rays");
     if (compact)
       queues.Allocate(static_cast<size_t>(pool) * (kNumMaterialClasses + 1), "queues");
     else
@@ -94,7 +96,8 @@ struct DeviceWave {
     live.Allocate(kMaxStatBounces, "statistics");
     live.Zero();
     view.hits = hits.Get();
-    view.shadows = shadows.Get();
+    view.shadows[0] = shadows[0].Get();
+    view.shadows[1] = aside ? shadows[1].Get() : shadows[0].Get();
     view.classQueue = queues.Get();
     view.hitClass = hitClass.Get();
     view.counters = counters.Get();
@@ -180,7 +183,8 @@ class CudaBackend final : public Backend, public SceneUploader {
     const size_t filmValues = static_cast<size_t>(opt_.width) * opt_.height * 3;
     if (!wave_ || pool != pool_) {
       pool_ = pool;
-      wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact);
+      wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact, Aside());
+      if (Aside() && !aside_) aside_ = std::make_unique<AsideStream>();
       if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
       wave_->view.collectStats = opt_.collectStats ? 1 : 0;
       film_.Allocate(filmValues, "film");
@@ -245,7 +249,7 @@ class CudaBackend final : public Backend, public SceneUploader {
     TRACER_CUDA_CHECK(cudaMemcpyAsync(dCounters, totals_, sizeof(WaveCounters), cudaMemcpyHostToDevice, stream));
     const int refill = opt_.binaryBvh ? 0 : opt_.persistentRefill;
     CudaExecutor ex(stream, blocks_, timer_, dCounters, snapshots_, refill, persistentNext_.Get(), sort_.get(),
-                    GridFor(static_cast<size_t>(pool_), kStageBlock));
+                    GridFor(static_cast<size_t>(pool_), kStageBlock), aside_.get());
     if (opt_.compaction == Compaction::kNone) ex.Run(InitPoolStage<L>{wave_->view});
     const FilmView film{film_.Get(),      &dCounters->dropped, &dCounters->firstBad,
                         opt_.width,       opt_.height,         opt_.halfBuffers ? oddFilm_.Get() : nullptr,
@@ -314,6 +318,9 @@ class CudaBackend final : public Backend, public SceneUploader {
     envGuide_.cdf = envGuideCdf_.Get();
     sceneView_.envGuide = envGuide_;
   }
+  // A bounce's shadow stage runs beside the next bounce (AsideStream) with compacted queues, unless --serial-shadows
+  // asks for it in line or the stages are timed one by one (collectStats: each timed range must hold its own kernels).
+  bool Aside() const { return opt_.compaction != Compaction::kNone && !opt_.serialShadows && !opt_.collectStats; }
   void UseScene(std::shared_ptr<DeviceScene> scene) {
     scene_ = std::move(scene);
     lo_ = scene_->boundsMin;
@@ -336,6 +343,7 @@ class CudaBackend final : public Backend, public SceneUploader {
   DeviceBuffer<float> envGuideCdf_;  // --env-sampling guided: the guide's cdf rows
   EnvGuideView envGuide_{};
   std::unique_ptr<DeviceWave<L>> wave_;
+  std::unique_ptr<AsideStream> aside_;  // when Aside()
   DeviceBuffer<unsigned long long> film_;
   DeviceBuffer<unsigned long long> oddFilm_;  // options.halfBuffers: the odd-numbered samples' sums
   PinnedBuffer<unsigned long long> pinnedFilm_;

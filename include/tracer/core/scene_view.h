@@ -75,6 +75,9 @@ struct SceneView {
   PortalView portals;     // the environment's portals (core/portals.h); count 0 when the scene has none
   int32_t cutouts;        // 1: some material has kMaterialCutout, so traversal runs the cut-out test (CutoutFilter)
   float offsetFloor;      // OffsetRayOrigin's floor: RayOffsetFloor of the scene's bounds
+  // Bit c set: no material has class c, so no hit is queued for its shade stage, which RunBounces then skips (0: run
+  // every class's).
+  int32_t absentClasses;
 };
 
 // One texel, with the integer coordinates folded into the image: repeated (wrap) or clamped to its edge.

@@ -52,7 +52,7 @@ struct InitPoolStage {
     L::StoreRay(w.rays[0], i, dead);
     Shadow none{};
     none.ray.tmax = -1.0f;
-    L::StoreShadow(w.shadows, i, none);
+    L::StoreShadow(w.shadows[0], i, none);
   }
 };
 
@@ -219,8 +219,8 @@ struct ShadeStage {
     if (C == Compaction::kNone) {
       // In place: the slot keeps its shadow ray and its continuation, or dies.
       if (out.hasShadow) {
-        L::StoreShadow(w.shadows, i, out.shadow);
-        PushSlot<PushMode::kWarpAggregated>(&w.counters->shadowCount);  // statistics only
+        L::StoreShadow(w.shadows[0], i, out.shadow);
+        PushSlot<PushMode::kWarpAggregated>(&w.counters->shadowCount[0]);  // statistics only
       }
       if (out.continues) {
         out.next.index = i;
@@ -235,8 +235,8 @@ struct ShadeStage {
     }
     constexpr PushMode kMode = PushModeOf<C>();
     if (out.hasShadow) {
-      const uint32_t slot = PushSlot<kMode>(&w.counters->shadowCount);
-      L::StoreShadow(w.shadows, static_cast<int>(slot), out.shadow);
+      const uint32_t slot = PushSlot<kMode>(&w.counters->shadowCount[b]);
+      L::StoreShadow(w.shadows[b], static_cast<int>(slot), out.shadow);
     }
     if (out.continues) {
       const int nb = 1 - w.cur;
@@ -265,11 +265,11 @@ struct ShadeStage {
   }
 };
 
-// Any-hit traversal of the shadow rays; an unoccluded one adds its light sample to the film. Begin and Finish
-// as IntersectStage's, but it is not run on persistent threads (kResumable false): in the render, shadow rays end
-// after a few nodes, so a warp refills almost every step and all warps contend for the one item counter; persistent
-// shadow stages measured slower (docs/PERFORMANCE.md, design measurements). Long any-hit rays (--trace-rays --any-hit
-// on ambient-occlusion files) do gain from persistent threads.
+// Any-hit traversal of the bounce's shadow rays (buffer CurBuffer(w.cur)); an unoccluded one adds its light sample to
+// the film. Begin and Finish as IntersectStage's, but it is not run on persistent threads (kResumable false): in the
+// render, shadow rays end after a few nodes, so a warp refills almost every step and all warps contend for the one
+// item counter; persistent shadow stages measured slower (docs/PERFORMANCE.md, design measurements). Long any-hit rays
+// (--trace-rays --any-hit on ambient-occlusion files) do gain from persistent threads.
 template <class L, Compaction C, bool kLdg, class T>
 struct ShadowStage {
   static constexpr Pushes kPushes = Pushes::kNothing;
@@ -278,14 +278,16 @@ struct ShadowStage {
   SceneView s;
   RenderParams rp;
   FilmView film;
-  TRACER_HD int Count() const { return C != Compaction::kNone ? static_cast<int>(w.counters->shadowCount) : w.pool; }
+  TRACER_HD int Count() const {
+    return C != Compaction::kNone ? static_cast<int>(w.counters->shadowCount[w.cur]) : w.pool;
+  }
   TRACER_HD bool Begin(int j, Shadow& sh) const {
-    sh = L::LoadShadow(w.shadows, j);
+    sh = L::LoadShadow(w.shadows[CurBuffer<C>(w.cur)], j);
     if (C == Compaction::kNone) {
       if (sh.ray.tmax < 0.0f) return false;
       Shadow none{};
       none.ray.tmax = -1.0f;
-      L::StoreShadow(w.shadows, j, none);  // consumed: the slot may not shade next bounce
+      L::StoreShadow(w.shadows[0], j, none);  // consumed: the slot may not shade next bounce
     }
     return true;
   }
@@ -298,6 +300,19 @@ struct ShadowStage {
   }
 };
 
+// Serial, after the shadow stage (on its stream): counts the bounce's shadow rays and empties their buffer, which the
+// bounce after next fills again.
+template <class L, Compaction C>
+struct ShadowsDoneStage {
+  WaveView<L> w;
+  TRACER_HD void operator()() const {
+    WaveCounters* c = w.counters;
+    const int b = CurBuffer<C>(w.cur);
+    c->shadowRays += c->shadowCount[b];
+    c->shadowCount[b] = 0;
+  }
+};
+
 // Serial, last in each bounce: statistics, then empty the consumed queues for the next bounce.
 template <class L>
 struct FinishStage {
@@ -306,10 +321,8 @@ struct FinishStage {
     WaveCounters* c = w.counters;
     if (w.livePerBounce) w.livePerBounce[w.bounce] += c->rayCount[w.cur];
     c->extensionRays += c->rayCount[w.cur];
-    c->shadowRays += c->shadowCount;
     c->rayCount[w.cur] = 0;
     for (int k = 0; k <= kNumMaterialClasses; ++k) c->classCount[k] = 0;
-    c->shadowCount = 0;
   }
 };
 
@@ -344,6 +357,18 @@ struct ChoosesTraceMode : std::false_type {};
 template <class Exec>
 struct ChoosesTraceMode<Exec, std::void_t<decltype(std::declval<Exec&>().TraceOnePerRay(true))>> : std::true_type {};
 
+// An executor may run a bounce's shadow stage beside the next bounce (the GPU's second stream), having members
+//   BeginAside() / EndAside(b)   bracket the stages that go aside: the shadow stage of shadow buffer b and its
+//                                bookkeeping, which start once everything before them is done;
+//   WaitAside(b)                 before the stages that fill buffer b again: they wait for its last shadow stage;
+//   JoinAside()                  at the end of the pass: what follows waits for every stage aside.
+// The others run the shadow stage in line. Without compaction a bounce's shadow rays sit in its slots, which the next
+// bounce shades, so they always run in line.
+template <class Exec, class = void>
+struct RunsAside : std::false_type {};
+template <class Exec>
+struct RunsAside<Exec, std::void_t<decltype(std::declval<Exec&>().BeginAside())>> : std::true_type {};
+
 // An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a
 // member DumpRays(w, bounce, shadow, inPlace) (inPlace: no compaction, so the buffer is the whole pool with dead
 // slots); executors without one (the GPU's) compile to nothing here.
@@ -359,7 +384,7 @@ void DumpRaysIfWatched(Exec& ex, const W& w, int bounce, bool shadow) {
 }
 
 // One pass of bounces: generate -> intersect -> miss -> shade per class -> shadow -> finish, until the pass
-// has drained. `ex` is a backend's executor:
+// has drained (the shadow stage maybe aside, beside the next bounce: RunsAside). `ex` is a backend's executor:
 //   ex.Run(body)        runs a queued stage over body.Count() items;
 //   ex.Serial(body)     runs a serial stage;
 //   ex.Begin(name, k = -1) / ex.End()  bracket a timed range of stages named name, or "name#k" for k >= 0
@@ -371,6 +396,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
                 const BounceOptions& bo) {
   static const char* kShadeNames[kNumMaterialClasses] = {"shade_diffuse", "shade_glossy", "shade_mirror",
                                                          "shade_dielectric"};
+  constexpr bool kAside = RunsAside<Exec>::value && C != Compaction::kNone;
   int cur = 0;
   for (int iter = 0;; ++iter) {
     WaveView<L> w = base;
@@ -399,12 +425,14 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     ex.Begin("miss");
     ex.Run(MissStage<L, C>{w, s, rp, film});
     ex.End();
+    if constexpr (kAside) ex.WaitAside(cur);  // shading fills shadow buffer cur, which bounce iter - 2 traced
     if (bo.singleShadeKernel) {
       ex.Begin("shade");
       ex.Run(ShadeStage<L, C, kLdg>{w, s, rp, film, kShadeAllClasses});
       ex.End();
     } else {
       for (int c = 0; c < kNumMaterialClasses; ++c) {
+        if (s.absentClasses & (1 << c)) continue;  // an empty queue: not even a launch
         ex.Begin(kShadeNames[c]);
         ex.Run(ShadeStage<L, C, kLdg>{w, s, rp, film, c});
         ex.End();
@@ -412,13 +440,17 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     }
     DumpRaysIfWatched<C>(ex, w, iter, true);
     ex.Begin("shadow");
+    if constexpr (kAside) ex.BeginAside();
     ex.Run(ShadowStage<L, C, kLdg, T>{w, s, rp, film});
+    ex.Serial(ShadowsDoneStage<L, C>{w});
+    if constexpr (kAside) ex.EndAside(cur);
     ex.End();
     ex.Serial(FinishStage<L>{w});
     cur = 1 - cur;
     if (ex.Drained(iter, 1 - cur)) break;
     if (iter > 100000) ex.Fail("wavefront did not drain (internal error)");
   }
+  if constexpr (kAside) ex.JoinAside();
 }
 
 }  // namespace tracer

@@ -8,9 +8,9 @@ namespace tracer {
 struct alignas(16) WaveCounters {
   uint32_t rayCount[2];                          // rays in each ray buffer (current / next)
   uint32_t classCount[kNumMaterialClasses + 1];  // the last one counts misses: keyed pushes index it
-  uint32_t shadowCount;
-  unsigned long long nextWork;   // next work item of the pass
-  unsigned long long totalWork;  // work items in the pass
+  uint32_t shadowCount[2];                       // shadow rays in each shadow buffer (WaveView::shadows)
+  unsigned long long nextWork;                   // next work item of the pass
+  unsigned long long totalWork;                  // work items in the pass
   // Running totals, kept across passes:
   unsigned long long shadeLanes;    // sum of active lanes over shade warps (statistics)
   unsigned long long shadeWarps;    // shade warps counted (statistics)
@@ -25,7 +25,7 @@ struct alignas(16) WaveCounters {
 inline void StartPass(WaveCounters& c, unsigned long long totalWork) {
   for (uint32_t& n : c.rayCount) n = 0;
   for (uint32_t& n : c.classCount) n = 0;
-  c.shadowCount = 0;
+  for (uint32_t& n : c.shadowCount) n = 0;
   c.nextWork = 0;
   c.totalWork = totalWork;
 }
@@ -38,7 +38,11 @@ struct WaveView {
   typename L::RayT* rays[2];
   typename L::PathBuffers paths[2];
   typename L::HitT* hits;
-  typename L::ShadowT* shadows;
+  // Shadow rays: a bounce pushes to shadows[CurBuffer(cur)] (stages.h; buffer 0 without compaction), so that one
+  // bounce's shadow stage may still run (the GPU traces it beside the next bounce) while the next bounce's shade stage
+  // fills the other buffer. Backends that finish a bounce's shadow stage before the next bounce begins point both at
+  // one buffer.
+  typename L::ShadowT* shadows[2];
   int32_t* classQueue;  // kNumMaterialClasses + 1 queues of `pool` entries each; the last holds misses
   int8_t* hitClass;     // no-compaction mode: class of each slot's hit, -1 miss, -2 dead
   WaveCounters* counters;

@@ -139,6 +139,15 @@ struct RaySortBuffers {
   }
 };
 
+// A second stream on which a bounce's shadow stage runs beside the next bounce (core/stages.h's RunsAside), so that
+// the SMs its last warps leave idle take the next bounce's blocks, and the events that order the two streams.
+struct AsideStream {
+  CudaStream stream;
+  CudaEvent ready{cudaEventDisableTiming};                 // the main stream's work before the shadow stage
+  CudaEvent done[2] = {CudaEvent{cudaEventDisableTiming},  // each shadow buffer's last shadow stage
+                       CudaEvent{cudaEventDisableTiming}};
+};
+
 // The executor RunBounces (core/stages.h) drives on the GPU.
 class CudaExecutor {
  public:
@@ -147,10 +156,12 @@ class CudaExecutor {
   // kStageBlock), so that the hardware hands blocks to SMs as others finish (the grid-stride loop over `blocks`, the
   // resident blocks, leaves SMs idle behind their slowest warps: the render's camera rays traced slower that way than
   // on persistent threads). sort: the buffers of --sort-rays, or null.
+  // aside: the shadow stages' stream, or null: they run in line (--serial-shadows, and when the stages are timed).
   CudaExecutor(cudaStream_t stream, unsigned blocks, StageTimer& timer, const WaveCounters* dCounters,
                CounterSnapshots& snapshots, int persistentRefill = 0, int* dNext = nullptr,
-               RaySortBuffers* sort = nullptr, unsigned slotBlocks = 0)
+               RaySortBuffers* sort = nullptr, unsigned slotBlocks = 0, AsideStream* aside = nullptr)
       : stream_(stream),
+        main_(stream),
         blocks_(blocks),
         slotBlocks_(slotBlocks > blocks ? slotBlocks : blocks),
         timer_(timer),
@@ -158,7 +169,8 @@ class CudaExecutor {
         snapshots_(snapshots),
         refill_(persistentRefill),
         dNext_(dNext),
-        sort_(sort) {}
+        sort_(sort),
+        aside_(aside) {}
   // --sort-rays: the current rays' slots sorted by RaySortKey, the live ones first. Without buffers, null (slot
   // order).
   template <class L>
@@ -194,6 +206,26 @@ class CudaExecutor {
     SerialKernel<Body><<<1, 1, 0, stream_>>>(body);
     TRACER_CHECK_LAUNCH("serial stage");
   }
+  // RunsAside (core/stages.h): the launches between BeginAside and EndAside go to the side stream once the main
+  // stream's work so far is done.
+  void BeginAside() {
+    if (!aside_) return;
+    aside_->ready.Record(main_);
+    TRACER_CUDA_CHECK(cudaStreamWaitEvent(aside_->stream.Get(), aside_->ready.Get(), 0));
+    stream_ = aside_->stream.Get();
+  }
+  void EndAside(int buffer) {
+    if (!aside_) return;
+    aside_->done[buffer].Record(stream_);
+    stream_ = main_;
+    last_ = buffer;
+  }
+  void WaitAside(int buffer) {
+    if (aside_) TRACER_CUDA_CHECK(cudaStreamWaitEvent(main_, aside_->done[buffer].Get(), 0));
+  }
+  void JoinAside() {
+    if (aside_ && last_ >= 0) WaitAside(last_);
+  }
   void Begin(const char* name, int k = -1) {
     timer_.Begin(k < 0 ? std::string(name) : name + ("#" + std::to_string(k)));
   }
@@ -206,7 +238,8 @@ class CudaExecutor {
   [[noreturn]] void Fail(const char* message) const { throw std::runtime_error(message); }
 
  private:
-  cudaStream_t stream_;
+  cudaStream_t stream_;  // where launches go: main_, or the side stream between BeginAside and EndAside
+  cudaStream_t main_;
   unsigned blocks_, slotBlocks_;
   StageTimer& timer_;
   const WaveCounters* dCounters_;
@@ -215,6 +248,8 @@ class CudaExecutor {
   bool onePerRay_ = false;
   int* dNext_;
   RaySortBuffers* sort_;
+  AsideStream* aside_;
+  int last_ = -1;  // the shadow buffer of the last stage aside
 };
 
 // RunBounces with the variant chosen at run time (compaction, read-only loads, one shade queue): defined

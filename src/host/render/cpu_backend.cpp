@@ -48,7 +48,7 @@ class ChunkQueues {
       w.pool = kCapacity;
     } else {
       const int next = 1 - w.cur;
-      w.shadows = shadows_.data();
+      w.shadows[w.cur] = shadows_.data();
       w.rays[next] = rays_.data();
       w.paths[next] = L::PathBuffers{throughput_.data(), info_.data()};
     }
@@ -65,9 +65,9 @@ class ChunkQueues {
       std::copy_n(&classQueue_[static_cast<size_t>(k) * kCapacity], n,
                   &w.classQueue[static_cast<size_t>(k) * w.pool + base]);
     }
-    if (const uint32_t n = counters_.shadowCount) {
-      const uint32_t base = AtomicAddU32(&shared.shadowCount, n);
-      std::copy_n(shadows_.data(), n, &w.shadows[base]);
+    if (const uint32_t n = counters_.shadowCount[w.cur]) {
+      const uint32_t base = AtomicAddU32(&shared.shadowCount[w.cur], n);
+      std::copy_n(shadows_.data(), n, &w.shadows[w.cur][base]);
     }
     const int next = 1 - w.cur;
     if (const uint32_t n = counters_.rayCount[next]) {
@@ -126,12 +126,12 @@ class CpuExecutor {
     if (!dump_) return;
     const int b = inPlace ? 0 : w.cur;
     const uint32_t n =
-        inPlace ? static_cast<uint32_t>(w.pool) : (shadow ? counters_.shadowCount : counters_.rayCount[b]);
+        inPlace ? static_cast<uint32_t>(w.pool) : (shadow ? counters_.shadowCount[b] : counters_.rayCount[b]);
     std::vector<RayRecord> out;
     out.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
       const int slot = static_cast<int>(i);
-      Ray r = shadow ? L::LoadShadow(w.shadows, slot).ray : L::LoadRay(w.rays[b], slot);
+      Ray r = shadow ? L::LoadShadow(w.shadows[b], slot).ray : L::LoadRay(w.rays[b], slot);
       if (r.tmax < 0.0f) continue;  // a dead slot (no compaction)
       if (!shadow) r.index = static_cast<int32_t>(L::LoadPath(w.paths[b], slot).pixel);
       out.push_back(RayRecord{{r.o.x, r.o.y, r.o.z}, {r.d.x, r.d.y, r.d.z}, r.tmax, static_cast<uint32_t>(r.index)});
@@ -175,7 +175,7 @@ class CpuBackend final : public Backend {
     shadows_.resize(n);
     queues_.resize(n * (kNumMaterialClasses + 1));
     view_.hits = hits_.data();
-    view_.shadows = shadows_.data();
+    view_.shadows[0] = view_.shadows[1] = shadows_.data();  // a bounce's shadow stage runs before the next bounce
     view_.classQueue = queues_.data();
     hitClass_.resize(n);
     view_.hitClass = hitClass_.data();

@@ -271,6 +271,11 @@ SceneView SceneData::View() const {
                           [](const Material& m) { return (m.info.w & kMaterialCutout) != 0; })
                   ? 1
                   : 0;
+  // A mix's class is one of its two materials', which the list holds too.
+  int32_t present = 0;
+  for (const Material& m : materials)
+    if (m.info.x >= 0 && m.info.x < kNumMaterialClasses) present |= 1 << m.info.x;
+  v.absentClasses = ~present & ((1 << kNumMaterialClasses) - 1);
 #define TRACER_POINT_VIEW(T, name, dataMember, viewMember, what) v.viewMember = DataOrNull(dataMember);
   TRACER_SCENE_ARRAYS(TRACER_POINT_VIEW)
 #undef TRACER_POINT_VIEW
