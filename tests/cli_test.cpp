@@ -115,6 +115,7 @@ TEST(Cli, HelpListsEveryOption) {
                            "--plain-loads",
                            "--pageable-readback",
                            "--serial-shadows",
+                           "--serial-shading",
                            "--one-thread-per-ray",
                            "--naive-obj-parse",
                            "--naive-minplus",

@@ -572,8 +572,8 @@ TEST(GpuVariants, NaiveTwinsRenderTheSameImage) {
   o.pageableReadback = true;
   same(o, "--pageable-readback");
   o = base;
-  o.serialShadows = true;
-  same(o, "--serial-shadows");
+  o.serialShadows = o.serialShading = true;
+  same(o, "--serial-shadows --serial-shading");
   o = base;
   o.naiveLayout = true;
   o.compaction = Compaction::kNone;
@@ -635,8 +635,9 @@ TEST(GpuVariants, SameSeedSameImage) {
 // them in until NearerHit settled them by triangle index; and a ray grazing a floor got a t before its triangle's
 // box, so its hit was kept or culled by the same accident of order until HitDistance (core/bvh.h): one or two of
 // its 530M samples then differed in three runs of four, and between one process and several under MPI.
-// Sorted rays too (another thread mapping), and the shadow stages in line (--serial-shadows) rather than beside the
-// next bounce, at a size where the two streams' kernels do overlap.
+// Sorted rays too (another thread mapping), the shadow stages in line (--serial-shadows) rather than beside the next
+// bounce, and the miss and shade stages one after another (--serial-shading), at a size where the streams' kernels do
+// overlap.
 TEST(GpuVariants, ConferenceRendersAreBitIdentical) {
   TRACER_REQUIRE_GPU();
   TRACER_SHARED_SCENE_OR_SKIP(archive, "conference.tar.xz");
@@ -672,16 +673,17 @@ TEST(GpuVariants, ConferenceRendersAreBitIdentical) {
   for (float v : a.rgb) mean += v;
   mean /= static_cast<double>(a.rgb.size());
   EXPECT_GT(mean, 0.01) << "the room must be lit for the comparison to mean anything";
-  for (int variant = 0; variant < 4; ++variant) {
+  const char* kVariants[] = {"again", "again", "--sort-rays", "--serial-shadows", "--serial-shading"};
+  for (int variant = 0; variant < 5; ++variant) {
     o.sortRays = variant == 2;
     o.serialShadows = variant == 3;
+    o.serialShading = variant == 4;
     const RenderResult b = RenderCuda(data, o);
     ASSERT_EQ(a.rgb.size(), b.rgb.size());
     size_t differ = 0;
     for (size_t i = 0; i < a.rgb.size(); ++i) differ += std::memcmp(&a.rgb[i], &b.rgb[i], sizeof a.rgb[i]) != 0;
-    EXPECT_EQ(differ, 0u) << "render " << variant + 2 << (o.sortRays ? " (--sort-rays)" : "")
-                          << (o.serialShadows ? " (--serial-shadows)" : "") << ": " << differ << " of " << a.rgb.size()
-                          << " channel values differ from the first render";
+    EXPECT_EQ(differ, 0u) << "render " << variant + 2 << " (" << kVariants[variant] << "): " << differ << " of "
+                          << a.rgb.size() << " channel values differ from the first render";
   }
 }
 

@@ -134,6 +134,7 @@ void AddNaiveTwinOptions(HelpGroups& groups) {
     ("plain-loads", "read the BVH and scene through plain loads, not the read-only cache")
     ("pageable-readback", "read the film back through pageable, not pinned, host memory")
     ("serial-shadows", "trace each bounce's shadow rays before the next bounce, not beside it")
+    ("serial-shading", "run the miss stage and each material class's shading one after another, not side by side")
     ("one-thread-per-ray", "trace each ray to the end on its own thread (--persistent 0)")
     ("naive-obj-parse", "parse the OBJ with tinyobjloader on one thread, after the checks")
     ("naive-minplus", "same as --minplus naive: the uncoalesced dense min-plus kernel")
@@ -428,6 +429,7 @@ void ReadBackendAndVariants(const cxxopts::ParseResult& r, CliOptions& o) {
   opt.plainLoads = r.count("plain-loads") > 0;
   opt.pageableReadback = r.count("pageable-readback") > 0;
   opt.serialShadows = r.count("serial-shadows") > 0;
+  opt.serialShading = r.count("serial-shading") > 0;
   const std::string bvh = r["bvh"].as<std::string>();
   if (bvh != "wide" && bvh != "binary") throw UsageError("--bvh must be wide or binary, not '" + bvh + "'");
   opt.binaryBvh = bvh == "binary";

@@ -183,8 +183,9 @@ class CudaBackend final : public Backend, public SceneUploader {
     const size_t filmValues = static_cast<size_t>(opt_.width) * opt_.height * 3;
     if (!wave_ || pool != pool_) {
       pool_ = pool;
-      wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact, Aside());
-      if (Aside() && !aside_) aside_ = std::make_unique<AsideStream>();
+      wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact, ShadowsAside());
+      if ((ShadowsAside() || ShadingInLanes()) && !aside_)
+        aside_ = std::make_unique<AsideStream>(ShadowsAside(), ShadingInLanes());
       if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
       wave_->view.collectStats = opt_.collectStats ? 1 : 0;
       film_.Allocate(filmValues, "film");
@@ -318,9 +319,12 @@ class CudaBackend final : public Backend, public SceneUploader {
     envGuide_.cdf = envGuideCdf_.Get();
     sceneView_.envGuide = envGuide_;
   }
-  // A bounce's shadow stage runs beside the next bounce (AsideStream) with compacted queues, unless --serial-shadows
-  // asks for it in line or the stages are timed one by one (collectStats: each timed range must hold its own kernels).
-  bool Aside() const { return opt_.compaction != Compaction::kNone && !opt_.serialShadows && !opt_.collectStats; }
+  // With compacted queues a bounce's shadow stage runs beside the next bounce, and the miss and shade stages side by
+  // side (AsideStream), unless --serial-shadows or --serial-shading asks for them in line or the stages are timed one
+  // by one (collectStats: each timed range must hold its own kernels).
+  bool ShadowsAside() const { return StreamsAllowed() && !opt_.serialShadows; }
+  bool ShadingInLanes() const { return StreamsAllowed() && !opt_.serialShading; }
+  bool StreamsAllowed() const { return opt_.compaction != Compaction::kNone && !opt_.collectStats; }
   void UseScene(std::shared_ptr<DeviceScene> scene) {
     scene_ = std::move(scene);
     lo_ = scene_->boundsMin;
@@ -343,7 +347,7 @@ class CudaBackend final : public Backend, public SceneUploader {
   DeviceBuffer<float> envGuideCdf_;  // --env-sampling guided: the guide's cdf rows
   EnvGuideView envGuide_{};
   std::unique_ptr<DeviceWave<L>> wave_;
-  std::unique_ptr<AsideStream> aside_;  // when Aside()
+  std::unique_ptr<AsideStream> aside_;  // when ShadowsAside() or ShadingInLanes()
   DeviceBuffer<unsigned long long> film_;
   DeviceBuffer<unsigned long long> oddFilm_;  // options.halfBuffers: the odd-numbered samples' sums
   PinnedBuffer<unsigned long long> pinnedFilm_;

@@ -220,8 +220,8 @@ struct ProfileRow {
 
 // The whole-render twins: each measured optimisation against the optimised render.
 struct TwinMeasurements {
-  Measurement opt, layout, atomics, none, single, plain, pageable, serialShadows, binary, perRay, allPersistent, sorted,
-      spatialSplits, objectSplits, noSplitTop;
+  Measurement opt, layout, atomics, none, single, plain, pageable, serialShadows, serialShading, binary, perRay,
+      allPersistent, sorted, spatialSplits, objectSplits, noSplitTop;
   // The scene's BVHs came from the GPU builder (H-PLOC): noSplitTop renders its tree without the spatial-split top.
   bool gpuTree = false;
   // The spatial-splits row's two wide BVHs (both from the host builder): the split tree's references per triangle,
@@ -245,8 +245,9 @@ void AddSplitTopRow(const SceneData& data, const TwinMeasurements& m, std::vecto
                   off.Kernel("intersect") + off.Kernel("shadow"), opt.Kernel("intersect") + opt.Kernel("shadow"), ev});
 }
 
-// The shadow stage beside the next bounce against in line (--serial-shadows). Per-kernel times come from renders
-// that time each stage on its own, so with the shadow stage in line: the overlap shows in the render's time alone.
+// The shadow stage beside the next bounce against in line (--serial-shadows), and the miss and shade stages side by
+// side against one after another (--serial-shading). Per-kernel times come from renders that time each stage on its
+// own, so with every stage in line: the overlap shows in the render's time alone.
 void AddShadowAsideRow(const TwinMeasurements& m, std::vector<ProfileRow>& rows) {
   const Measurement &opt = m.opt, &ser = m.serialShadows;
   char ev[512];
@@ -255,6 +256,11 @@ void AddShadowAsideRow(const TwinMeasurements& m, std::vector<ProfileRow>& rows)
                 "second shadow buffer of %zu bytes a path slot",
                 opt.Kernel("shadow"), ser.renderMs - opt.renderMs, sizeof(ShadowItem));
   rows.push_back({"shadow rays (beside the next bounce vs in line)", "render", &ser, ser.renderMs, opt.renderMs, ev});
+  const Measurement& seq = m.serialShading;
+  std::snprintf(ev, sizeof ev, "miss and shade %.2f ms timed one after another; side by side the render saves %.2f ms",
+                opt.Kernel("miss") + opt.ShadeMs(), seq.renderMs - opt.renderMs);
+  rows.push_back(
+      {"miss and shade stages (side by side vs one after another)", "render", &seq, seq.renderMs, opt.renderMs, ev});
 }
 
 void AddTwinRows(const SceneData& data, const TwinMeasurements& m, const RenderOptions& base,
@@ -525,7 +531,8 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   RenderOptions o = base;
   o.naiveLayout = false;
   o.compaction = Compaction::kWarpAggregated;
-  o.singleShadeKernel = o.plainLoads = o.pageableReadback = o.serialShadows = o.binaryBvh = o.sortRays = false;
+  o.singleShadeKernel = o.plainLoads = o.pageableReadback = o.serialShadows = o.serialShading = o.binaryBvh =
+      o.sortRays = false;
   if (o.persistentRefill == 0) o.persistentRefill = RenderOptions{}.persistentRefill;
   auto variant = [&](const char* label, auto tweak) {
     RenderOptions v = o;
@@ -542,6 +549,7 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   m.plain = variant("plain loads", [](RenderOptions& v) { v.plainLoads = true; });
   m.pageable = variant("pageable readback", [](RenderOptions& v) { v.pageableReadback = true; });
   m.serialShadows = variant("shadow rays in line", [](RenderOptions& v) { v.serialShadows = true; });
+  m.serialShading = variant("miss and shade stages in line", [](RenderOptions& v) { v.serialShading = true; });
   m.binary = variant("binary BVH", [](RenderOptions& v) { v.binaryBvh = true; });
   m.perRay = variant("one thread per ray", [](RenderOptions& v) { v.persistentRefill = 0; });
   m.allPersistent = variant("persistent every bounce", [](RenderOptions& v) { v.perRayCameraBounce = false; });

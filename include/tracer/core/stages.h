@@ -361,9 +361,12 @@ struct ChoosesTraceMode<Exec, std::void_t<decltype(std::declval<Exec&>().TraceOn
 //   BeginAside() / EndAside(b)   bracket the stages that go aside: the shadow stage of shadow buffer b and its
 //                                bookkeeping, which start once everything before them is done;
 //   WaitAside(b)                 before the stages that fill buffer b again: they wait for its last shadow stage;
-//   JoinAside()                  at the end of the pass: what follows waits for every stage aside.
-// The others run the shadow stage in line. Without compaction a bounce's shadow rays sit in its slots, which the next
-// bounce shades, so they always run in line.
+//   JoinAside()                  at the end of the pass: what follows waits for every stage aside;
+//   BeginLane(k) / EndLane(k)    bracket a stage that runs beside the others of its bounce (the miss stage and each
+//                                class's shade stage: each reads its own queue and pushes by atomics);
+//   JoinLanes()                  what follows waits for the lanes' stages.
+// The others run every stage in line. Without compaction a bounce's shadow rays sit in its slots, which the next
+// bounce shades, and the stages work in place over the whole pool, so they always run in line.
 template <class Exec, class = void>
 struct RunsAside : std::false_type {};
 template <class Exec>
@@ -397,6 +400,11 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
   static const char* kShadeNames[kNumMaterialClasses] = {"shade_diffuse", "shade_glossy", "shade_mirror",
                                                          "shade_dielectric"};
   constexpr bool kAside = RunsAside<Exec>::value && C != Compaction::kNone;
+  // Side by side, the miss and shade stages gain where two or more classes shade (the sports car: 3%), and lose a
+  // little where one does, to the streams' events (the Cornell box: 0.3%; docs/PERFORMANCE.md).
+  int classes = 0;
+  for (int c = 0; c < kNumMaterialClasses; ++c) classes += (s.absentClasses & (1 << c)) ? 0 : 1;
+  const bool lanes = kAside && !bo.singleShadeKernel && classes >= 2;
   int cur = 0;
   for (int iter = 0;; ++iter) {
     WaveView<L> w = base;
@@ -423,7 +431,11 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{wi, s});
     ex.End();
     ex.Begin("miss");
+    if constexpr (kAside)
+      if (lanes) ex.BeginLane(kNumMaterialClasses);
     ex.Run(MissStage<L, C>{w, s, rp, film});
+    if constexpr (kAside)
+      if (lanes) ex.EndLane(kNumMaterialClasses);
     ex.End();
     if constexpr (kAside) ex.WaitAside(cur);  // shading fills shadow buffer cur, which bounce iter - 2 traced
     if (bo.singleShadeKernel) {
@@ -434,10 +446,15 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
       for (int c = 0; c < kNumMaterialClasses; ++c) {
         if (s.absentClasses & (1 << c)) continue;  // an empty queue: not even a launch
         ex.Begin(kShadeNames[c]);
+        if constexpr (kAside)
+          if (lanes) ex.BeginLane(c);
         ex.Run(ShadeStage<L, C, kLdg>{w, s, rp, film, c});
+        if constexpr (kAside)
+          if (lanes) ex.EndLane(c);
         ex.End();
       }
     }
+    if constexpr (kAside) ex.JoinLanes();  // the shadow stage reads what shading pushed, finish resets the queues
     DumpRaysIfWatched<C>(ex, w, iter, true);
     ex.Begin("shadow");
     if constexpr (kAside) ex.BeginAside();

@@ -4,6 +4,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tracer/core/ray_sort.h"
 #include "tracer/core/stages.h"
@@ -139,13 +140,23 @@ struct RaySortBuffers {
   }
 };
 
-// A second stream on which a bounce's shadow stage runs beside the next bounce (core/stages.h's RunsAside), so that
-// the SMs its last warps leave idle take the next bounce's blocks, and the events that order the two streams.
+// The streams beside the main one (core/stages.h's RunsAside) and the events that order them: one on which a bounce's
+// shadow stage runs beside the next bounce, and one for the miss stage and each material class's shade stage, which
+// read their own queues and so run side by side. Either way the SMs that one kernel's last warps leave idle take
+// another's blocks.
+constexpr int kShadeLanes = kNumMaterialClasses + 1;  // each class's shade stage, then the miss stage
 struct AsideStream {
+  AsideStream(bool shadowsAside, bool shadingInLanes) : shadows(shadowsAside), lanes(shadingInLanes) {
+    laneDone.reserve(kShadeLanes);
+    for (int k = 0; k < kShadeLanes; ++k) laneDone.emplace_back(cudaEventDisableTiming);
+  }
+  bool shadows, lanes;  // what runs beside the main stream (--serial-shadows, --serial-shading: not that)
   CudaStream stream;
-  CudaEvent ready{cudaEventDisableTiming};                 // the main stream's work before the shadow stage
+  CudaEvent ready{cudaEventDisableTiming};                 // the main stream's work before the stages aside
   CudaEvent done[2] = {CudaEvent{cudaEventDisableTiming},  // each shadow buffer's last shadow stage
                        CudaEvent{cudaEventDisableTiming}};
+  CudaStream lane[kShadeLanes];
+  std::vector<CudaEvent> laneDone;  // each lane's last stage
 };
 
 // The executor RunBounces (core/stages.h) drives on the GPU.
@@ -156,7 +167,7 @@ class CudaExecutor {
   // kStageBlock), so that the hardware hands blocks to SMs as others finish (the grid-stride loop over `blocks`, the
   // resident blocks, leaves SMs idle behind their slowest warps: the render's camera rays traced slower that way than
   // on persistent threads). sort: the buffers of --sort-rays, or null.
-  // aside: the shadow stages' stream, or null: they run in line (--serial-shadows, and when the stages are timed).
+  // aside: the streams beside this one, or null: every stage runs in line (as when the stages are timed).
   CudaExecutor(cudaStream_t stream, unsigned blocks, StageTimer& timer, const WaveCounters* dCounters,
                CounterSnapshots& snapshots, int persistentRefill = 0, int* dNext = nullptr,
                RaySortBuffers* sort = nullptr, unsigned slotBlocks = 0, AsideStream* aside = nullptr)
@@ -206,25 +217,36 @@ class CudaExecutor {
     SerialKernel<Body><<<1, 1, 0, stream_>>>(body);
     TRACER_CHECK_LAUNCH("serial stage");
   }
-  // RunsAside (core/stages.h): the launches between BeginAside and EndAside go to the side stream once the main
-  // stream's work so far is done.
+  // RunsAside (core/stages.h): the launches between BeginAside and EndAside go to the shadow stream, those between
+  // BeginLane(k) and EndLane(k) to lane k, once the main stream's work so far is done.
   void BeginAside() {
-    if (!aside_) return;
-    aside_->ready.Record(main_);
-    TRACER_CUDA_CHECK(cudaStreamWaitEvent(aside_->stream.Get(), aside_->ready.Get(), 0));
-    stream_ = aside_->stream.Get();
+    if (aside_ && aside_->shadows) Divert(aside_->stream.Get());
   }
   void EndAside(int buffer) {
-    if (!aside_) return;
+    if (!aside_ || !aside_->shadows) return;
     aside_->done[buffer].Record(stream_);
     stream_ = main_;
     last_ = buffer;
   }
   void WaitAside(int buffer) {
-    if (aside_) TRACER_CUDA_CHECK(cudaStreamWaitEvent(main_, aside_->done[buffer].Get(), 0));
+    if (aside_ && aside_->shadows) TRACER_CUDA_CHECK(cudaStreamWaitEvent(main_, aside_->done[buffer].Get(), 0));
   }
   void JoinAside() {
-    if (aside_ && last_ >= 0) WaitAside(last_);
+    if (last_ >= 0) WaitAside(last_);
+  }
+  void BeginLane(int k) {
+    if (aside_ && aside_->lanes) Divert(aside_->lane[k].Get());
+  }
+  void EndLane(int k) {
+    if (!aside_ || !aside_->lanes) return;
+    aside_->laneDone[k].Record(stream_);
+    stream_ = main_;
+    lanesUsed_ |= 1u << k;
+  }
+  void JoinLanes() {
+    for (int k = 0; k < kShadeLanes; ++k)
+      if (lanesUsed_ & (1u << k)) TRACER_CUDA_CHECK(cudaStreamWaitEvent(main_, aside_->laneDone[k].Get(), 0));
+    lanesUsed_ = 0;
   }
   void Begin(const char* name, int k = -1) {
     timer_.Begin(k < 0 ? std::string(name) : name + ("#" + std::to_string(k)));
@@ -238,7 +260,7 @@ class CudaExecutor {
   [[noreturn]] void Fail(const char* message) const { throw std::runtime_error(message); }
 
  private:
-  cudaStream_t stream_;  // where launches go: main_, or the side stream between BeginAside and EndAside
+  cudaStream_t stream_;  // where launches go: main_, or a side stream (BeginAside, BeginLane)
   cudaStream_t main_;
   unsigned blocks_, slotBlocks_;
   StageTimer& timer_;
@@ -248,8 +270,16 @@ class CudaExecutor {
   bool onePerRay_ = false;
   int* dNext_;
   RaySortBuffers* sort_;
+  // Launches go to `side` once the main stream's work so far is done.
+  void Divert(cudaStream_t side) {
+    aside_->ready.Record(main_);
+    TRACER_CUDA_CHECK(cudaStreamWaitEvent(side, aside_->ready.Get(), 0));
+    stream_ = side;
+  }
+
   AsideStream* aside_;
-  int last_ = -1;  // the shadow buffer of the last stage aside
+  int last_ = -1;           // the shadow buffer of the last stage aside
+  unsigned lanesUsed_ = 0;  // the lanes used since JoinLanes
 };
 
 // RunBounces with the variant chosen at run time (compaction, read-only loads, one shade queue): defined

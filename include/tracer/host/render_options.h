@@ -58,6 +58,9 @@ struct RenderOptions {
   // GPU, compacted queues: each bounce's shadow rays traced before the next bounce starts (--serial-shadows), not on a
   // second stream beside it (which needs a second shadow buffer: 64 bytes a pool slot).
   bool serialShadows = false;
+  // GPU, compacted queues: the miss stage and each material class's shade stage one after another (--serial-shading),
+  // not side by side on streams of their own.
+  bool serialShading = false;
   bool binaryBvh = false;  // traverse the binary BVH (two-box nodes) instead of the compressed wide one
   // GPU, wide BVH: the intersect stage (and --trace-rays) on persistent threads that hand a warp's idle lanes new rays
   // whenever fewer than this many of its 32 lanes still trace; 0 (--one-thread-per-ray, the naive twin): one per ray.
