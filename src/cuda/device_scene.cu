@@ -63,6 +63,9 @@ DeviceScene::DeviceScene(const SceneData& d) : boundsMin(d.boundsMin), boundsMax
   view.viewMember = name.Get();
   TRACER_SCENE_ARRAYS(TRACER_UPLOAD_SCENE_ARRAY)
 #undef TRACER_UPLOAD_SCENE_ARRAY
+  // The uploads run on the default stream, from pageable memory: they may return before their copies have reached the
+  // device, and the kernels that read the scene run on non-blocking streams, which do not wait for the default stream.
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
 std::vector<unsigned char> DeviceScene::Export() const {

@@ -17,6 +17,8 @@ DeviceTileGuide::DeviceTileGuide(const DeviceScene& scene, const SceneData& data
   const GuideClusters clusters = MakeGuideClusters(data, opt);
   k_ = clusters.Count();
   power_.Upload(clusters.powerPmf, "tile guide clusters");
+  // On the default stream: the guide's kernels (on `stream`, non-blocking) must not start before it has landed.
+  TRACER_CUDA_CHECK(cudaStreamSynchronize(0));
   const size_t pixels = static_cast<size_t>(opt.width) * opt.height, T = grid_.NumTiles();
   pos_.Allocate(pixels, "tile G-buffer");
   nd_.Allocate(pixels, "tile G-buffer");
