@@ -93,8 +93,7 @@ struct DeviceWave {
     else
       hitClass.Allocate(pool, "hit classes");
     counters.Allocate(1, "counters");
-    live.Allocate(kMaxStatBounces, "statistics");
-    live.Zero();
+    live.Allocate(kMaxStatBounces, "statistics");  // zeroed on the render's stream (CudaBackend::Allocate)
     view.hits = hits.Get();
     view.shadows[0] = shadows[0].Get();
     view.shadows[1] = aside ? shadows[1].Get() : shadows[0].Get();
@@ -186,6 +185,8 @@ class CudaBackend final : public Backend, public SceneUploader {
       wave_ = std::make_unique<DeviceWave<L>>(static_cast<int>(pool), compact, ShadowsAside());
       if ((ShadowsAside() || ShadingInLanes()) && !aside_)
         aside_ = std::make_unique<AsideStream>(ShadowsAside(), ShadingInLanes());
+      // On the render's stream, which does not wait for the default one.
+      wave_->live.Zero(stream_.Get());
       if (opt_.collectStats) wave_->view.livePerBounce = wave_->live.Get();
       wave_->view.collectStats = opt_.collectStats ? 1 : 0;
       film_.Allocate(filmValues, "film");

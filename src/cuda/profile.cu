@@ -597,8 +597,8 @@ int RunProfile(const SceneData& data, const RenderOptions& base, const ProfileSe
   ProfileRowsJson(j, rows);
   j.BeginArray("measurements");
   for (const Measurement* x :
-       {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.serialShadows, &m.binary,
-        &m.perRay, &m.allPersistent, &m.sorted, &m.spatialSplits, &m.objectSplits})
+       {&m.opt, &m.layout, &m.atomics, &m.none, &m.single, &m.plain, &m.pageable, &m.serialShadows, &m.serialShading,
+        &m.binary, &m.perRay, &m.allPersistent, &m.sorted, &m.spatialSplits, &m.objectSplits})
     MeasurementJson(j, *x);
   if (m.gpuTree) MeasurementJson(j, m.noSplitTop);
   j.EndArray();
