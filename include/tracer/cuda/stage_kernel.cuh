@@ -200,6 +200,8 @@ class CudaExecutor {
   void Run(const Body& body) {
     if constexpr (IsResumable<Body>::value) {
       if (refill_ > 0 && !onePerRay_) {
+        // One item counter: only the intersect stage is resumable, and it runs on the main stream; a resumable stage
+        // on a side stream (BeginAside, BeginLane) would need a counter of its own.
         TRACER_CUDA_CHECK(cudaMemsetAsync(dNext_, 0, sizeof(int), stream_));
         PersistentStageKernel<Body><<<blocks_, kStageBlock, 0, stream_>>>(body, dNext_, refill_);
         TRACER_CHECK_LAUNCH("persistent stage");
