@@ -372,6 +372,16 @@ struct RunsAside : std::false_type {};
 template <class Exec>
 struct RunsAside<Exec, std::void_t<decltype(std::declval<Exec&>().BeginAside())>> : std::true_type {};
 
+// ex.Run(body), on lane k beside the bounce's other lanes where lanes is set (RunsAside), else in line.
+template <bool kAside, class Exec, class Body>
+void RunInLane(Exec& ex, bool lanes, int k, const Body& body) {
+  if constexpr (kAside)
+    if (lanes) ex.BeginLane(k);
+  ex.Run(body);
+  if constexpr (kAside)
+    if (lanes) ex.EndLane(k);
+}
+
 // An executor may watch the rays about to enter intersect and shadow (the CPU's --dump-rays) by having a
 // member DumpRays(w, bounce, shadow, inPlace) (inPlace: no compaction, so the buffer is the whole pool with dead
 // slots); executors without one (the GPU's) compile to nothing here.
@@ -402,8 +412,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
   constexpr bool kAside = RunsAside<Exec>::value && C != Compaction::kNone;
   // Side by side, the miss and shade stages gain where two or more classes shade (the sports car: 3%), and lose a
   // little where one does, to the streams' events (the Cornell box: 0.3%; docs/PERFORMANCE.md).
-  int classes = 0;
-  for (int c = 0; c < kNumMaterialClasses; ++c) classes += (s.absentClasses & (1 << c)) ? 0 : 1;
+  const int classes = kNumMaterialClasses - static_cast<int>(Popc(static_cast<uint32_t>(s.absentClasses)));
   const bool lanes = kAside && !bo.singleShadeKernel && classes >= 2;
   int cur = 0;
   for (int iter = 0;; ++iter) {
@@ -431,11 +440,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{wi, s});
     ex.End();
     ex.Begin("miss");
-    if constexpr (kAside)
-      if (lanes) ex.BeginLane(kNumMaterialClasses);
-    ex.Run(MissStage<L, C>{w, s, rp, film});
-    if constexpr (kAside)
-      if (lanes) ex.EndLane(kNumMaterialClasses);
+    RunInLane<kAside>(ex, lanes, kNumMaterialClasses, MissStage<L, C>{w, s, rp, film});
     ex.End();
     if constexpr (kAside) ex.WaitAside(cur);  // shading fills shadow buffer cur, which bounce iter - 2 traced
     if (bo.singleShadeKernel) {
@@ -446,11 +451,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
       for (int c = 0; c < kNumMaterialClasses; ++c) {
         if (s.absentClasses & (1 << c)) continue;  // an empty queue: not even a launch
         ex.Begin(kShadeNames[c]);
-        if constexpr (kAside)
-          if (lanes) ex.BeginLane(c);
-        ex.Run(ShadeStage<L, C, kLdg>{w, s, rp, film, c});
-        if constexpr (kAside)
-          if (lanes) ex.EndLane(c);
+        RunInLane<kAside>(ex, lanes, c, ShadeStage<L, C, kLdg>{w, s, rp, film, c});
         ex.End();
       }
     }

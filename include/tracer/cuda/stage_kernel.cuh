@@ -226,8 +226,7 @@ class CudaExecutor {
   }
   void EndAside(int buffer) {
     if (!aside_ || !aside_->shadows) return;
-    aside_->done[buffer].Record(stream_);
-    stream_ = main_;
+    Return(aside_->done[buffer]);
     last_ = buffer;
   }
   void WaitAside(int buffer) {
@@ -241,8 +240,7 @@ class CudaExecutor {
   }
   void EndLane(int k) {
     if (!aside_ || !aside_->lanes) return;
-    aside_->laneDone[k].Record(stream_);
-    stream_ = main_;
+    Return(aside_->laneDone[k]);
     lanesUsed_ |= 1u << k;
   }
   void JoinLanes() {
@@ -277,6 +275,11 @@ class CudaExecutor {
     aside_->ready.Record(main_);
     TRACER_CUDA_CHECK(cudaStreamWaitEvent(side, aside_->ready.Get(), 0));
     stream_ = side;
+  }
+  // Back to the main stream; `done` marks the end of the side stream's work so far.
+  void Return(CudaEvent& done) {
+    done.Record(stream_);
+    stream_ = main_;
   }
 
   AsideStream* aside_;
