@@ -44,6 +44,7 @@ inline std::string CheckMeasurement(const Json& m, const std::string& where) {
                                  {"active_lanes_per_shade_warp", Json::kNumber},
                                  {"classes_per_shade_warp", Json::kNumber},
                                  {"peak_device_bytes", Json::kNumber},
+                                 {"pool_paths", Json::kNumber},
                                  {"kernel_ms", Json::kObject},
                                  {"live_per_bounce", Json::kArray}});
   if (!e.empty()) return e;

@@ -196,7 +196,7 @@ cxxopts::Options MakeOptionsSpec(std::vector<std::string>& groupOrder) {
     ("env-guide-mix", "share of guided environment samples, in (0, 1)", cxxopts::value<float>()->default_value("0.5"), "A")
     ("env-guide-depths", "path vertices below this depth use the environment guide", cxxopts::value<int>()->default_value("1"), "N")
     ("threads", "CPU threads for rendering and loading (0: all cores)", cxxopts::value<int>()->default_value("0"), "N")
-    ("paths-in-flight", "path pool size (0: up to 2M on the GPU, 128K on the CPU)", cxxopts::value<long long>()->default_value("0"), "N")
+    ("paths-in-flight", "path pool size (0: on the GPU 2M to 8M, as a 32nd of its memory holds; 128K on the CPU)", cxxopts::value<long long>()->default_value("0"), "N")
     ("check-nan", "stop at the first NaN/Inf sample, report its pixel and depth; no image");
   groups.Group("Light sampling (docs/RENDERING.md)")
     ("light-sampling", "power, or tiles: guided per screen tile", cxxopts::value<std::string>()->default_value("power"), "MODE")

@@ -62,8 +62,29 @@ struct PathStorage<NaiveLayout> {
   NaiveLayout::PathBuffers View() const { return {p.Get()}; }
 };
 
+// The automatic GPU path pool (--paths-in-flight 0): as many paths as a 32nd of the device's memory holds (and a
+// quarter of what is free), rounded down to a multiple of 1M, at least 2M and at most 8M. Larger pools launch
+// fewer, larger stage kernels and drain the pool fewer times a frame: 8M paths against 2M rendered the benchmark
+// suite 12-42% faster on an H200 (docs/PERFORMANCE.md), for about 300 bytes a path (2.4 GiB at 8M).
+constexpr long long kMinAutoPool = 1LL << 21, kMaxAutoPool = 1LL << 23, kAutoPoolStep = 1LL << 20;
+long long AutoPoolPaths(size_t bytesPerPath) {
+  size_t freeBytes = 0, totalBytes = 0;
+  TRACER_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  const long long fits = static_cast<long long>(std::min(totalBytes / 32, freeBytes / 4) / bytesPerPath);
+  return std::clamp(fits / kAutoPoolStep * kAutoPoolStep, kMinAutoPool, kMaxAutoPool);
+}
+
 template <class L>
 struct DeviceWave {
+  // Device memory a path slot takes (the buffers below) at most, with compacted queues or without. It counts the
+  // second shadow buffer wherever one may be allocated, so that renders timed stage by stage (which run no stage
+  // aside) size their pool as the others do.
+  static size_t BytesPerPath(bool compact) {
+    const size_t copies = compact ? 2 : 1;
+    return copies * (sizeof(typename L::RayT) + L::kPathBytes + sizeof(typename L::ShadowT)) +
+           sizeof(typename L::HitT) + (compact ? sizeof(int32_t) * (kNumMaterialClasses + 1) : sizeof(int8_t));
+  }
+
   DeviceBuffer<typename L::RayT> rays[2];
   PathStorage<L> paths[2];
   DeviceBuffer<typename L::HitT> hits;
@@ -169,7 +190,9 @@ class CudaBackend final : public Backend, public SceneUploader {
   }
 
   std::string Name() const override { return name_; }
-  PoolPolicy Pool() const override { return PoolPolicy{1LL << 21, true, 32}; }
+  PoolPolicy Pool() const override {
+    return PoolPolicy{AutoPoolPaths(DeviceWave<L>::BytesPerPath(opt_.compaction != Compaction::kNone)), true, 32};
+  }
 
   // Again with the same pool (after MakeCudaBackendWithoutScene) it only clears the film and the totals.
   void Allocate(long long pool) override {

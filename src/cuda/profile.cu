@@ -166,6 +166,7 @@ void MeasurementJson(JsonWriter& j, const Measurement& m) {
   j.Field("active_lanes_per_shade_warp", m.stats.activeLanesShade);
   j.Field("classes_per_shade_warp", m.stats.classesPerShadeWarp);
   j.Field("peak_device_bytes", static_cast<unsigned long long>(m.stats.peakDeviceBytes));
+  j.Field("pool_paths", m.stats.poolPaths);
   j.BeginObject("kernel_ms");
   for (auto& kv : m.kernelMs) j.Field(kv.first.c_str(), kv.second);
   j.EndObject();
@@ -705,7 +706,8 @@ int RunBenchmark(const SceneData& data, const RenderOptions& base, const Profile
               rr.primaryRays);
   std::printf("  diffuse rays/s       %10.1f M  (intersect kernel alone, %llu first-bounce rays)\n",
               rr.secondaryPerSec / 1e6, rr.secondaryRays);
-  std::printf("  peak device memory   %10.1f MiB\n", opt.stats.peakDeviceBytes / 1048576.0);
+  std::printf("  peak device memory   %10.1f MiB  (path pool of %lld paths)\n", opt.stats.peakDeviceBytes / 1048576.0,
+              opt.stats.poolPaths);
   std::printf(
       "  traversal, wide vs binary BVH: primary %.2f vs %.2f G rays/s, diffuse %.2f vs %.2f G rays/s, shadow %.2f vs "
       "%.2f G rays/s (shadow kernel); render %.1f vs %.1f ms\n  %s\n",

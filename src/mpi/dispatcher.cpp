@@ -108,7 +108,8 @@ void Dispatcher::HandOut(int rank, double now) {
   WorkReply reply;
   reply.kind = static_cast<int32_t>(PassStep::Kind::kPass);
   reply.sampleBase = static_cast<uint32_t>(sppHanded_);
-  reply.spp = TailSplit(SamplesPerPass(plan_.pixels, plan_.pool, plan_.spp - sppHanded_), plan_.spp - sppHanded_);
+  reply.spp = TailSplit(SamplesPerPass(plan_.pixels, std::min(plan_.pool, kSteadyPassPool), plan_.spp - sppHanded_),
+                        plan_.spp - sppHanded_);
   sppHanded_ += reply.spp;
   RankState& s = state_[static_cast<size_t>(rank)];
   s.busy = true;

@@ -146,6 +146,10 @@ long long PoolSizeFor(const RenderOptions& options, const PoolPolicy& policy);
 
 // Samples per pixel per pass: enough work to fill a pool of `pool` paths a few times.
 int SamplesPerPass(long long pixels, long long pool, int sppRemaining);
+// Renders with the tile guide (learned between passes) and the MPI driver's work units size their passes as if the
+// pool held at most this many paths, the GPU's pool before it grew with the device's memory: the guide is refreshed
+// after as many samples, and ranks balance over as many units, as when each was measured (docs/PERFORMANCE.md).
+constexpr long long kSteadyPassPool = 1LL << 21;
 // --aov variance caps a pass at spp / kVarianceBatches samples (at least 1), so a frame of spp >= 16 has at least
 // this many passes (batches).
 constexpr int kVarianceBatches = 16;

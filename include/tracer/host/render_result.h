@@ -26,6 +26,7 @@ struct RenderStats {
   double activeLanesShade = 0.0;     // average active lanes per warp in the shade kernels (GPU, collected)
   double classesPerShadeWarp = 0.0;  // average distinct material classes among a shade warp's lanes
   size_t peakDeviceBytes = 0;
+  long long poolPaths = 0;  // the path pool's size (paths in flight)
 };
 
 // The first non-finite sample of a render: its pixel and the depth of the path vertex that produced it

@@ -91,7 +91,7 @@ PassStep LocalPassSchedule::Next(const PassReport& last) {
   ++pass_;
   step.kind = PassStep::Kind::kPass;
   step.sampleBase = static_cast<uint32_t>(sppDone_);
-  step.spp = SamplesPerPass(pixels, pool_, opt_.spp - sppDone_);
+  step.spp = SamplesPerPass(pixels, tileGuide_ ? std::min(pool_, kSteadyPassPool) : pool_, opt_.spp - sppDone_);
   if (opt_.adaptiveThreshold > 0.0f)
     step.spp = std::min(step.spp, AdaptivePassSpp(opt_, sppDone_));
   else if (opt_.varianceAov)
@@ -187,6 +187,7 @@ RenderResult RunPasses(const RenderOptions& opt, Backend& backend, PassSchedule&
   RenderResult result;
   result.backend = backend.Name();
   RenderStats& st = result.stats;
+  st.poolPaths = pool;
   RenderParams rp = MakeRenderParams(opt);
   // This process's film, summed over the processes where the schedule says so; with half-buffers, the odd sums too
   // (so that a checkpoint keeps them).
