@@ -67,7 +67,7 @@ RenderOptions Frame(int spp) {
 
 TEST(PassSchedule, APassFillsThePoolFourTimes) {
   EXPECT_EQ(SamplesPerPass(1000, 1000, 100), 4);
-  EXPECT_EQ(SamplesPerPass(1000, 1000, 3), 3);  // never more than is left
+  EXPECT_EQ(SamplesPerPass(1000, 1000, 3), 3);       // never more than is left
   EXPECT_EQ(SamplesPerPass(1000000, 1000, 100), 1);  // at least one sample
   // 1M pixels with 8M paths: 32 spp a pass; with 2M paths 8 spp.
   EXPECT_EQ(PlanFrame(Frame(64), false, 1LL << 23).passes, (std::vector<int>{32, 32}));
