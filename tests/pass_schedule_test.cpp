@@ -80,7 +80,7 @@ TEST(PassSchedule, TileGuidedPassesDoNotGrowWithThePool) {
   ASSERT_EQ(small.passes, std::vector<int>(8, 8));
   EXPECT_EQ(large.passes, small.passes);
   EXPECT_EQ(large.refreshes, small.refreshes);
-  EXPECT_EQ(large.refreshes, 4);  // before passes 1, 2, 4 and 8
+  EXPECT_EQ(large.refreshes, 4);  // before the 1st, 2nd, 3rd and 5th passes (numbered 0, 1, 2 and 4)
   EXPECT_EQ(PlanFrame(Frame(64), false, 1LL << 23).refreshes, 0);
 }
 

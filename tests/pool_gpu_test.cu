@@ -37,15 +37,28 @@ TEST(GpuPool, AutomaticPoolFollowsTheDeviceMemory) {
   size_t freeBytes = 0, totalBytes = 0;
   ASSERT_EQ(cudaMemGetInfo(&freeBytes, &totalBytes), cudaSuccess);
   // 1024x1024 at 16 spp wants 16M paths, more than any automatic pool.
-  const RenderResult r = RenderCuda(Cornell(1024, 1024), Options(1024, 1024, 16));
+  const SceneData data = Cornell(1024, 1024);
+  RenderOptions o = Options(1024, 1024, 16);
+  const RenderResult r = RenderCuda(data, o);
   const long long pool = r.stats.poolPaths;
   EXPECT_GE(pool, 1LL << 21);
   EXPECT_LE(pool, 1LL << 23);
   EXPECT_EQ(pool % (1LL << 20), 0) << pool;
-  // A 32nd of 64 GiB holds 8M paths of a few hundred bytes: the H100's and H200's pool.
-  if (totalBytes >= (64ull << 30) && freeBytes >= totalBytes / 2) EXPECT_EQ(pool, 1LL << 23);
-  // About 300 bytes a path: the pool's memory is most of the render's.
-  EXPECT_GT(r.stats.peakDeviceBytes, static_cast<size_t>(pool) * 200);
+  // What a path slot takes, measured: the peak memory of a 3M-path pool over a 2M one's.
+  o.pathsInFlight = 2LL << 20;
+  const size_t peak2 = RenderCuda(data, o).stats.peakDeviceBytes;
+  o.pathsInFlight = 3LL << 20;
+  const size_t peak3 = RenderCuda(data, o).stats.peakDeviceBytes;
+  ASSERT_GT(peak3, peak2);
+  const double bytesPerPath = static_cast<double>(peak3 - peak2) / (1 << 20);
+  // Above its 2M floor the pool fits in a 32nd of the memory, and 1M more would not fit (below its 8M cap) where
+  // the total, not the free memory, is what bounds it.
+  const double budget = static_cast<double>(totalBytes) / 32;
+  if (pool > (1LL << 21)) EXPECT_LE(pool * bytesPerPath, budget) << bytesPerPath << " bytes a path";
+  if (pool < (1LL << 23) && budget < freeBytes / 4.0)
+    EXPECT_GT((pool + (1LL << 20)) * bytesPerPath, budget) << bytesPerPath << " bytes a path";
+  // A 32nd of 75 GiB or more holds 8M slots of under 300 bytes: the pool of an H100 or H200.
+  if (totalBytes >= (75ull << 30) && freeBytes >= totalBytes / 2) EXPECT_EQ(pool, 1LL << 23);
 }
 
 TEST(GpuPool, SmallRendersGetOnlyThePathsTheyNeed) {

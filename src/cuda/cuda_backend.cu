@@ -65,7 +65,7 @@ struct PathStorage<NaiveLayout> {
 // The automatic GPU path pool (--paths-in-flight 0): as many paths as a 32nd of the device's memory holds (and a
 // quarter of what is free), rounded down to a multiple of 1M, at least 2M and at most 8M. Larger pools launch
 // fewer, larger stage kernels and drain the pool fewer times a frame: 8M paths against 2M rendered the benchmark
-// suite 12-42% faster on an H200 (docs/PERFORMANCE.md), for about 300 bytes a path (2.4 GiB at 8M).
+// suite 12-46% faster on an H200 (docs/PERFORMANCE.md), for 292 bytes a path slot (2.3 GiB at 8M).
 constexpr long long kMinAutoPool = 1LL << 21, kMaxAutoPool = 1LL << 23, kAutoPoolStep = 1LL << 20;
 long long AutoPoolPaths(size_t bytesPerPath) {
   size_t freeBytes = 0, totalBytes = 0;
@@ -190,14 +190,20 @@ class CudaBackend final : public Backend, public SceneUploader {
   }
 
   std::string Name() const override { return name_; }
+  // The automatic pool is sized once, by the default render's slot (the aligned layout, compacted: the largest), so
+  // that the naive twins render with the same pool and a backend asked again (an MPI rank prepares its pool before
+  // the scene arrives) gets the same answer.
   PoolPolicy Pool() const override {
-    return PoolPolicy{AutoPoolPaths(DeviceWave<L>::BytesPerPath(opt_.compaction != Compaction::kNone)), true, 32};
+    if (autoPool_ == 0) autoPool_ = AutoPoolPaths(DeviceWave<AlignedLayout>::BytesPerPath(true));
+    return PoolPolicy{autoPool_, true, 32};
   }
 
   // Again with the same pool (after MakeCudaBackendWithoutScene) it only clears the film and the totals.
   void Allocate(long long pool) override {
     if (InjectedFault() == "oom")
-      throw CudaError("out of device memory allocating " + std::to_string(pool * 256) +
+      throw CudaError("out of device memory allocating " +
+                          std::to_string(pool * static_cast<long long>(DeviceWave<L>::BytesPerPath(
+                                                    opt_.compaction != Compaction::kNone))) +
                           " bytes for the path pool "
                           "(injected by TRACER_FAULT_INJECT); try a smaller --paths-in-flight or image",
                       cudaErrorMemoryAllocation, false);
@@ -380,6 +386,7 @@ class CudaBackend final : public Backend, public SceneUploader {
   std::unique_ptr<ThreadPool> copyPool_;  // ReadFilm's copy out of pinnedFilm_
   PinnedBuffer<WaveCounters> pinnedTotals_;
   DeviceBuffer<int> persistentNext_{1, "persistent threads' item counter"};
+  mutable long long autoPool_ = 0;        // Pool()'s automatic size, once computed
   std::unique_ptr<RaySortBuffers> sort_;  // --sort-rays
   DeviceBuffer<uint32_t> active_;         // adaptive sampling's pixels (the first activeCount_)
   uint32_t activeCount_ = 0;              // 0: every pixel
