@@ -76,9 +76,9 @@ long long AutoPoolPaths(size_t bytesPerPath) {
 
 template <class L>
 struct DeviceWave {
-  // Device memory a path slot takes (the buffers below) at most, with compacted queues or without. It counts the
-  // second shadow buffer wherever one may be allocated, so that renders timed stage by stage (which run no stage
-  // aside) size their pool as the others do.
+  // Device memory a path slot takes (the buffers below) at most, with compacted queues or without: it counts the
+  // second shadow buffer wherever one may be allocated (renders timed stage by stage run no stage aside and
+  // allocate one).
   static size_t BytesPerPath(bool compact) {
     const size_t copies = compact ? 2 : 1;
     return copies * (sizeof(typename L::RayT) + L::kPathBytes + sizeof(typename L::ShadowT)) +
