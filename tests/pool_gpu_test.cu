@@ -16,9 +16,7 @@ using namespace tracer;
 namespace {
 
 SceneData Cornell(int w, int h) {
-  const Scene scene = LoadScene(test::ProjectScenesDir() + "/cornell.obj");
-  const Camera cam = Camera::LookAt(Vec3(0.0f, 1.0f, 3.4f), Vec3(0.0f, 1.0f, 0.0f), Vec3(0, 1, 0), 39.3f, w, h);
-  return BuildSceneData(scene, cam, Vec3(0.0f), BvhBuildOptions{});
+  return test::BuildWithSceneCamera(LoadScene(test::ProjectScenesDir() + "/cornell.obj"), w, h);
 }
 
 RenderOptions Options(int w, int h, int spp) {
