@@ -4,8 +4,8 @@
 #   usage: src/scripts/sass-report.sh [binary (default build-gpu/tracer)] [kernel-regex]
 # The stages run as StageKernel<Body> (cuda/stage_kernel.cuh); the regex is matched against the demangled
 # name, and a row shows the body's template arguments, e.g. "IntersectStage<AlignedLayout, compaction=0, true,
-# false>": layout, compaction (0 warp-aggregated, 1 per-thread atomics, 2 none), read-only loads (kLdg) and,
-# for intersect, one shade queue for every material (kSingleQueue).
+# WideBvhTraversal>": layout, compaction (0 warp-aggregated, 1 per-thread atomics, 2 none), read-only loads (kLdg)
+# and, for the traversal stages, the BVH.
 set -euo pipefail
 bin=${1:-build-gpu/tracer}
 re=${2:-'IntersectStage|ShadeStage|ShadowStage|GenerateStage'}

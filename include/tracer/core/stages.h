@@ -12,7 +12,9 @@
 // ones with one atomic add per queue per chunk (the host's warp aggregation; see cpu_backend.cpp).
 //
 // Template parameters select the naive twins: L the memory layout, C the compaction mode, kLdg the
-// read-only load path, kSingleQueue one shade queue for every material (--single-shade-kernel).
+// read-only load path. One shade queue for every material (--single-shade-kernel) is a run-time choice
+// (IntersectStage::singleQueue, BounceOptions::singleShadeKernel): as a template parameter it doubled the traversal
+// kernels that the GPU build compiles, for one select where a hit is queued.
 #pragma once
 #include <type_traits>
 #include <utility>
@@ -114,13 +116,14 @@ struct AdvanceStage {
 // and hand idle lanes new ones (PersistentStageKernel, cuda/stage_kernel.cuh); kResumable says whether it may
 // (the wide BVH only). operator() is the three in a row. Item j is the ray in slot w.Slot(j): slot j, or, when
 // the executor sorted the rays (--sort-rays), the j-th in the sorted order.
-template <class L, Compaction C, bool kLdg, bool kSingleQueue, class T>
+template <class L, Compaction C, bool kLdg, class T>
 struct IntersectStage {
   static constexpr Pushes kPushes = C == Compaction::kNone ? Pushes::kNothing : Pushes::kHitQueues;
   static constexpr bool kResumable = std::is_same<T, WideBvhTraversal>::value, kAnyHit = false, kLdgLoads = kLdg;
   using Payload = Ray;
   WaveView<L> w;
   SceneView s;
+  bool singleQueue;  // every hit to shade queue 0 (--single-shade-kernel), not its class's
   TRACER_HD int Count() const {
     return C != Compaction::kNone ? static_cast<int>(w.counters->rayCount[w.cur]) : w.pool;
   }
@@ -142,7 +145,7 @@ struct IntersectStage {
       w.hitClass[i] = static_cast<int8_t>(cls);
       return;
     }
-    const int key = cls < 0 ? kMissQueue : (kSingleQueue ? 0 : cls);
+    const int key = cls < 0 ? kMissQueue : (singleQueue ? 0 : cls);
     const uint32_t slot = PushSlotKeyed<PushModeOf<C>()>(w.counters->classCount, key);
     w.classQueue[static_cast<size_t>(key) * w.pool + slot] = i;
   }
@@ -404,7 +407,7 @@ void DumpRaysIfWatched(Exec& ex, const W& w, int bounce, bool shadow) {
 //                       (NVTX and CUDA events on the GPU);
 //   ex.Drained(iter, cur)       the end test after bounce iter (the GPU tests a snapshot two bounces old).
 // `base` holds the pass's buffers; its cur and bounce are set here.
-template <class L, Compaction C, bool kLdg, bool kSingleQueue, class T, class Exec>
+template <class L, Compaction C, bool kLdg, class T, class Exec>
 void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const RenderParams& rp, const FilmView& film,
                 const BounceOptions& bo) {
   static const char* kShadeNames[kNumMaterialClasses] = {"shade_diffuse", "shade_glossy", "shade_mirror",
@@ -437,7 +440,7 @@ void RunBounces(Exec& ex, const WaveView<L>& base, const SceneView& s, const Ren
     }
     if constexpr (ChoosesTraceMode<Exec>::value) ex.TraceOnePerRay(bo.perRayCameraBounce && iter == 0);
     ex.Begin("intersect", bo.timePerBounce ? w.bounce : -1);
-    ex.Run(IntersectStage<L, C, kLdg, kSingleQueue, T>{wi, s});
+    ex.Run(IntersectStage<L, C, kLdg, T>{wi, s, bo.singleShadeKernel});
     ex.End();
     ex.Begin("miss");
     RunInLane<kAside>(ex, lanes, kNumMaterialClasses, MissStage<L, C>{w, s, rp, film});

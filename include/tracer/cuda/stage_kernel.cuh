@@ -287,27 +287,24 @@ class CudaExecutor {
   unsigned lanesUsed_ = 0;  // the lanes used since JoinLanes
 };
 
-// RunBounces with the variant chosen at run time (compaction, read-only loads, one shade queue): defined
+// RunBounces with the variant chosen at run time (compaction, read-only loads, the BVH): defined
 // for each layout in kernels/bounces_<layout>.cu, so the two layouts' kernels compile in parallel.
 template <class L>
 void RunCudaBounces(CudaExecutor& ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp,
                     const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg);
 
 // The body of RunCudaBounces, for the files that instantiate it.
-#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                                 \
-  template <>                                                                                                         \
-  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp,         \
-                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {            \
-    DispatchCompaction(compaction, [&](auto c) {                                                                      \
-      DispatchBool(ldg, [&](auto l) {                                                                                 \
-        DispatchBool(bo.singleShadeKernel, [&](auto single) {                                                         \
-          DispatchBvh(bo.binaryBvh, [&](auto t) {                                                                     \
-            RunBounces<L, decltype(c)::value, decltype(l)::value, decltype(single)::value, decltype(t)>(ex, w, s, rp, \
-                                                                                                        film, bo);    \
-          });                                                                                                         \
-        });                                                                                                           \
-      });                                                                                                             \
-    });                                                                                                               \
+#define TRACER_DEFINE_CUDA_BOUNCES(L)                                                                         \
+  template <>                                                                                                 \
+  void RunCudaBounces<L>(CudaExecutor & ex, const WaveView<L>& w, const SceneView& s, const RenderParams& rp, \
+                         const FilmView& film, const BounceOptions& bo, Compaction compaction, bool ldg) {    \
+    DispatchCompaction(compaction, [&](auto c) {                                                              \
+      DispatchBool(ldg, [&](auto l) {                                                                         \
+        DispatchBvh(bo.binaryBvh, [&](auto t) {                                                               \
+          RunBounces<L, decltype(c)::value, decltype(l)::value, decltype(t)>(ex, w, s, rp, film, bo);         \
+        });                                                                                                   \
+      });                                                                                                     \
+    });                                                                                                       \
   }
 
 }  // namespace tracer

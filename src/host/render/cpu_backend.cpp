@@ -231,7 +231,7 @@ class CpuBackend final : public Backend {
     bo.binaryBvh = opt_.binaryBvh;
     DispatchCompaction(opt_.compaction, [&](auto c) {
       DispatchBvh(bo.binaryBvh, [&](auto t) {
-        RunBounces<L, decltype(c)::value, false, false, decltype(t)>(ex, view_, scene_, rp, film, bo);
+        RunBounces<L, decltype(c)::value, false, decltype(t)>(ex, view_, scene_, rp, film, bo);
       });
     });
   }
