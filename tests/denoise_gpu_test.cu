@@ -186,7 +186,9 @@ TEST(DenoiseGpu, KeptCameraHitsGiveTheTracedFeatures) {
       stopped += !rendered && variant == 7;
     }
     EXPECT_GT(hits, std::min(spp, 4) * pixels / 2);  // (the box fills most of the view)
-    if (variant == 7) EXPECT_GT(stopped, 0) << "no pixel stopped before 8 samples: the adaptive case is not tested";
+    if (variant == 7) {
+      EXPECT_GT(stopped, 0) << "no pixel stopped before 8 samples: the adaptive case is not tested";
+    }
     AovImages traced, fromKept;
     ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, traced);
     ComputeFirstHitAovsCuda(d, opt, kFirstHitAovs, wanted, fromKept, nullptr, &film);

@@ -52,11 +52,16 @@ TEST(GpuPool, AutomaticPoolFollowsTheDeviceMemory) {
   // Above its 2M floor the pool fits in a 32nd of the memory, and 1M more would not fit (below its 8M cap) where
   // the total, not the free memory, is what bounds it.
   const double budget = static_cast<double>(totalBytes) / 32;
-  if (pool > (1LL << 21)) EXPECT_LE(pool * bytesPerPath, budget) << bytesPerPath << " bytes a path";
-  if (pool < (1LL << 23) && budget < freeBytes / 4.0)
+  if (pool > (1LL << 21)) {
+    EXPECT_LE(pool * bytesPerPath, budget) << bytesPerPath << " bytes a path";
+  }
+  if (pool < (1LL << 23) && budget < freeBytes / 4.0) {
     EXPECT_GT((pool + (1LL << 20)) * bytesPerPath, budget) << bytesPerPath << " bytes a path";
+  }
   // A 32nd of 75 GiB or more holds 8M slots of under 300 bytes: the pool of an H100 or H200.
-  if (totalBytes >= (75ull << 30) && freeBytes >= totalBytes / 2) EXPECT_EQ(pool, 1LL << 23);
+  if (totalBytes >= (75ull << 30) && freeBytes >= totalBytes / 2) {
+    EXPECT_EQ(pool, 1LL << 23);
+  }
 }
 
 TEST(GpuPool, SmallRendersGetOnlyThePathsTheyNeed) {

@@ -79,7 +79,9 @@ TEST(GpuPortals, HallAgreesWithTheCpu) {
         map ? "sun map" : "constant sky", mCpu, seCpu, mGpu, seGpu, mNaive, seNaive, vCpu, vGpu, vNaive);
     EXPECT_NEAR(mGpu, mCpu, 4.0 * std::sqrt(seCpu * seCpu + seGpu * seGpu));
     EXPECT_NEAR(mNaive, mGpu, 4.0 * std::sqrt(seNaive * seNaive + seGpu * seGpu));
-    if (!map) EXPECT_LT(vGpu, 0.6 * vNaive);
+    if (!map) {
+      EXPECT_LT(vGpu, 0.6 * vNaive);
+    }
     const std::vector<double> a = cpu.PixelMeans(), b = gpu.PixelMeans();
     size_t off = 0;
     for (size_t p = 0; p < a.size(); ++p) {

@@ -753,7 +753,7 @@ TEST(GpuTiles, UnbiasedAgainstPowerAndLessNoisyWithManyLights) {
     const bool sky = std::string(file) == "courtyards.obj";
     // Each run below sets the light sampling.
     TileCase c = TileRender(file, 96, 64, sky ? 64 : 16, sky ? Vec3(0.8f, 0.9f, 1.0f) : Vec3(0.0f));
-    if (sky) ASSERT_GT(c.data.env.params.pick, 0.0f);
+    ASSERT_TRUE(!sky || c.data.env.params.pick > 0.0f) << c.data.env.params.pick;
     c.opt.tileSize = 8;
     const SceneData& data = c.data;
     const RenderOptions& opt = c.opt;
@@ -794,6 +794,7 @@ TEST(GpuTiles, UnbiasedAgainstPowerAndLessNoisyWithManyLights) {
     std::printf("%s: power %.5f +- %.5f, tiles %.5f +- %.5f, z = %.2f; per-pixel noise power %.4f tiles %.4f\n", file,
                 p.first, p.second, t.first, t.second, z, np, nt);
     EXPECT_LT(z, 4.0) << file;
-    if (std::string(file) != "cornell.obj") EXPECT_LT(nt, 0.8 * np) << file << ": the tile guide does not reduce noise";
+    EXPECT_TRUE(std::string(file) == "cornell.obj" || nt < 0.8 * np)
+        << file << ": the tile guide does not reduce noise (" << nt << " against " << np << ")";
   }
 }
