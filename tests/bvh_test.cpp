@@ -171,6 +171,36 @@ TEST(WideNodeTest, SlabsMeetAsIntegersDecidesAsTheFloatComparison) {
   EXPECT_TRUE(SlabsMeet(0.25f, 0.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.25f));  // at tmax
 }
 
+// The node test folds 2^15 times each plane's step into its offsets (IntersectWideNode), which overflows where a node
+// is huge against the ray's step: here nodes 1e18 across and rays parallel to an axis (inverse direction 1e20 on the
+// other two). Such a node must count all its children as met, not compute inf - inf and miss them.
+TEST(WideNodeTest, HugeNodesAndAxisParallelRaysStillFindTheirHits) {
+  std::vector<Vec3> p;
+  for (int i = 0; i < 40; ++i) {  // small triangles in the plane x = 0, and far ones up to 1e18 away
+    const float y = static_cast<float>(i % 8), z = static_cast<float>(i / 8);
+    p.insert(p.end(), {Vec3(0.0f, y, z), Vec3(0.0f, y + 1.0f, z), Vec3(0.0f, y, z + 1.0f)});
+    const float far = 1e18f * static_cast<float>(i + 1) / 40.0f;
+    p.insert(p.end(), {Vec3(far, far, -far), Vec3(far, 0.9f * far, far), Vec3(-far, far, 0.5f * far)});
+  }
+  const Bvh bvh = BuildBvh(p);
+  const WideBvh wide = BuildWideBvh(p, bvh);
+  const WideBvhView wv = wide.View();
+  int hits = 0;
+  for (int i = 0; i < 40; ++i) {
+    const Ray ray{Vec3(-5.0f, static_cast<float>(i % 8) + 0.2f, static_cast<float>(i / 8) + 0.3f),
+                  Vec3(1.0f, 0.0f, 0.0f), kInf, i};
+    const BruteHit want = BruteClosest(p, ray);
+    ASSERT_GE(want.tri, 0);
+    ASSERT_NEAR(want.t, 5.0, 1e-5);
+    const HitRecord h = TraverseWide<false, false>(wv, ray);
+    EXPECT_GE(h.tri, 0) << "ray " << i;
+    EXPECT_NEAR(h.t, 5.0f, 1e-5f) << "ray " << i;
+    EXPECT_GE((TraverseWide<true, false>(wv, ray).tri), 0) << "ray " << i;
+    hits += h.t < 6.0f;
+  }
+  EXPECT_EQ(hits, 40);
+}
+
 // ---- closest hit and any hit against brute force --------------------------------------------------------
 
 struct SoupCase {

@@ -97,31 +97,42 @@ TRACER_HD uint32_t ByteOf(uint32_t lo4, uint32_t hi4, int k) {
   return ((k < 4 ? lo4 : hi4) >> (8 * (k & 3))) & 0xffu;
 #endif
 }
-// The float bits 0x4B000000 (2^23) that ByteAsFloat (below) fills in, as a value the GPU compiler cannot see: PRMT
+// x << (n mod 32): one funnel shift on the GPU (SHF.L.W masks the count itself), where a plain shift needs the mask
+// as an instruction of its own.
+TRACER_HD uint32_t ShiftLeftMod32(uint32_t x, uint32_t n) {
+#if TRACER_ON_DEVICE
+  return __funnelshift_l(0u, x, n);
+#else
+  return x << (n & 31u);
+#endif
+}
+// The float bits 0x47000000 (2^15) that ByteAsFloat (below) fills in, as a value the GPU compiler cannot see: PRMT
 // takes one of its selector and its second source as an immediate, and with both constant ptxas put the selector in a
 // register, one IMAD a plane (48 a node) to set it up again under the register cap. Read from constant memory, the
-// 2^23 takes the register and the selectors are immediates: fewer instructions a node (docs/PERFORMANCE.md, traversal
+// 2^15 takes the register and the selectors are immediates: fewer instructions a node (docs/PERFORMANCE.md, traversal
 // levers).
 #ifdef __CUDACC__
-static __constant__ uint32_t kByteFloatBits = 0x4B000000u;
+static __constant__ uint32_t kByteFloatBits = 0x47000000u;
 #endif
 static TRACER_HD uint32_t ByteFloatBits() {  // static, as the word it reads
 #if TRACER_ON_DEVICE
   return kByteFloatBits;
 #else
-  return 0x4B000000u;
+  return 0x47000000u;
 #endif
 }
-// The same byte as a float. On the GPU without an int-to-float conversion (I2F runs at a quarter of the FMA
-// rate or less, and a node test needs 48): one byte permute builds the float 2^23 + byte (exponent bits 0x4B,
-// the byte as the low mantissa bits), and subtracting 2^23 leaves the byte, exactly.
-// bits23: ByteFloatBits().
-TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits23) {
+// The byte plus 2^15, as a float: kByteBias + byte, exactly. On the GPU one byte permute and nothing else: it builds
+// the float bits 0x4700qq00, exponent 2^15 and the byte as mantissa bits 8-15, whose unit there is 1. No
+// int-to-float conversion (I2F runs at a quarter of the FMA rate or less, and a node test needs 48), and no
+// subtraction either: the node test folds the bias into its per-node offsets (IntersectWideNode), so that a plane
+// costs one permute and one FMA. bits: ByteFloatBits().
+constexpr float kByteBias = 32768.0f;
+TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits) {
 #if TRACER_ON_DEVICE
-  return __uint_as_float(__byte_perm(k < 4 ? lo4 : hi4, bits23, 0x7440u | static_cast<uint32_t>(k & 3))) - 8388608.0f;
+  return __uint_as_float(__byte_perm(k < 4 ? lo4 : hi4, bits, 0x7404u | static_cast<uint32_t>(k & 3) << 4));
 #else
-  (void)bits23;
-  return static_cast<float>(ByteOf(lo4, hi4, k));
+  (void)bits;
+  return kByteBias + static_cast<float>(ByteOf(lo4, hi4, k));
 #endif
 }
 
@@ -158,23 +169,34 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
   imask = e >> 24;
   childBase = static_cast<uint32_t>(w1.x);
   triBase = static_cast<uint32_t>(w1.y);
-  // Plane t = q * (2^e * inv) + (p - o) * inv: one FMA per plane. Unlike (plane - o) * inv, whose rounding
-  // is relative to the result (and covered by kSlabExitScale in SlabEntry), this sum rounds relative to its
-  // terms, which can be far larger than the result when the ray starts inside or near the node: a ray from
-  // inside a cube aimed at a vertex of it escaped 480 times in 322,560 without the widening below. So each
-  // axis's slab is widened on both sides by a bound on that error, c (255 |2^e inv| + |(p - o) inv|), folded
-  // into the offsets (no cost per child): c covers five roundings (p - o, the two products, the sum, and the
-  // reciprocal in inv) with margin, 5 * 2^-24 = 3.0e-7 < 4e-7. Per axis, so that an axis the ray runs
-  // parallel to (inv = 1e20) widens only its own slab.
+  // Plane t = q * (2^e * inv) + (p - o) * inv = (kByteBias + q) * s + b, with b = (p - o) * inv - kByteBias * s:
+  // one FMA per plane, ByteAsFloat giving kByteBias + q. Unlike (plane - o) * inv, whose rounding is relative to the
+  // result (and covered by kSlabExitScale in SlabEntry), this sum rounds relative to its terms, which can be far
+  // larger than the result: when the ray starts inside or near the node (a ray from inside a cube aimed at a vertex of
+  // it escaped 480 times in 322,560 without the widening below), and always the bias's product, kByteBias |s|. So
+  // each axis's slab is widened on both sides by a bound on that error, folded into the offsets (no cost per child):
+  // the roundings of p - o, of its product with inv, of the reciprocal in inv, of b, of b's widening and of the
+  // plane (FMA on the GPU; product and sum on the CPU) are each at most 2^-24 of their terms, which come to at most
+  // 6 * 2^-24 |(p - o) inv| + 4 (kByteBias + 255) 2^-24 |s| (the bias's product cancels exactly: both use the same
+  // s), under c (|(p - o) inv| + kBiasSpan |s|) with c = 4e-7: a widening of 0.013 grid steps, against the half step
+  // by which the 8-bit grid rounds each plane out. Per axis, so that an axis the ray runs parallel to (inv = 1e20)
+  // widens only its own slab.
   const float sx = FloatFromBits((e & 0xffu) << 23) * inv.x, sy = FloatFromBits(((e >> 8) & 0xffu) << 23) * inv.y,
               sz = FloatFromBits(((e >> 16) & 0xffu) << 23) * inv.z;
   const float ox = (FloatFromBits(static_cast<uint32_t>(w0.x)) - o.x) * inv.x,
               oy = (FloatFromBits(static_cast<uint32_t>(w0.y)) - o.y) * inv.y,
               oz = (FloatFromBits(static_cast<uint32_t>(w0.z)) - o.z) * inv.z;
-  constexpr float kErr = 4e-7f;
-  const float ex = kErr * (255.0f * fabsf(sx) + fabsf(ox)), ey = kErr * (255.0f * fabsf(sy) + fabsf(oy)),
-              ez = kErr * (255.0f * fabsf(sz) + fabsf(oz));
-  const float nox = ox - ex, noy = oy - ey, noz = oz - ez, fox = ox + ex, foy = oy + ey, foz = oz + ez;
+  constexpr float kErr = 4e-7f, kBiasSpan = 33100.0f;
+  const float ex = kErr * (kBiasSpan * fabsf(sx) + fabsf(ox)), ey = kErr * (kBiasSpan * fabsf(sy) + fabsf(oy)),
+              ez = kErr * (kBiasSpan * fabsf(sz) + fabsf(oz));
+  const float bx = ox - kByteBias * sx, by = oy - kByteBias * sy, bz = oz - kByteBias * sz;
+  const float nox = bx - ex, noy = by - ey, noz = bz - ez, fox = bx + ex, foy = by + ey, foz = bz + ez;
+  // A node so large against the ray's step that the terms of its planes overflow (a widening infinite: kBiasSpan |s|
+  // or |(p - o) inv| above 3.4e38, as for a node over 1e36 across and a ray at 45 degrees to an axis, or over 1e16
+  // and a ray parallel to one) would see inf - inf, a miss: instead all its children count as met, conservatively.
+  // A finite widening bounds b and b +- e, and so the planes, below the float's range. One compare a node, and the
+  // slots' tests take it in their last compare (ISETP's predicate operand) at no cost.
+  const bool overflow = !(Fmaxf(Fmaxf(ex, ey), ez) < kInf);
   // The near plane is the low one on axes the ray travels up, the high one on the others.
   const bool nx = oct & 1u, ny = oct & 2u, nz = oct & 4u;
   const uint32_t nearX0 = static_cast<uint32_t>(nx ? w3.z : w2.x), nearX1 = static_cast<uint32_t>(nx ? w3.w : w2.y);
@@ -193,20 +215,20 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
     meta[h] = m ^ ((inner >> 4) * 0xffu & oct * 0x01010101u);
   }
   uint32_t hits = 0;
-  const uint32_t bits23 = ByteFloatBits();
+  const uint32_t bits = ByteFloatBits();
 #if TRACER_ON_DEVICE
 #pragma unroll
 #endif
   for (int s = 0; s < kWideSlots; ++s) {
-    const float tnx = ByteAsFloat(nearX0, nearX1, s, bits23) * sx + nox;
-    const float tny = ByteAsFloat(nearY0, nearY1, s, bits23) * sy + noy;
-    const float tnz = ByteAsFloat(nearZ0, nearZ1, s, bits23) * sz + noz;
-    const float tfx = ByteAsFloat(farX0, farX1, s, bits23) * sx + fox;
-    const float tfy = ByteAsFloat(farY0, farY1, s, bits23) * sy + foy;
-    const float tfz = ByteAsFloat(farZ0, farZ1, s, bits23) * sz + foz;
-    if (SlabsMeet(tnx, tny, tnz, tfx, tfy, tfz, tmax)) {
+    const float tnx = ByteAsFloat(nearX0, nearX1, s, bits) * sx + nox;
+    const float tny = ByteAsFloat(nearY0, nearY1, s, bits) * sy + noy;
+    const float tnz = ByteAsFloat(nearZ0, nearZ1, s, bits) * sz + noz;
+    const float tfx = ByteAsFloat(farX0, farX1, s, bits) * sx + fox;
+    const float tfy = ByteAsFloat(farY0, farY1, s, bits) * sy + foy;
+    const float tfz = ByteAsFloat(farZ0, farZ1, s, bits) * sz + foz;
+    if (SlabsMeet(tnx, tny, tnz, tfx, tfy, tfz, tmax) || overflow) {
       const uint32_t m = ByteOf(meta[0], meta[1], s);
-      hits |= (m >> 5) << (m & 31u);
+      hits |= ShiftLeftMod32(m >> 5, m);
     }
   }
   return hits;
