@@ -29,25 +29,35 @@ struct BvhView {
   int32_t numTris;
 };
 
-// Per-ray constants of the watertight test (Woop, Benthin and Wald 2013, JCGT 2(1)).
+// Per-ray constants of the watertight test (Woop, Benthin and Wald 2013, JCGT 2(1)): the axes kx, ky, kz (kz the
+// direction's largest) and the shear sx, sy, sz. The test's 2D coordinates a[kx] - sx a[kz] and a[ky] - sy a[kz] are
+// taken as dot products with two rows fixed per ray, rowX = e_kx - sx e_kz and rowY = e_ky - sy e_kz: three FMA-pipe
+// instructions each, where picking a[kx], a[ky] and a[kz] by the ray's axes took selects, which ptxas turned into
+// branches (docs/PERFORMANCE.md, traversal levers). Every vertex goes through the same rows, so the test stays
+// watertight. kz and sz are kept for the hit's distance, computed only past the edge tests.
 struct RayTriPre {
-  int kx, ky, kz;
-  float sx, sy, sz;
+  Vec3 rowX, rowY;
+  int kz;
+  float sz;
 };
+// Value v on axis i, 0 on the others.
+TRACER_HD Vec3 OnAxis(int i, float v) { return Vec3(i == 0 ? v : 0.0f, i == 1 ? v : 0.0f, i == 2 ? v : 0.0f); }
+TRACER_HD float Shear(Vec3 row, Vec3 a) { return row.x * a.x + row.y * a.y + row.z * a.z; }
 TRACER_HD RayTriPre PrepareRay(Vec3 d) {
-  RayTriPre p;
   float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z);
-  p.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
-  p.kx = p.kz == 2 ? 0 : p.kz + 1;
-  p.ky = p.kx == 2 ? 0 : p.kx + 1;
-  if (Axis(d, p.kz) < 0.0f) {
-    int t = p.kx;
-    p.kx = p.ky;
-    p.ky = t;
+  const int kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+  int kx = kz == 2 ? 0 : kz + 1;
+  int ky = kx == 2 ? 0 : kx + 1;
+  if (Axis(d, kz) < 0.0f) {
+    int t = kx;
+    kx = ky;
+    ky = t;
   }
-  p.sx = Axis(d, p.kx) / Axis(d, p.kz);
-  p.sy = Axis(d, p.ky) / Axis(d, p.kz);
-  p.sz = 1.0f / Axis(d, p.kz);
+  RayTriPre p;
+  p.rowX = OnAxis(kx, 1.0f) + OnAxis(kz, -(Axis(d, kx) / Axis(d, kz)));
+  p.rowY = OnAxis(ky, 1.0f) + OnAxis(kz, -(Axis(d, ky) / Axis(d, kz)));
+  p.kz = kz;
+  p.sz = 1.0f / Axis(d, kz);
   return p;
 }
 
@@ -84,9 +94,9 @@ template <bool kBoxed>
 TRACER_HD bool IntersectTriangleImpl(const RayTriPre& pre, Vec3 o, Vec3 rayInv, Vec3 v0, Vec3 v1, Vec3 v2, float tmax,
                                      float& tOut, float& b1Out, float& b2Out) {
   Vec3 a = v0 - o, b = v1 - o, c = v2 - o;
-  float ax = Axis(a, pre.kx) - pre.sx * Axis(a, pre.kz), ay = Axis(a, pre.ky) - pre.sy * Axis(a, pre.kz);
-  float bx = Axis(b, pre.kx) - pre.sx * Axis(b, pre.kz), by = Axis(b, pre.ky) - pre.sy * Axis(b, pre.kz);
-  float cx = Axis(c, pre.kx) - pre.sx * Axis(c, pre.kz), cy = Axis(c, pre.ky) - pre.sy * Axis(c, pre.kz);
+  float ax = Shear(pre.rowX, a), ay = Shear(pre.rowY, a);
+  float bx = Shear(pre.rowX, b), by = Shear(pre.rowY, b);
+  float cx = Shear(pre.rowX, c), cy = Shear(pre.rowY, c);
   float u = cx * by - cy * bx;
   float v = ax * cy - ay * cx;
   float w = bx * ay - by * ax;
