@@ -140,7 +140,8 @@ TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits) {
 // The distances are compared as the signed integers of their bits, which order finite floats as the floats do
 // wherever the outcome depends on it: non-negative floats by value, and every negative one (-0 included) below
 // every non-negative one. A negative near distance becomes 0 either way; a negative far one is a miss either
-// way, since the near one is at least 0. (The planes are finite: SafeInverse keeps inv finite.) On Hopper the
+// way, since the near one is at least 0. (A plane is never NaN, and only ever infinite outwards, a near one -inf
+// and a far one +inf: IntersectWideNode says why. Those compare as the floats do too.) On Hopper the
 // integer form is two three-way DPX min/max instructions (VIMNMX3) and one two-way, where the float form is six
 // FMNMX on the ALU pipe, the pipe that bounds traversal of coherent rays: sports car primary rays +7%
 // (docs/PERFORMANCE.md).
@@ -194,8 +195,10 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
   // A node so large against the ray's step that the terms of its planes overflow (a widening infinite: kBiasSpan |s|
   // or |(p - o) inv| above 3.4e38, as for a node over 1e36 across and a ray at 45 degrees to an axis, or over 1e16
   // and a ray parallel to one) would see inf - inf, a miss: instead all its children count as met, conservatively.
-  // A finite widening bounds b and b +- e, and so the planes, below the float's range. One compare a node, and the
-  // slots' tests take it in their last compare (ISETP's predicate operand) at no cost.
+  // A finite widening keeps (kByteBias + q) s and b finite; b - e and b + e may still round to -inf and +inf (a ray
+  // starting 3.4e38 from the node), which only widens the slab. One compare a node, and the slots' tests take it in
+  // their last compare (ISETP's predicate operand) at no cost. (A NaN ray origin can make some widening NaN, which
+  // Fmaxf may drop: such a ray misses or visits every node, and ends either way; ray files refuse it.)
   const bool overflow = !(Fmaxf(Fmaxf(ex, ey), ez) < kInf);
   // The near plane is the low one on axes the ray travels up, the high one on the others.
   const bool nx = oct & 1u, ny = oct & 2u, nz = oct & 4u;
