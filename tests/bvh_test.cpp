@@ -21,6 +21,7 @@
 #include "test_util.h"
 #include "tracer/core/aabb.h"
 #include "tracer/core/wide_bvh.h"
+#include "tracer/core/wide_collapse.h"
 #include "tracer/host/bvh_build.h"
 #include "tracer/host/wide_bvh_build.h"
 
@@ -199,6 +200,59 @@ TEST(WideNodeTest, HugeNodesAndAxisParallelRaysStillFindTheirHits) {
     hits += h.t < 6.0f;
   }
   EXPECT_EQ(hits, 40);
+}
+
+// The node test folds 2^15 grid steps into each axis's offset (IntersectWideNode), so the offset and its widening
+// round at that scale, up to 0.002 steps each, however near the ray is to the node; the widening must cover them. A
+// ray that starts exactly on a child's face and leaves through it meets the child at t = 0 and nowhere else, so
+// there a rounding the wrong way is a miss: every such ray here must count its child as met. (Rays that start on a
+// wall and leave it are every bounce's; the widening should stay small too, or those rays revisit their wall's
+// boxes: docs/PERFORMANCE.md, traversal levers.)
+TEST(WideNodeTest, RaysLeavingThroughAChildsFaceMeetItAtTheirOrigin) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f), side(-1.0f, 1.0f);
+  int rays = 0, missed = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const float size = std::ldexp(1.0f, static_cast<int>(unit(rng) * 24.0f) - 12);  // 2^-12 to 2^11
+    const Vec3 at = Vec3(side(rng), side(rng), side(rng)) * (size * 300.0f * unit(rng));
+    Vec3 lo[kWideSlots], hi[kWideSlots];
+    bool inner[kWideSlots];
+    int tris[kWideSlots], childOfSlot[kWideSlots];
+    for (int j = 0; j < kWideSlots; ++j) {
+      const Vec3 a(unit(rng), unit(rng), unit(rng)), b(unit(rng), unit(rng), unit(rng));
+      lo[j] = at + Min(a, b) * size, hi[j] = at + Max(a, b) * size;
+      inner[j] = true, tris[j] = 0;
+    }
+    WideNode node;
+    ASSERT_TRUE(EncodeWideNode(lo, hi, inner, tris, kWideSlots, 0u, 0u, node, childOfSlot));
+    const float p[3] = {node.px, node.py, node.pz};
+    const int e[3] = {node.ex - 127, node.ey - 127, node.ez - 127};
+    const uint8_t* q[2][3] = {{node.qlox, node.qloy, node.qloz}, {node.qhix, node.qhiy, node.qhiz}};
+    for (int s = 0; s < kWideSlots; ++s) {
+      double box[2][3];  // the child's box as the node stores it, exactly
+      for (int h = 0; h < 2; ++h)
+        for (int a = 0; a < 3; ++a) box[h][a] = static_cast<double>(p[a]) + std::ldexp(double(q[h][a][s]), e[a]);
+      for (int face = 0; face < 6; ++face) {
+        const int a = face % 3, h = face / 3;
+        float o[3], d[3];
+        for (int k = 0; k < 3; ++k) {  // inside the face, and leaving through it
+          const double t = 0.05 + 0.9 * static_cast<double>(unit(rng));
+          o[k] = static_cast<float>(k == a ? box[h][a] : box[0][k] + t * (box[1][k] - box[0][k]));
+          d[k] = k == a ? (h ? 1.0f : -1.0f) * (0.05f + unit(rng)) : side(rng);
+        }
+        if (static_cast<double>(o[a]) != box[h][a]) continue;  // the plane is not a float: not on the face
+        const Vec3 inv = SafeInverse(Vec3(d[0], d[1], d[2]));
+        const uint32_t oct = (inv.x < 0.0f ? 1u : 0u) | (inv.y < 0.0f ? 2u : 0u) | (inv.z < 0.0f ? 4u : 0u);
+        uint32_t childBase = 0, triBase = 0, imask = 0;
+        const uint32_t hits =
+            IntersectWideNode<false>(&node, Vec3(o[0], o[1], o[2]), inv, oct, kInf, childBase, triBase, imask);
+        ++rays;
+        if (!(hits >> (24u + (static_cast<uint32_t>(s) ^ oct)) & 1u)) ++missed;
+      }
+    }
+  }
+  EXPECT_GT(rays, 150000);
+  EXPECT_EQ(missed, 0) << missed << " of " << rays << " rays leaving through a child's face missed it";
 }
 
 // ---- closest hit and any hit against brute force --------------------------------------------------------

@@ -140,11 +140,10 @@ TRACER_HD float ByteAsFloat(uint32_t lo4, uint32_t hi4, int k, uint32_t bits) {
 // The distances are compared as the signed integers of their bits, which order finite floats as the floats do
 // wherever the outcome depends on it: non-negative floats by value, and every negative one (-0 included) below
 // every non-negative one. A negative near distance becomes 0 either way; a negative far one is a miss either
-// way, since the near one is at least 0. (A plane is never NaN, and only ever infinite outwards, a near one -inf
-// and a far one +inf: IntersectWideNode says why. Those compare as the floats do too.) On Hopper the
-// integer form is two three-way DPX min/max instructions (VIMNMX3) and one two-way, where the float form is six
-// FMNMX on the ALU pipe, the pipe that bounds traversal of coherent rays: sports car primary rays +7%
-// (docs/PERFORMANCE.md).
+// way, since the near one is at least 0. (Wherever the node test uses the outcome, the planes are finite:
+// IntersectWideNode says why.) On Hopper the integer form is two three-way DPX min/max instructions (VIMNMX3) and
+// one two-way, where the float form is six FMNMX on the ALU pipe, the pipe that bounds traversal of coherent rays:
+// sports car primary rays +7% (docs/PERFORMANCE.md).
 TRACER_HD bool SlabsMeet(float tnx, float tny, float tnz, float tfx, float tfy, float tfz, float tmax) {
   const int32_t nx = static_cast<int32_t>(BitsFromFloat(tnx)), ny = static_cast<int32_t>(BitsFromFloat(tny)),
                 nz = static_cast<int32_t>(BitsFromFloat(tnz)), fx = static_cast<int32_t>(BitsFromFloat(tfx)),
@@ -175,31 +174,34 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
   // result (and covered by kSlabExitScale in SlabEntry), this sum rounds relative to its terms, which can be far
   // larger than the result: when the ray starts inside or near the node (a ray from inside a cube aimed at a vertex of
   // it escaped 480 times in 322,560 without the widening below), and always the bias's product, kByteBias |s|. So
-  // each axis's slab is widened on both sides by a bound on that error, folded into the offsets (no cost per child):
-  // the roundings of p - o, of its product with inv, of the reciprocal in inv, of b, of b's widening and of the
-  // plane (FMA on the GPU; product and sum on the CPU) are each at most 2^-24 of their terms, which come to at most
-  // 6 * 2^-24 |(p - o) inv| + 4 (kByteBias + 255) 2^-24 |s| (the bias's product cancels exactly: both use the same
-  // s), under c (|(p - o) inv| + kBiasSpan |s|) with c = 4e-7: a widening of 0.013 grid steps, against the half step
-  // by which the 8-bit grid rounds each plane out. Per axis, so that an axis the ray runs parallel to (inv = 1e20)
-  // widens only its own slab.
+  // each axis's slab is widened on both sides by a bound on that error, folded into the offsets (no cost per child).
+  // The roundings of p - o, of its product with inv, of the reciprocal in inv, of b, of b's widening and of the plane
+  // are each at most 2^-24 of their terms: 6 * 2^-24 |(p - o) inv| in all, under kErr |(p - o) inv|. Three of them
+  // are at the bias's scale, (kByteBias + 255) |s| (b, b's widening, and on the CPU the plane's product; the bias
+  // cancels exactly in the sum, both using the same s): 3 * 2^-24 * 33023 |s| = 0.0059 |s|, under kErr kBiasSpan |s|
+  // = 0.008 |s|, a widening of 0.008 grid steps against the half step by which the 8-bit grid rounds each plane out.
+  // (On the GPU the FMA leaves two of those three: 0.0039.) Kept that small because rays leaving a wall start a
+  // ray offset from a plane of its box: a wider slab takes them back into their own wall's boxes (0.013 grid steps
+  // cost the many-light scene's bounce rays 7% more nodes: docs/PERFORMANCE.md, traversal levers). Per axis, so that
+  // an axis the ray runs parallel to (inv = 1e20) widens only its own slab.
   const float sx = FloatFromBits((e & 0xffu) << 23) * inv.x, sy = FloatFromBits(((e >> 8) & 0xffu) << 23) * inv.y,
               sz = FloatFromBits(((e >> 16) & 0xffu) << 23) * inv.z;
   const float ox = (FloatFromBits(static_cast<uint32_t>(w0.x)) - o.x) * inv.x,
               oy = (FloatFromBits(static_cast<uint32_t>(w0.y)) - o.y) * inv.y,
               oz = (FloatFromBits(static_cast<uint32_t>(w0.z)) - o.z) * inv.z;
-  constexpr float kErr = 4e-7f, kBiasSpan = 33100.0f;
+  constexpr float kErr = 4e-7f, kBiasSpan = 20000.0f;
   const float ex = kErr * (kBiasSpan * fabsf(sx) + fabsf(ox)), ey = kErr * (kBiasSpan * fabsf(sy) + fabsf(oy)),
               ez = kErr * (kBiasSpan * fabsf(sz) + fabsf(oz));
   const float bx = ox - kByteBias * sx, by = oy - kByteBias * sy, bz = oz - kByteBias * sz;
   const float nox = bx - ex, noy = by - ey, noz = bz - ez, fox = bx + ex, foy = by + ey, foz = bz + ez;
-  // A node so large against the ray's step that the terms of its planes overflow (a widening infinite: kBiasSpan |s|
-  // or |(p - o) inv| above 3.4e38, as for a node over 1e36 across and a ray at 45 degrees to an axis, or over 1e16
-  // and a ray parallel to one) would see inf - inf, a miss: instead all its children count as met, conservatively.
-  // A finite widening keeps (kByteBias + q) s and b finite; b - e and b + e may still round to -inf and +inf (a ray
-  // starting 3.4e38 from the node), which only widens the slab. One compare a node, and the slots' tests take it in
-  // their last compare (ISETP's predicate operand) at no cost. (A NaN ray origin can make some widening NaN, which
-  // Fmaxf may drop: such a ray misses or visits every node, and ends either way; ray files refuse it.)
-  const bool overflow = !(Fmaxf(Fmaxf(ex, ey), ez) < kInf);
+  // A node so large against the ray's step that the terms of its planes could overflow (kByteBias |s| or |(p - o)
+  // inv| near 3.4e38) would see inf - inf, a miss: instead all its children count as met, conservatively. The test
+  // is on the widenings' sum: under 1e30, it holds |s| under 1.25e32 and |(p - o) inv| under 2.5e36, so that b, its
+  // widening and every plane stay finite (under 7e36). It takes nodes over 1e34 across for a ray at 45 degrees to
+  // an axis, over 3e14 for a ray parallel to one (inv = 1e20), or as far from the ray's origin. A NaN ray origin
+  // makes the sum NaN, and the node's children met likewise. Two adds and one compare a node, and the slots' tests
+  // take it in their last compare (ISETP's predicate operand) at no cost.
+  const bool overflow = !(ex + ey + ez < 1e30f);
   // The near plane is the low one on axes the ray travels up, the high one on the others.
   const bool nx = oct & 1u, ny = oct & 2u, nz = oct & 4u;
   const uint32_t nearX0 = static_cast<uint32_t>(nx ? w3.z : w2.x), nearX1 = static_cast<uint32_t>(nx ? w3.w : w2.y);
