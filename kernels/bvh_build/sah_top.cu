@@ -48,9 +48,11 @@ __global__ void __launch_bounds__(kTopBlock, 2)
     const int* in = buf.Buffer(task.parity);
     int* out = buf.Buffer(ChildParity(task.parity));
     const TopGrid grid(task.clo, task.chi);
-    for (int i = begin + tid; i < end; i += kTopBlock) {
+    for (int i = begin + tid; i - lane < end; i += kTopBlock) {  // every lane of a warp with work goes round
+      const uint32_t mask = __ballot_sync(kFullMask, i < end);
+      if (i >= end) continue;
       const int k = __ldcg(in + i);
-      AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k));
+      AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k), mask);
     }
     __syncthreads();
     if (warp == 0) {
@@ -191,10 +193,12 @@ __global__ void __launch_bounds__(32 * kTopSmallWarps)
         const TopGrid grid(clo, chi);
         ClearBins(w.bins, lane, 32);
         __syncwarp();
-        for (int i = b + lane; i < e; i += 32) {
+        for (int i = b + lane; i - lane < e; i += 32) {
+          const uint32_t mask = __ballot_sync(kFullMask, i < e);
+          if (i >= e) continue;
           const int q = w.perm[i];
           AddToBins(w.bins, grid, Float4{w.lo[0][q], w.lo[1][q], w.lo[2][q], 0.0f},
-                    Float4{w.hi[0][q], w.hi[1][q], w.hi[2][q], 0.0f}, w.count[q]);
+                    Float4{w.hi[0][q], w.hi[1][q], w.hi[2][q], 0.0f}, w.count[q], mask);
         }
         __syncwarp();
         const int sp2 = BestBinnedSplit(w.bins);

@@ -23,8 +23,11 @@ namespace tracer::gpu_build {
 // the clustered tree is better than either SAH tree (and its SAH cost says so); and it about doubles the build time. So
 // it runs by default from kSahTopAuto triangles, where the build still keeps over 200 M triangles/s
 // (docs/PERFORMANCE.md); TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any size. Choosing by SAH cost
-// between it and the clustered tree would be better, but needs both and a top several times faster.
-constexpr int kSahTopRange = 64;
+// between it and the clustered tree would be better, but needs both and a top several times faster. Ranges of 32
+// leaves rather than 64 (each still ending in at most kHplocKeep clusters) hand the top about twice the clusters:
+// the 10M terrain's rays 1-7% faster, its build 37 -> 49 ms (206 M triangles/s on an H200); 16 built at 139 M
+// triangles/s and traced no faster (docs/PERFORMANCE.md).
+constexpr int kSahTopRange = 32;
 constexpr size_t kSahTopAuto = size_t(1) << 20;  // triangles
 constexpr int kTopBins = 64;                     // two a lane in BestBinnedSplit
 constexpr int kTopBlock = 256;                   // TopBig
@@ -105,14 +108,35 @@ struct TopGrid {  // a group's binning: origin and scale per axis
   __device__ int Bin(Vec3 c, int a) const { return TopBin(a == 0 ? c.x : a == 1 ? c.y : c.z, Origin(a), Scale(a)); }
 };
 
-// Adds a cluster to the bins, an atomic a value. (Combining a warp's values for one bin first, by __match_any_sync and
-// warp reductions, made some scenes' tops a little faster and others' several times slower: docs/PERFORMANCE.md.)
-TRACER_DEVICE void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, int count) {
+// Adds a cluster to the bins. mask: the lanes of the warp that call it together (a ballot taken before the call,
+// every lane in it calling), or 0. Where every lane of mask falls in one bin of an axis, which is the common case in
+// the Morton order's consecutive clusters, the warp adds its sum, minima and maxima (REDUX, sm_80 and later) by one
+// lane's atomics: 7 where the lanes' own took 7 each on one address, one after another. Otherwise each lane adds its
+// values by atomics of its own. (Combining every lane's values with its bin's others first, by __match_any_sync and
+// warp reductions by shuffles, made some scenes' tops a little faster and others' several times slower:
+// docs/PERFORMANCE.md.)
+TRACER_DEVICE void AddToBins(TopBins& b, const TopGrid& g, Float4 lo, Float4 hi, int count, uint32_t mask) {
   const Vec3 c = Centroid(lo, hi);
   const uint32_t l[3] = {OrderedFromFloat(lo.x), OrderedFromFloat(lo.y), OrderedFromFloat(lo.z)};
   const uint32_t h[3] = {OrderedFromFloat(hi.x), OrderedFromFloat(hi.y), OrderedFromFloat(hi.z)};
+  (void)mask;  // (older GPUs: no REDUX)
   for (int a = 0; a < 3; ++a) {
     const int k = g.Bin(c, a);
+#if __CUDA_ARCH__ >= 800
+    if (mask != 0u) {
+      const int leader = __ffs(static_cast<int>(mask)) - 1;
+      if (__all_sync(mask, k == __shfl_sync(mask, k, leader))) {
+        const int n = __reduce_add_sync(mask, count);
+        uint32_t rl[3], rh[3];
+        for (int e = 0; e < 3; ++e) rl[e] = __reduce_min_sync(mask, l[e]), rh[e] = __reduce_max_sync(mask, h[e]);
+        if (static_cast<int>(threadIdx.x & 31) == leader) {
+          atomicAdd(&b.count[a][k], n);
+          for (int e = 0; e < 3; ++e) atomicMin(&b.lo[a][e][k], rl[e]), atomicMax(&b.hi[a][e][k], rh[e]);
+        }
+        continue;
+      }
+    }
+#endif
     atomicAdd(&b.count[a][k], count);
     for (int e = 0; e < 3; ++e) atomicMin(&b.lo[a][e][k], l[e]), atomicMax(&b.hi[a][e][k], h[e]);
   }

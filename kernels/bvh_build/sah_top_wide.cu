@@ -71,9 +71,12 @@ __global__ void __launch_bounds__(256)
     __syncthreads();
     const TopGrid grid(ch.task.clo, ch.task.chi);
     const int* in = buf.Buffer(ch.task.parity);
-    for (int i = ch.begin + static_cast<int>(threadIdx.x); i < ch.end; i += static_cast<int>(blockDim.x)) {
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    for (int i = ch.begin + static_cast<int>(threadIdx.x); i - lane < ch.end; i += static_cast<int>(blockDim.x)) {
+      const uint32_t mask = __ballot_sync(kFullMask, i < ch.end);  // every lane of a warp with work goes round
+      if (i >= ch.end) continue;
       const int k = in[i];
-      AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k));
+      AddToBins(bins, grid, t.lo[k], t.hi[k], t.Count(k), mask);
     }
     __syncthreads();
     TopBins& g = w.bins[ch.group];

@@ -18,7 +18,7 @@
 // instead (options.splitTop, on by default, kept where its SAH cost is the lower; kernels/bvh_build/split_top.h):
 // references of split triangles, so a triangle may stand in several leaves. options.spatialSplits off
 // (--no-spatial-splits) or TRACER_SPLIT_TOP=0 turns it off. From 2^20 triangles
-// the clustering stops at subtrees of 64 triangles and the tree above them is built by binned SAH on the GPU (the SAH
+// the clustering stops at subtrees of 32 triangles and the tree above them is built by binned SAH on the GPU (the SAH
 // top): nearer the host's trees on a heightfield (and on the sports car), worse on the conference room, and about
 // twice as slow to build (docs/PERFORMANCE.md). TRACER_SAH_TOP=1 or 0 (a measuring knob) turns it on or off at any
 // size.
