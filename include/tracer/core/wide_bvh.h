@@ -198,9 +198,10 @@ TRACER_HD uint32_t IntersectWideNode(const WideNode* node, Vec3 o, Vec3 inv, uin
   // inv| near 3.4e38) would see inf - inf, a miss: instead all its children count as met, conservatively. The test
   // is on the widenings' sum: under 1e30, it holds |s| under 1.25e32 and |(p - o) inv| under 2.5e36, so that b, its
   // widening and every plane stay finite (under 7e36). It takes nodes over 1e34 across for a ray at 45 degrees to
-  // an axis, over 3e14 for a ray parallel to one (inv = 1e20), or as far from the ray's origin. A NaN ray origin
-  // makes the sum NaN, and the node's children met likewise. Two adds and one compare a node, and the slots' tests
-  // take it in their last compare (ISETP's predicate operand) at no cost.
+  // an axis, over 3e14 for a ray parallel to one (inv = 1e20), or nodes 1.8e36 from the ray's origin at 45 degrees
+  // (2.5e16 along an axis the ray runs parallel to). A NaN ray origin makes the sum NaN, and the node's children met
+  // likewise. Two adds and one compare a node, and the slots' tests take it in their last compare (ISETP's predicate
+  // operand) at no cost.
   const bool overflow = !(ex + ey + ez < 1e30f);
   // The near plane is the low one on axes the ray travels up, the high one on the others.
   const bool nx = oct & 1u, ny = oct & 2u, nz = oct & 4u;
