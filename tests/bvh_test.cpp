@@ -231,15 +231,14 @@ RandomWideNode MakeRandomWideNode(std::mt19937& rng) {
   return r;
 }
 
-// Whether IntersectWideNode counts slot s of the node as met by the ray (o, d): inner children report at bit
-// 24 + (s ^ oct).
+// Whether IntersectWideNode counts slot s of the node as met by the ray (o, d), with the inverse direction and
+// octant the traversal gives it (WideBegin): inner children report at bit 24 + (s ^ oct).
 bool WideNodeMeetsSlot(const WideNode& node, int s, const float* o, const float* d) {
-  const Vec3 inv = SafeInverse(Vec3(d[0], d[1], d[2]));
-  const uint32_t oct = (inv.x < 0.0f ? 1u : 0u) | (inv.y < 0.0f ? 2u : 0u) | (inv.z < 0.0f ? 4u : 0u);
+  const Ray ray{Vec3(o[0], o[1], o[2]), Vec3(d[0], d[1], d[2]), kInf, 0};
+  const WideTraversalState st = WideBegin(ray);
   uint32_t childBase = 0, triBase = 0, imask = 0;
-  const uint32_t hits =
-      IntersectWideNode<false>(&node, Vec3(o[0], o[1], o[2]), inv, oct, kInf, childBase, triBase, imask);
-  return (hits >> (24u + (static_cast<uint32_t>(s) ^ oct)) & 1u) != 0u;
+  const uint32_t hits = IntersectWideNode<false>(&node, ray.o, st.inv, st.oct, kInf, childBase, triBase, imask);
+  return (hits >> (24u + (static_cast<uint32_t>(s) ^ st.oct)) & 1u) != 0u;
 }
 
 // The node test folds 2^15 grid steps into each axis's offset (IntersectWideNode), so the offset and its widening
